@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+import { main } from "./main.js";
+
+const controller = new AbortController();
+let interrupts = 0;
+const onSignal = () => {
+  interrupts += 1;
+  // A second interrupt exits at once; the first aborts in-flight work so the audit can be written.
+  if (interrupts > 1) process.exit(130);
+  controller.abort();
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+
+const code = await main(process.argv.slice(2), {
+  cwd: process.cwd(),
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  isTTY: Boolean(process.stderr.isTTY),
+  signal: controller.signal,
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  },
+});
+process.exitCode = code;

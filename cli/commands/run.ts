@@ -1,0 +1,6 @@
+import { UsageError } from "../../shared/errors.js";
+import type { Command } from "../io.js";
+
+export const command: Command = async () => {
+  throw new UsageError("impact run is not built yet");
+};

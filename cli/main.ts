@@ -1,0 +1,86 @@
+import {
+  ArticlesFailed,
+  CheckFailed,
+  GitError,
+  ImpactError,
+  Interrupted,
+  isAbortError,
+  UsageError,
+} from "../shared/errors.js";
+import { redactSecrets } from "../shared/redact.js";
+import type { Command, CommandIo } from "./io.js";
+
+// Commands load lazily so `impact --version` starts fast.
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
+  run: {
+    summary: "diff → plan → agents → audit JSON + patch (+ --apply)",
+    load: () => import("./commands/run.js"),
+  },
+  plan: { summary: "diff → plan only; no model needed", load: () => import("./commands/plan.js") },
+  apply: {
+    summary: "write an audit's patches to the working tree",
+    load: () => import("./commands/apply.js"),
+  },
+  report: { summary: "render an audit as Markdown or JSON", load: () => import("./commands/report.js") },
+  comment: { summary: "post or update the PR comment", load: () => import("./commands/comment.js") },
+  merge: { summary: "merge audits from sharded runs", load: () => import("./commands/merge.js") },
+  serve: { summary: "start the backend (router + webhook bot)", load: () => import("./commands/serve.js") },
+};
+
+export const VERSION = "0.1.0";
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(8)} ${summary}`);
+  return `Usage: impact <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun "impact <command> --help" for a command's options.\n`;
+}
+
+/** The only place that turns errors into exit codes (STYLE.md 2). */
+export async function main(argv: string[], io: CommandIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    io.stdout(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-v") {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    io.stderr(`impact: unknown command "${name}"; run "impact --help" for the list\n`);
+    return 2;
+  }
+  try {
+    const { command } = await entry.load();
+    return await command(rest, io);
+  } catch (error) {
+    return exitCodeFor(error, io);
+  }
+}
+
+function exitCodeFor(error: unknown, io: CommandIo): number {
+  const say = (message: string) => io.stderr(`impact: ${redactSecrets(message, io.env)}\n`);
+  if (error instanceof Interrupted || isAbortError(error)) {
+    say(error instanceof Error ? error.message : "interrupted");
+    return 130;
+  }
+  if (error instanceof ArticlesFailed) {
+    say(error.message);
+    return 1;
+  }
+  if (error instanceof CheckFailed) {
+    say(error.message);
+    return 3;
+  }
+  if (error instanceof UsageError || error instanceof GitError) {
+    say(error.message);
+    return 2;
+  }
+  if (error instanceof ImpactError) {
+    say(error.message);
+    return 1;
+  }
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  say(`unexpected error (a bug; please report it):\n${stack}`);
+  return 1;
+}

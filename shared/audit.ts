@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { ImpactReasonSchema } from "./plan.js";
+
+/** The audit JSON, version 1 (DESIGN.md section 7). Exported as schema/audit.schema.json. */
+export const ArticleStatusSchema = z.enum([
+  "updated",
+  "unchanged",
+  "failed",
+  "skipped",
+  "touched",
+  "cancelled",
+]);
+
+export const AuditEditSchema = z.object({
+  kind: z.enum(["replace", "section", "checklist", "create"]),
+  reason: z.string(),
+  startLine: z.number().int(),
+  endLine: z.number().int(),
+  evidence: z.array(z.string()).default([]),
+  /** Which model call and tool call produced it. */
+  turn: z.number().int().optional(),
+  toolCallId: z.string().optional(),
+});
+
+export const ArticleUsageSchema = z.object({
+  turns: z.number().int(),
+  llmCalls: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  toolCalls: z.record(z.string(), z.number().int()),
+  toolErrors: z.number().int(),
+  /** edit_article calls that succeeded on the first try, over all edit_article calls. */
+  firstTryEdits: z.number().int().optional(),
+  retries: z.number().int().optional(),
+});
+
+export const AuditArticleSchema = z.object({
+  path: z.string(),
+  status: ArticleStatusSchema,
+  impact: z.array(ImpactReasonSchema),
+  edits: z.array(AuditEditSchema),
+  editReasons: z.array(z.string()),
+  patch: z.string(),
+  hashBefore: z.string().nullable(),
+  hashAfter: z.string().nullable(),
+  /** True when the article did not exist before (create_article). */
+  created: z.boolean().optional(),
+  summary: z.string(),
+  usage: ArticleUsageSchema,
+  durationMs: z.number().int().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
+export const AuditTotalsSchema = z.object({
+  articles: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  failed: z.number().int(),
+  skipped: z.number().int(),
+  touched: z.number().int(),
+  cancelled: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  durationMs: z.number().int(),
+});
+
+export const AuditSchema = z.object({
+  version: z.literal(1),
+  runId: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  base: z.string(),
+  head: z.string(),
+  model: z.string(),
+  applied: z.boolean(),
+  /** Set by `--shard I/N`; absent for a whole run or a merged audit. */
+  shard: z.object({ index: z.number().int(), count: z.number().int() }).optional(),
+  articles: z.array(AuditArticleSchema),
+  totals: AuditTotalsSchema,
+});
+
+export type ArticleStatus = z.infer<typeof ArticleStatusSchema>;
+export type AuditEdit = z.infer<typeof AuditEditSchema>;
+export type ArticleUsage = z.infer<typeof ArticleUsageSchema>;
+export type AuditArticle = z.infer<typeof AuditArticleSchema>;
+export type AuditTotals = z.infer<typeof AuditTotalsSchema>;
+export type Audit = z.infer<typeof AuditSchema>;

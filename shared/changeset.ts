@@ -1,0 +1,67 @@
+/** The diff as data (DESIGN.md section 1). Built by `cli/git/`, read by detection and the runner. */
+export type FileStatus =
+  | "added"
+  | "modified"
+  | "deleted"
+  | "renamed"
+  | "copied"
+  | "submodule"
+  | "type_changed";
+
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  /** The `@@ … @@ section` line. */
+  header: string;
+  /** Body lines with their ` `, `+`, `-` or `\` prefix, without line terminators. */
+  lines: string[];
+}
+
+export interface ChangedFile {
+  /** Path after the change (for deletions: the deleted path). */
+  path: string;
+  /** Path before the change, for renames and copies. */
+  oldPath?: string;
+  status: FileStatus;
+  binary: boolean;
+  hunks: Hunk[];
+  /** This file's part of the unified diff, headers included; "" for binary files. */
+  patch: string;
+}
+
+export type SymbolKind =
+  | "function"
+  | "class"
+  | "method"
+  | "interface"
+  | "type"
+  | "enum"
+  | "constant"
+  | "variable"
+  | "export"
+  | "flag"
+  | "env"
+  | "config";
+
+export type SymbolChange = "added" | "removed" | "renamed" | "signature" | "body";
+
+export interface ChangedSymbol {
+  name: string;
+  kind: SymbolKind;
+  change: SymbolChange;
+  /** Repository-relative path of the file that declares or uses it. */
+  file: string;
+  /** 1-based line in the new file (or the old one, for removals). */
+  line?: number;
+  /** For renames: the name before. */
+  oldName?: string;
+}
+
+export interface ChangeSet {
+  base: string;
+  head: string;
+  files: ChangedFile[];
+  symbols: ChangedSymbol[];
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+/** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
+export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx}", "*.md"];
+export const DEFAULT_DENY_GLOBS = [".env*", "*.pem", "*.key", "id_*", ".npmrc", ".netrc", "*.p12", "*.pfx"];
+
+export const MappingSchema = z.strictObject({
+  code: z.string().min(1),
+  docs: z.string().min(1),
+});
+
+export const ConfigSchema = z.strictObject({
+  docs: z.array(z.string().min(1)).default(DEFAULT_DOCS_GLOBS),
+  ignore: z.array(z.string().min(1)).default([]),
+  mappings: z.array(MappingSchema).default([]),
+  /** Extra deny patterns for the sandbox, added to the defaults. */
+  deny: z.array(z.string().min(1)).default([]),
+  /** Symbols never used as reference evidence. */
+  ignoreSymbols: z.array(z.string()).default([]),
+  model: z.string().optional(),
+  concurrency: z.number().int().positive().max(64).optional(),
+  maxTurns: z.number().int().positive().max(100).optional(),
+  limits: z
+    .strictObject({
+      toolResultBytes: z.number().int().positive().optional(),
+      searchMatches: z.number().int().positive().optional(),
+      listFiles: z.number().int().positive().optional(),
+      toolCallsPerTurn: z.number().int().positive().optional(),
+      tokensPerArticle: z.number().int().positive().optional(),
+      tokensPerRun: z.number().int().positive().optional(),
+    })
+    .default({}),
+});
+
+export type ImpactConfig = z.infer<typeof ConfigSchema>;
+export type Mapping = z.infer<typeof MappingSchema>;

@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/**
+ * Edit shapes the model sends in `edit_article` (DESIGN.md section 5). The kind of an
+ * edit follows from its fields; `editKind` names it.
+ */
+const reason = z
+  .string()
+  .describe("Why this edit is needed, citing the code change it follows from (one sentence).");
+const evidence = z
+  .array(z.string())
+  .optional()
+  .describe('Code locations the reason rests on, such as "src/auth.ts:42".');
+
+export const OccurrenceSchema = z.union([
+  z.enum(["unique", "all", "first", "last"]),
+  z.number().int().positive(),
+]);
+export type Occurrence = z.infer<typeof OccurrenceSchema>;
+
+export const ReplaceEditSchema = z.strictObject({
+  old_string: z
+    .string()
+    .describe("Exact text to find, character for character, with enough context to be unique."),
+  new_string: z.string().describe("The text that replaces it, written out in full."),
+  occurrence: OccurrenceSchema.optional().describe(
+    'Which match to replace: "unique" (default, exactly one match required), "all", "first", "last", or N (1-based).',
+  ),
+  within: z
+    .string()
+    .optional()
+    .describe('A section path ("Parent::Child") that narrows the search to one section.'),
+  reason,
+  evidence,
+});
+
+export const SectionEditSchema = z.strictObject({
+  section: z.string().describe('Heading text or a "Parent::Child" section path.'),
+  mode: z
+    .enum(["replace", "append", "prepend"])
+    .describe(
+      "replace: the body under the heading (heading kept); append: end of section; prepend: after the heading.",
+    ),
+  content: z.string().describe("The Markdown to put there."),
+  reason,
+  evidence,
+});
+
+export const ChecklistEditSchema = z.strictObject({
+  checklist_item: z.string().describe("Text contained in exactly one checklist item."),
+  checked: z.boolean(),
+  reason,
+  evidence,
+});
+
+export const EditSchema = z.union([ReplaceEditSchema, SectionEditSchema, ChecklistEditSchema]);
+
+export type ReplaceEdit = z.infer<typeof ReplaceEditSchema>;
+export type SectionEdit = z.infer<typeof SectionEditSchema>;
+export type ChecklistEdit = z.infer<typeof ChecklistEditSchema>;
+export type Edit = ReplaceEdit | SectionEdit | ChecklistEdit;
+export type EditKind = "replace" | "section" | "checklist";
+
+export function editKind(edit: Edit): EditKind {
+  if ("old_string" in edit) return "replace";
+  if ("section" in edit) return "section";
+  return "checklist";
+}

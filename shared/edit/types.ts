@@ -1,0 +1,51 @@
+import type { Edit, EditKind } from "./schema.js";
+
+/** Error codes of the edit engine; each has its own message shape (see engine tests). */
+export type EditErrorCode =
+  | "hash_mismatch"
+  | "empty_old_string"
+  | "no_op"
+  | "missing_reason"
+  | "placeholder"
+  | "not_found"
+  | "already_applied"
+  | "consumed_by_earlier_edit"
+  | "not_unique"
+  | "occurrence_out_of_range"
+  | "section_not_found"
+  | "section_ambiguous"
+  | "checklist_item_not_found"
+  | "checklist_item_ambiguous"
+  | "broken_frontmatter"
+  | "unclosed_code_fence";
+
+export interface EditError {
+  code: EditErrorCode;
+  /** 0-based index of the failing edit in the batch; null for batch-level errors (hash). */
+  index: number | null;
+  /** Full text for the model: starts with `Edit N: ` when index is not null. */
+  message: string;
+}
+
+export interface AppliedEdit {
+  index: number;
+  kind: EditKind;
+  reason: string;
+  evidence?: string[];
+  /** 1-based line range of the new text in the final content of the batch. */
+  startLine: number;
+  endLine: number;
+  /** The edited lines with 3 lines of context before and after, from the final content. */
+  context: string;
+}
+
+export type EditOutcome =
+  | { ok: true; content: string; hashBefore: string; hash: string; applied: AppliedEdit[] }
+  | { ok: false; error: EditError };
+
+export interface ApplyEditsOptions {
+  /** When set, must equal contentHash(content) or the batch fails with `hash_mismatch`. */
+  expectedHash?: string;
+}
+
+export type { Edit, EditKind };

@@ -1,0 +1,86 @@
+/**
+ * The error family. Split by who is at fault, so that one place (`cli/main.ts`)
+ * can turn any of them into the right exit code and message.
+ */
+export type ImpactErrorCode =
+  | "usage"
+  | "config"
+  | "input"
+  | "git"
+  | "model_api"
+  | "model_protocol"
+  | "articles_failed"
+  | "stale"
+  | "github"
+  | "interrupted";
+
+export class ImpactError extends Error {
+  readonly code: ImpactErrorCode;
+  constructor(code: ImpactErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** The user asked for something impossible: bad flag, config or input. Exit 2. */
+export class UsageError extends ImpactError {
+  constructor(message: string, options?: { cause?: unknown; code?: "usage" | "config" | "input" | "stale" }) {
+    super(options?.code ?? "usage", message, options);
+  }
+}
+
+/** git failed or the repository is not in the state we need. Exit 2 (the user can fix it). */
+export class GitError extends ImpactError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("git", message, options);
+  }
+}
+
+/** The model API failed. `retryable` says whether trying again may help. */
+export class ModelApiError extends ImpactError {
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  constructor(message: string, options: { retryable: boolean; status?: number; cause?: unknown }) {
+    super("model_api", message, options);
+    this.retryable = options.retryable;
+    this.status = options.status;
+  }
+}
+
+/** The model answered something we cannot use. */
+export class ModelProtocolError extends ImpactError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("model_protocol", message, options);
+  }
+}
+
+/** The run finished and wrote its audit, but at least one article failed. Exit 1. */
+export class ArticlesFailed extends ImpactError {
+  readonly failed: number;
+  constructor(failed: number) {
+    super("articles_failed", `${failed} article${failed === 1 ? "" : "s"} failed; see the audit for reasons`);
+    this.failed = failed;
+  }
+}
+
+/** `impact plan --check` found impacted articles left untouched. Exit 3. */
+export class CheckFailed extends ImpactError {
+  constructor(message: string) {
+    super("usage", message);
+  }
+}
+
+/** The run was interrupted (SIGINT/SIGTERM). Exit 130. */
+export class Interrupted extends ImpactError {
+  constructor(message = "interrupted") {
+    super("interrupted", message);
+  }
+}
+
+export function isAbortError(error: unknown): boolean {
+  return (
+    error instanceof Interrupted ||
+    (error instanceof Error && (error.name === "AbortError" || error.name === "APIUserAbortError"))
+  );
+}

@@ -1,0 +1,32 @@
+import { z } from "zod";
+
+/** `impact plan --json` and the plan handed to the runner (DESIGN.md section 4). */
+export const ImpactKindSchema = z.enum(["attention", "mapping", "reference"]);
+
+export const ImpactReasonSchema = z.object({
+  kind: ImpactKindSchema,
+  /** The changed file (or symbol's file) behind the reason. */
+  source: z.string(),
+  detail: z.string(),
+});
+
+export const PlannedArticleSchema = z.object({
+  path: z.string(),
+  status: z.enum(["impacted", "touched"]),
+  impact: z.array(ImpactReasonSchema),
+  /** Changed files relevant to this article (their hunks go to the agent). */
+  files: z.array(z.string()),
+});
+
+export const ImpactPlanSchema = z.object({
+  base: z.string(),
+  head: z.string(),
+  articles: z.array(PlannedArticleSchema),
+  dropped: z.array(z.object({ symbol: z.string(), why: z.string() })),
+  warnings: z.array(z.string()).default([]),
+});
+
+export type ImpactKind = z.infer<typeof ImpactKindSchema>;
+export type ImpactReason = z.infer<typeof ImpactReasonSchema>;
+export type PlannedArticle = z.infer<typeof PlannedArticleSchema>;
+export type ImpactPlan = z.infer<typeof ImpactPlanSchema>;

@@ -1,0 +1,81 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { onTestFinished } from "vitest";
+
+/** Files to write: a string or bytes writes the file, null deletes it. */
+export type FileTree = Record<string, string | Uint8Array | null>;
+
+export interface TestRepo {
+  dir: string;
+  /** Runs git in the repository and returns its trimmed stdout. */
+  git: (...args: string[]) => string;
+  /** Writes (or deletes) files, commits them all, and returns the new commit sha. */
+  commit: (files: FileTree, message?: string) => string;
+  /** Writes (or deletes) files without committing. */
+  write: (files: FileTree) => void;
+  cleanup: () => void;
+}
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: "Impact Test",
+  GIT_AUTHOR_EMAIL: "test@example.invalid",
+  GIT_COMMITTER_NAME: "Impact Test",
+  GIT_COMMITTER_EMAIL: "test@example.invalid",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+
+export function makeTempDir(prefix = "impact-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  } catch {
+    // Outside a test (beforeAll, benches) the caller cleans up.
+  }
+  return dir;
+}
+
+/**
+ * A real git repository in a temp dir, with `files` as its first commit (when given).
+ * Removed when the current test finishes; call `cleanup` yourself outside a test.
+ */
+export function gitRepo(files?: FileTree, options: { dir?: string } = {}): TestRepo {
+  const dir = options.dir ?? makeTempDir("impact-repo-");
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: dir,
+      env: { ...process.env, ...GIT_ENV },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 256 * 1024 * 1024,
+    }).trimEnd();
+  const write = (tree: FileTree) => {
+    for (const [path, content] of Object.entries(tree)) {
+      const full = join(dir, path);
+      if (content === null) {
+        unlinkSync(full);
+        continue;
+      }
+      mkdirSync(dirname(full), { recursive: true });
+      writeFileSync(full, content);
+    }
+  };
+  git("init", "-q", "-b", "main");
+  git("config", "core.autocrlf", "false");
+  const repo: TestRepo = {
+    dir,
+    git,
+    write,
+    commit(tree, message = "change") {
+      write(tree);
+      git("add", "-A");
+      git("commit", "-q", "--allow-empty", "-m", message);
+      return git("rev-parse", "HEAD");
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+  if (files) repo.commit(files, "initial");
+  return repo;
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import type { CommandIo } from "../cli/io.js";
+import { main } from "../cli/main.js";
+import { redactSecrets } from "../shared/redact.js";
+
+function captureIo(): CommandIo & { out: string; err: string } {
+  const io = {
+    out: "",
+    err: "",
+    cwd: process.cwd(),
+    env: {},
+    isTTY: false,
+    signal: new AbortController().signal,
+    readStdin: async () => "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+  };
+  return io;
+}
+
+describe("impact entry point", () => {
+  it("prints its version", async () => {
+    const io = captureIo();
+    expect(await main(["--version"], io)).toBe(0);
+    expect(io.out).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it("refuses an unknown command with exit 2 and one line", async () => {
+    const io = captureIo();
+    expect(await main(["frobnicate"], io)).toBe(2);
+    expect(io.err).toBe('impact: unknown command "frobnicate"; run "impact --help" for the list\n');
+  });
+});
+
+describe("redactSecrets", () => {
+  it("removes secret env values and key-shaped strings", () => {
+    const text = "key sk-test-not-a-real-key and ghp_abcdefghijklmnopqrstuvwxyz0123 and hunter2hunter2";
+    expect(redactSecrets(text, { MY_TOKEN: "hunter2hunter2" })).toBe(
+      "key [redacted] and [redacted] and [redacted]",
+    );
+  });
+});
