@@ -1,0 +1,52 @@
+import type {
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+
+export type ChatMessage = ChatCompletionMessageParam;
+export type ToolDefinition = ChatCompletionTool;
+export type ToolCall = ChatCompletionMessageFunctionToolCall;
+
+/** One model call of one article's loop. */
+export interface ModelRequest {
+  model: string;
+  /** The article under work: for the router, recordings and replay. */
+  article: string;
+  /** The whole conversation, system prompt first. */
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  /** Whether create_article is in the manifest (the router rebuilds the manifest from this). */
+  allowCreate?: boolean;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: string | null;
+  tool_calls?: ToolCall[];
+}
+
+export interface ModelUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ModelResponse {
+  message: AssistantMessage;
+  /** "stop", "tool_calls", "length", "content_filter", or null when the server gave none. */
+  finishReason: string | null;
+  usage: ModelUsage;
+  /** How many retries this call needed (429/5xx/timeouts). */
+  retries: number;
+}
+
+/**
+ * The model behind a small interface (STYLE.md 7). Implementations: the OpenAI SDK client,
+ * the router client, the replay client. `complete` rejects with ModelApiError,
+ * ModelProtocolError, or an abort error when `signal` fires.
+ */
+export interface ModelClient {
+  /** Model name as it goes into the audit. */
+  readonly model: string;
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
