@@ -1,0 +1,49 @@
+import { parseDocument } from "yaml";
+
+export interface Frontmatter {
+  /** The parsed YAML (undefined when it did not parse). */
+  data: unknown;
+  /** The YAML text between the fences. */
+  raw: string;
+  /** 1-based lines of the opening and closing `---` fences. */
+  startLine: number;
+  endLine: number;
+  /** Set when the YAML does not parse: the message and the 1-based line in the whole file. */
+  error?: { message: string; line: number };
+}
+
+const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
+const CLOSING = /^(---|\.\.\.)[ \t]*$/;
+
+/**
+ * Finds and parses YAML frontmatter at the very top of a Markdown file. Returns null when
+ * there is none. An opening fence without a closing one counts as broken frontmatter.
+ */
+export function parseFrontmatter(content: string): Frontmatter | null {
+  const opening = OPENING.exec(content);
+  if (!opening) return null;
+  const lines = content.slice(opening[0].length).split(/\r?\n/);
+  const closingIndex = lines.findIndex((line) => CLOSING.test(line));
+  if (closingIndex < 0) {
+    return {
+      data: undefined,
+      raw: lines.join("\n"),
+      startLine: 1,
+      endLine: lines.length + 1,
+      error: { message: "frontmatter has no closing --- line", line: 1 },
+    };
+  }
+  const raw = lines.slice(0, closingIndex).join("\n");
+  const frontmatter: Frontmatter = { data: undefined, raw, startLine: 1, endLine: closingIndex + 2 };
+  const document = parseDocument(raw, { prettyErrors: false, uniqueKeys: true });
+  const first = document.errors[0];
+  if (first) {
+    const offset = first.pos[0] ?? 0;
+    // +1 for the opening fence, +1 to make it 1-based.
+    const line = raw.slice(0, offset).split("\n").length + 1;
+    frontmatter.error = { message: first.message.split("\n")[0] ?? "invalid YAML", line };
+  } else {
+    frontmatter.data = document.toJS();
+  }
+  return frontmatter;
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { parseFrontmatter } from "../shared/markdown/frontmatter.js";
+
+describe("parseFrontmatter", () => {
+  it("parses YAML between the fences and gives the fence lines", () => {
+    const fm = parseFrontmatter("---\nattention:\n  - op: file\n    path: a.ts\n---\n# Title\n");
+    expect(fm?.data).toEqual({ attention: [{ op: "file", path: "a.ts" }] });
+    expect([fm?.startLine, fm?.endLine]).toEqual([1, 5]);
+    expect(fm?.error).toBeUndefined();
+  });
+
+  it("handles CRLF and a BOM", () => {
+    const fm = parseFrontmatter("\uFEFF---\r\ntitle: x\r\n---\r\nbody\r\n");
+    expect(fm?.data).toEqual({ title: "x" });
+    expect(fm?.endLine).toBe(3);
+  });
+
+  it("returns null without frontmatter", () => {
+    expect(parseFrontmatter("# Title\n---\n")).toBeNull();
+  });
+
+  it("reports broken YAML with the line in the whole file", () => {
+    const fm = parseFrontmatter("---\ntitle: x\nattention: [unclosed\n---\n");
+    expect(fm?.data).toBeUndefined();
+    expect(fm?.error?.line).toBeGreaterThanOrEqual(3);
+  });
+
+  it("reports a missing closing fence", () => {
+    expect(parseFrontmatter("---\ntitle: x\n# Title\n")?.error?.message).toBe(
+      "frontmatter has no closing --- line",
+    );
+  });
+});
