@@ -1,0 +1,123 @@
+import type { ArticleStatus, Audit, AuditArticle } from "../audit.js";
+
+/** Order of statuses in the summary: what needs a person's eye first. */
+const STATUS_ORDER: ArticleStatus[] = ["failed", "updated", "cancelled", "unchanged", "touched", "skipped"];
+
+export interface ReportOptions {
+  /** Heading level of the title (default 1); the PR comment or a larger document may nest it. */
+  headingLevel?: number;
+  /** Leave out the per-article diffs (default false). */
+  omitDiffs?: boolean;
+}
+
+/**
+ * Renders an audit as Markdown for people: a summary table, then per article its impact
+ * reasons, each edit's reason and evidence, and the diff. Pure: no clock, no I/O.
+ */
+export function renderReport(audit: Audit, options: ReportOptions = {}): string {
+  const level = Math.min(Math.max(options.headingLevel ?? 1, 1), 4);
+  const h = (depth: number) => "#".repeat(level + depth);
+  const out: string[] = [];
+  out.push(`${h(0)} Impact report`, "");
+  out.push(renderRunLine(audit), "");
+  out.push(renderSummaryTable(audit), "");
+  const articles = sortArticles(audit.articles);
+  for (const article of articles) {
+    out.push(renderArticle(article, h(1), options.omitDiffs ?? false));
+  }
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+/** One line naming the change, the model and what the run did. */
+export function renderRunLine(audit: Audit): string {
+  const range =
+    audit.base === audit.head ? code(audit.base) : `${code(short(audit.base))}..${code(short(audit.head))}`;
+  const parts = [`Change ${range}`, `model ${code(audit.model)}`];
+  if (audit.shard) parts.push(`shard ${audit.shard.index}/${audit.shard.count}`);
+  parts.push(audit.applied ? "patches applied to the working tree" : "patches not applied");
+  return `${parts.join(" · ")}.`;
+}
+
+/** The summary table: one row per article with its status, edit count and tokens. */
+export function renderSummaryTable(audit: Audit): string {
+  const totals = audit.totals;
+  const counts = STATUS_ORDER.filter((status) => totals[status] > 0).map(
+    (status) => `${totals[status]} ${status}`,
+  );
+  const lines = [
+    `${totals.articles} article${totals.articles === 1 ? "" : "s"}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}; ${formatTokens(totals.promptTokens + totals.completionTokens)} tokens.`,
+  ];
+  if (audit.articles.length === 0) return lines[0]!;
+  lines.push("", "| Article | Status | Edits | Tokens |", "|---|---|---:|---:|");
+  for (const article of sortArticles(audit.articles)) {
+    const tokens = article.usage.promptTokens + article.usage.completionTokens;
+    lines.push(
+      `| ${cell(article.path)} | ${article.status} | ${article.edits.length} | ${formatTokens(tokens)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolean): string {
+  const out: string[] = [`${heading} ${code(article.path)} — ${article.status}`, ""];
+  if (article.impact.length > 0) {
+    out.push("Why it was checked:", "");
+    for (const reason of article.impact) {
+      out.push(`- ${reason.kind} ${code(reason.source)}: ${oneLine(reason.detail)}`);
+    }
+    out.push("");
+  }
+  if (article.error) out.push(`**Error (${article.error.code}):** ${oneLine(article.error.message)}`, "");
+  if (article.edits.length > 0) {
+    out.push("Edits:", "");
+    article.edits.forEach((edit, index) => {
+      const lines =
+        edit.startLine === edit.endLine
+          ? `line ${edit.startLine}`
+          : `lines ${edit.startLine}–${edit.endLine}`;
+      out.push(`${index + 1}. ${edit.kind}, ${lines}: ${oneLine(edit.reason)}`);
+      if (edit.evidence.length > 0) out.push(`   Evidence: ${edit.evidence.map(code).join(", ")}`);
+    });
+    out.push("");
+  }
+  if (article.summary.trim() !== "") out.push(`> ${oneLine(article.summary)}`, "");
+  if (!omitDiffs && article.patch !== "") out.push(fence(article.patch, "diff"), "");
+  return out.join("\n");
+}
+
+function sortArticles(articles: readonly AuditArticle[]): AuditArticle[] {
+  return [...articles].sort(
+    (a, b) =>
+      STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
+      (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+  );
+}
+
+/** A code fence longer than any backtick run inside the text, so a patch cannot close it. */
+function fence(text: string, language: string): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
+  const marks = "`".repeat(longest + 1);
+  return `${marks}${language}\n${text.endsWith("\n") ? text : `${text}\n`}${marks}`;
+}
+
+function code(text: string): string {
+  const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
+  const marks = "`".repeat(longest + 1);
+  return longest > 0 ? `${marks} ${text} ${marks}` : `${marks}${text}${marks}`;
+}
+
+function cell(text: string): string {
+  return code(text).replace(/\|/g, "\\|");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\r?\n\s*/g, " ").trim();
+}
+
+function short(sha: string): string {
+  return /^[0-9a-f]{40}$/.test(sha) ? sha.slice(0, 12) : sha;
+}
+
+function formatTokens(tokens: number): string {
+  return tokens.toLocaleString("en-US");
+}
