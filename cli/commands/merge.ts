@@ -1,6 +1,97 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { type Audit, AuditSchema } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
+import { combinedPatch, mergeAudits } from "../../shared/merge.js";
+import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
 
-export const command: Command = async () => {
-  throw new UsageError("impact merge is not built yet");
+const HELP = `Usage: impact merge <audit.json...> --out FILE [--patch FILE] [--quiet]
+
+Merges the audits of sharded runs (impact run --shard I/N) into one: each article once,
+totals recomputed. Audits of different base/head are refused (exit 2, nothing written).
+
+  --out FILE     where to write the merged audit (required)
+  --patch FILE   also write the combined patch of the merged audit
+  --quiet        print nothing on success
+`;
+
+export const command: Command = async (argv, io) => {
+  const { values, positionals } = parseCommandArgs(
+    "merge",
+    argv,
+    {
+      out: { type: "string" },
+      patch: { type: "string" },
+      quiet: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    true,
+  );
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UsageError("impact merge: name at least one audit file");
+  if (!values.out) throw new UsageError("impact merge: --out FILE is required");
+
+  const audits: Audit[] = [];
+  for (const path of positionals) audits.push(await readAudit(resolve(io.cwd, path), path));
+  const merged = mergeAudits(audits);
+
+  await writeFileAtomic(resolve(io.cwd, values.out), `${JSON.stringify(merged, null, 2)}\n`);
+  if (values.patch) await writeFileAtomic(resolve(io.cwd, values.patch), combinedPatch(merged));
+  if (!values.quiet) {
+    const { totals } = merged;
+    io.stdout(
+      `merged ${audits.length} audit${audits.length === 1 ? "" : "s"} into ${values.out}: ${totals.articles} articles (${totals.updated} updated, ${totals.unchanged} unchanged, ${totals.failed} failed)\n`,
+    );
+  }
+  return 0;
 };
+
+async function readAudit(fullPath: string, shown: string): Promise<Audit> {
+  let text: string;
+  try {
+    text = await readFile(fullPath, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `impact merge: cannot read ${shown}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      {
+        code: "input",
+        cause: error,
+      },
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`impact merge: ${shown} is not JSON`, { code: "input", cause: error });
+  }
+  const parsed = AuditSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    throw new UsageError(
+      `impact merge: ${shown} is not an Impact audit${where}: ${issue?.message ?? "invalid"}`,
+      {
+        code: "input",
+      },
+    );
+  }
+  return parsed.data;
+}
+
+async function writeFileAtomic(path: string, content: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    await writeFile(temp, content);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}

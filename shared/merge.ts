@@ -1,0 +1,86 @@
+import type { Audit, AuditArticle, AuditTotals } from "./audit.js";
+import { UsageError } from "./errors.js";
+import { contentHash } from "./hash.js";
+
+/**
+ * Merges the audits of sharded runs into one (pure). Every article appears once, sorted
+ * by path; when two audits hold the same article, a finished result beats a cancelled
+ * one, and otherwise the later audit wins (a re-run shard). Totals are recomputed.
+ * Audits of different base or head are refused with a UsageError.
+ */
+export function mergeAudits(audits: readonly Audit[]): Audit {
+  const [first] = audits;
+  if (first === undefined) throw new UsageError("impact merge: no audits to merge");
+  for (const audit of audits) {
+    if (audit.base !== first.base || audit.head !== first.head) {
+      throw new UsageError(
+        `impact merge: audits are of different changes (${first.base}..${first.head} and ${audit.base}..${audit.head}); merge only the shards of one run`,
+        { code: "input" },
+      );
+    }
+  }
+  const byPath = new Map<string, AuditArticle>();
+  for (const audit of audits) {
+    for (const article of audit.articles) {
+      const earlier = byPath.get(article.path);
+      if (earlier && article.status === "cancelled" && earlier.status !== "cancelled") continue;
+      byPath.set(article.path, article);
+    }
+  }
+  const articles = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const startedAt = audits.map((audit) => audit.startedAt).sort()[0] ?? first.startedAt;
+  const finishedAt =
+    audits
+      .map((audit) => audit.finishedAt)
+      .sort()
+      .at(-1) ?? first.finishedAt;
+  const runIds = [...new Set(audits.map((audit) => audit.runId))];
+  const models = [...new Set(audits.map((audit) => audit.model))];
+  const wall = Date.parse(finishedAt) - Date.parse(startedAt);
+  const durationMs =
+    Number.isFinite(wall) && wall >= 0 ? wall : Math.max(...audits.map((a) => a.totals.durationMs));
+  const merged: Audit = {
+    version: 1,
+    runId: runIds.length === 1 ? first.runId : `merged-${contentHash(runIds.sort().join("\n"))}`,
+    startedAt,
+    finishedAt,
+    base: first.base,
+    head: first.head,
+    model: models.join(","),
+    applied: audits.every((audit) => audit.applied),
+    articles,
+    totals: computeTotals(articles, durationMs),
+  };
+  return merged;
+}
+
+/** The totals block of an audit, counted from its articles. */
+export function computeTotals(articles: readonly AuditArticle[], durationMs: number): AuditTotals {
+  const totals: AuditTotals = {
+    articles: articles.length,
+    updated: 0,
+    unchanged: 0,
+    failed: 0,
+    skipped: 0,
+    touched: 0,
+    cancelled: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    durationMs: Math.round(durationMs),
+  };
+  for (const article of articles) {
+    totals[article.status] += 1;
+    totals.promptTokens += article.usage.promptTokens;
+    totals.completionTokens += article.usage.completionTokens;
+  }
+  return totals;
+}
+
+/** The combined patch of an audit: every article's patch, in article order. */
+export function combinedPatch(audit: Audit): string {
+  return audit.articles
+    .map((article) => article.patch)
+    .filter((patch) => patch.length > 0)
+    .map((patch) => (patch.endsWith("\n") ? patch : `${patch}\n`))
+    .join("");
+}
