@@ -1,0 +1,36 @@
+/** Named caps of the agent loop (STYLE.md 8). Flags and config override the defaults. */
+export const DEFAULT_CONCURRENCY = 4;
+export const DEFAULT_MAX_TURNS = 12;
+/** Prompt + completion tokens one article may spend before it is failed. */
+export const DEFAULT_TOKENS_PER_ARTICLE = 300_000;
+/** Prompt + completion tokens the whole run may spend; articles that would go past it fail. */
+export const DEFAULT_TOKENS_PER_RUN = 5_000_000;
+/** Tokens of diff hunks the first message carries; the rest is named in a note. */
+export const FIRST_MESSAGE_DIFF_TOKENS = 6_000;
+/** Articles above this many tokens go in as their relevant sections instead of in full. */
+export const FIRST_MESSAGE_ARTICLE_TOKENS = 12_000;
+/** Model answers that were not usable (empty, protocol errors) tolerated per article. */
+export const MAX_PROTOCOL_RETRIES = 2;
+
+/** A rough token count (about four characters a token) for budgeting text before sending it. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** The run's token budget, shared by all articles running concurrently. */
+export class RunBudget {
+  #used = 0;
+  constructor(readonly limit: number) {}
+
+  get used(): number {
+    return this.#used;
+  }
+
+  spend(tokens: number): void {
+    this.#used += tokens;
+  }
+
+  get exhausted(): boolean {
+    return this.#used >= this.limit;
+  }
+}

@@ -1,0 +1,150 @@
+import {
+  type ArticleStatus,
+  type ArticleUsage,
+  type Audit,
+  type AuditArticle,
+  AuditSchema,
+  type AuditTotals,
+} from "../../shared/audit.js";
+import type { ImpactReason } from "../../shared/plan.js";
+import { redactSecrets } from "../../shared/redact.js";
+import type { Shard } from "../../shared/shard.js";
+
+export interface AuditTrailOptions {
+  runId: string;
+  startedAt: Date;
+  base: string;
+  head: string;
+  model: string;
+  shard?: Shard;
+  /** Environment whose secret values are redacted from everything the audit holds. */
+  env: Record<string, string | undefined>;
+}
+
+export function emptyUsage(): ArticleUsage {
+  return {
+    turns: 0,
+    llmCalls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    toolCalls: {},
+    toolErrors: 0,
+    firstTryEdits: 0,
+    retries: 0,
+  };
+}
+
+/**
+ * Collects per-article results in plan order and builds the audit JSON (DESIGN.md
+ * section 7). Every string that goes in (model summaries and reasons included) is passed
+ * through redactSecrets, so no key or token reaches the audit, the patch or the report.
+ */
+export class AuditTrail {
+  readonly #options: AuditTrailOptions;
+  readonly #order = new Map<string, number>();
+  readonly #articles = new Map<string, AuditArticle>();
+
+  constructor(options: AuditTrailOptions) {
+    this.#options = options;
+  }
+
+  /** Reserves a place for an article so the audit keeps plan order whatever finishes first. */
+  plan(path: string): void {
+    if (!this.#order.has(path)) this.#order.set(path, this.#order.size);
+  }
+
+  record(article: AuditArticle): void {
+    this.plan(article.path);
+    this.#articles.set(article.path, redactDeep(article, this.#options.env));
+  }
+
+  /** Records an article that was not sent to the model (touched, skipped, cancelled). */
+  recordWithoutRun(
+    path: string,
+    status: ArticleStatus,
+    impact: ImpactReason[],
+    summary: string,
+    extra: Partial<AuditArticle> = {},
+  ): void {
+    this.record({
+      path,
+      status,
+      impact,
+      edits: [],
+      editReasons: [],
+      patch: "",
+      hashBefore: null,
+      hashAfter: null,
+      summary,
+      usage: emptyUsage(),
+      ...extra,
+    });
+  }
+
+  has(path: string): boolean {
+    return this.#articles.has(path);
+  }
+
+  /** The audit as it stands; validated against the schema so a bug cannot write a bad file. */
+  build(finishedAt: Date, applied: boolean): Audit {
+    const articles = [...this.#articles.values()].sort(
+      (a, b) => (this.#order.get(a.path) ?? 0) - (this.#order.get(b.path) ?? 0),
+    );
+    const durationMs = Math.max(0, finishedAt.getTime() - this.#options.startedAt.getTime());
+    const audit: Audit = {
+      version: 1,
+      runId: this.#options.runId,
+      startedAt: this.#options.startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      base: this.#options.base,
+      head: this.#options.head,
+      model: redactSecrets(this.#options.model, this.#options.env),
+      applied,
+      ...(this.#options.shard ? { shard: { ...this.#options.shard } } : {}),
+      articles,
+      totals: computeTotals(articles, durationMs),
+    };
+    return AuditSchema.parse(audit);
+  }
+}
+
+export function computeTotals(articles: readonly AuditArticle[], durationMs: number): AuditTotals {
+  const totals: AuditTotals = {
+    articles: articles.length,
+    updated: 0,
+    unchanged: 0,
+    failed: 0,
+    skipped: 0,
+    touched: 0,
+    cancelled: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    durationMs: Math.round(durationMs),
+  };
+  for (const article of articles) {
+    totals[article.status] += 1;
+    totals.promptTokens += article.usage.promptTokens;
+    totals.completionTokens += article.usage.completionTokens;
+  }
+  return totals;
+}
+
+/** The combined patch: every article patch in audit order; applies with `git apply` to the base tree. */
+export function combinedPatch(audit: Audit): string {
+  return audit.articles
+    .map((article) => article.patch)
+    .filter((patch) => patch !== "")
+    .map((patch) => (patch.endsWith("\n") ? patch : `${patch}\n`))
+    .join("");
+}
+
+function redactDeep<T>(value: T, env: Record<string, string | undefined>): T {
+  if (typeof value === "string") return redactSecrets(value, env) as T;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, env)) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, redactDeep(item, env)]),
+    ) as T;
+  }
+  return value;
+}
