@@ -1,0 +1,85 @@
+import { setTimeout as sleepTimer } from "node:timers/promises";
+import { isAbortError } from "../errors.js";
+
+/** How a model client retries: capped exponential backoff with jitter, `retry-after` honoured up to a cap. */
+export interface RetryPolicy {
+  /** Retries after the first attempt (so `maxRetries + 1` attempts in all). */
+  maxRetries: number;
+  /** Backoff before the first retry; doubled for each further one. */
+  baseMs: number;
+  /** Upper bound of the exponential backoff. */
+  maxMs: number;
+  /** Upper bound of a server's `retry-after`/`retry-after-ms` wish. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 4,
+  baseMs: 500,
+  maxMs: 8_000,
+  maxRetryAfterMs: 30_000,
+};
+
+/** Told before every retry sleep, for progress lines and the audit's retry count. */
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  /** Why: "429", "500", "timeout", "connection". */
+  reason: string;
+}
+
+/**
+ * The wait before retry number `attempt` (1-based). A server's wish (`retryAfterMs`) wins
+ * over the backoff but never exceeds `maxRetryAfterMs`; the backoff gets "equal jitter"
+ * (half fixed, half random) so concurrent articles do not retry in lockstep.
+ */
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
+  if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0) {
+    return Math.min(Math.ceil(retryAfterMs), policy.maxRetryAfterMs);
+  }
+  const exponential = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential / 2 + (random() * exponential) / 2);
+}
+
+/**
+ * Reads `retry-after-ms` (milliseconds) or `retry-after` (seconds, or an HTTP date) from
+ * response headers; undefined when absent or unreadable.
+ */
+export function parseRetryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const milliseconds = headers.get("retry-after-ms");
+  if (milliseconds !== null) {
+    const value = Number.parseFloat(milliseconds);
+    if (Number.isFinite(value) && value >= 0) return value;
+  }
+  const after = headers.get("retry-after");
+  if (after === null) return undefined;
+  const trimmed = after.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number.parseFloat(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The error to throw when `signal` has fired: its reason when that is an abort error, else a fresh AbortError. */
+export function abortErrorFor(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && isAbortError(reason)) return reason;
+  return new DOMException("The operation was aborted", "AbortError");
+}
+
+/** Sleeps `ms`, rejecting at once with an abort error when `signal` fires. */
+export async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw abortErrorFor(signal);
+  try {
+    await sleepTimer(ms, undefined, { signal });
+  } catch (error) {
+    if (signal.aborted) throw abortErrorFor(signal);
+    throw error;
+  }
+}
