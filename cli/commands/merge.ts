@@ -51,13 +51,14 @@ export const command: Command = async (argv, io) => {
   return 0;
 };
 
-async function readAudit(fullPath: string, shown: string): Promise<Audit> {
+/** Reads an audit file (a trust boundary): one usage error line naming the file and the bad field. */
+export async function readAudit(fullPath: string, shown: string, command = "merge"): Promise<Audit> {
   let text: string;
   try {
     text = await readFile(fullPath, "utf8");
   } catch (error) {
     throw new UsageError(
-      `impact merge: cannot read ${shown}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      `impact ${command}: cannot read ${shown}: ${(error as NodeJS.ErrnoException).code ?? error}`,
       {
         code: "input",
         cause: error,
@@ -68,14 +69,14 @@ async function readAudit(fullPath: string, shown: string): Promise<Audit> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`impact merge: ${shown} is not JSON`, { code: "input", cause: error });
+    throw new UsageError(`impact ${command}: ${shown} is not JSON`, { code: "input", cause: error });
   }
   const parsed = AuditSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
     throw new UsageError(
-      `impact merge: ${shown} is not an Impact audit${where}: ${issue?.message ?? "invalid"}`,
+      `impact ${command}: ${shown} is not an Impact audit${where}: ${issue?.message ?? "invalid"}`,
       {
         code: "input",
       },

@@ -1,0 +1,188 @@
+import { appendFile } from "node:fs/promises";
+import { Octokit } from "@octokit/core";
+import { retry } from "@octokit/plugin-retry";
+import { throttling } from "@octokit/plugin-throttling";
+import { ImpactError, UsageError } from "../shared/errors.js";
+import { redactSecrets } from "../shared/redact.js";
+import { COMMENT_MARKER } from "../shared/render/comment.js";
+
+const GitHubOctokit = Octokit.plugin(retry, throttling);
+export type GitHubClient = InstanceType<typeof GitHubOctokit>;
+
+/** How many times a rate-limited request is tried again before giving up. */
+const RATE_LIMIT_RETRIES = 3;
+/** Never sleep longer than this for a rate limit; a CI job has better things to do. */
+const MAX_RATE_LIMIT_WAIT_SECONDS = 120;
+const PAGE_SIZE = 100;
+
+export interface GitHubClientOptions {
+  token: string;
+  /** REST API root; default https://api.github.com (GitHub Enterprise: https://HOST/api/v3). */
+  apiUrl?: string;
+  /** Milliseconds per second of `retry-after`; tests shrink it. Default 1000. */
+  retryAfterBaseMs?: number;
+  /** Receives one line per retry, for the user. */
+  onRetry?: (message: string) => void;
+}
+
+/** An Octokit with retries on 5xx and on primary and secondary rate limits. */
+export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
+  const retryAfterBaseValue = options.retryAfterBaseMs ?? 1000;
+  const onLimit =
+    (kind: string) =>
+    (retryAfter: number, request: { method: string; url: string }, _o: unknown, count: number) => {
+      if (count >= RATE_LIMIT_RETRIES || retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS) return false;
+      options.onRetry?.(
+        `GitHub ${kind} rate limit on ${request.method} ${request.url}; retrying in ${retryAfter}s`,
+      );
+      return true;
+    };
+  return new GitHubOctokit({
+    auth: options.token,
+    baseUrl: (options.apiUrl ?? "https://api.github.com").replace(/\/+$/, ""),
+    userAgent: "impact-docs",
+    retry: { retryAfterBaseValue },
+    throttle: {
+      retryAfterBaseValue,
+      onRateLimit: onLimit("primary"),
+      onSecondaryRateLimit: onLimit("secondary"),
+    },
+    // Octokit's default logger writes warnings to the console; the command decides what to print.
+    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+  });
+}
+
+/** `owner/name` → its two parts, or a UsageError. */
+export function parseRepository(fullName: string): { owner: string; repo: string } {
+  const match = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(fullName.trim());
+  if (!match) throw new UsageError(`--repo takes owner/name, got "${fullName}"`);
+  return { owner: match[1]!, repo: match[2]! };
+}
+
+export interface PullRequestTarget {
+  owner: string;
+  repo: string;
+  number: number;
+}
+
+export type UpsertResult =
+  | { action: "created" | "updated" | "unchanged"; id: number; url: string }
+  | { action: "deleted"; id: number }
+  | { action: "none" };
+
+interface IssueComment {
+  id: number;
+  body?: string;
+  html_url: string;
+}
+
+/**
+ * Keeps exactly one Impact comment on a pull request, found by COMMENT_MARKER at the
+ * start of its body: creates it, updates it, or (with `body` null) deletes it. Extra
+ * marked comments (from an older, racing run) are deleted so there is never a second one.
+ */
+export async function upsertPullRequestComment(
+  client: GitHubClient,
+  target: PullRequestTarget,
+  body: string | null,
+): Promise<UpsertResult> {
+  const base = { owner: target.owner, repo: target.repo };
+  const marked = (await listIssueComments(client, target)).filter((comment) =>
+    (comment.body ?? "").trimStart().startsWith(COMMENT_MARKER),
+  );
+  const [existing, ...extras] = marked;
+  for (const extra of extras) {
+    await call(() =>
+      client.request("DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        ...base,
+        comment_id: extra.id,
+      }),
+    );
+  }
+  if (body === null) {
+    if (!existing) return { action: "none" };
+    await call(() =>
+      client.request("DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        ...base,
+        comment_id: existing.id,
+      }),
+    );
+    return { action: "deleted", id: existing.id };
+  }
+  if (existing) {
+    if (existing.body === body) return { action: "unchanged", id: existing.id, url: existing.html_url };
+    const response = await call(() =>
+      client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        ...base,
+        comment_id: existing.id,
+        body,
+      }),
+    );
+    return { action: "updated", id: Number(response.data.id), url: response.data.html_url };
+  }
+  const response = await call(() =>
+    client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...base,
+      issue_number: target.number,
+      body,
+    }),
+  );
+  return { action: "created", id: Number(response.data.id), url: response.data.html_url };
+}
+
+async function listIssueComments(client: GitHubClient, target: PullRequestTarget): Promise<IssueComment[]> {
+  const all: IssueComment[] = [];
+  // Bounded: 100 pages of 100 comments is more than any PR this bot should be on.
+  for (let page = 1; page <= 100; page++) {
+    const response = await call(() =>
+      client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        owner: target.owner,
+        repo: target.repo,
+        issue_number: target.number,
+        per_page: PAGE_SIZE,
+        page,
+      }),
+    );
+    const comments = response.data as IssueComment[];
+    all.push(...comments);
+    if (comments.length < PAGE_SIZE) break;
+  }
+  return all;
+}
+
+/** GitHub API failures as one clear ImpactError, with no token in the message. */
+async function call<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    const message = error instanceof Error ? error.message : String(error);
+    const hint =
+      status === 401
+        ? " (is GITHUB_TOKEN valid?)"
+        : status === 403 || status === 404
+          ? " (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)"
+          : "";
+    throw new ImpactError(
+      "github",
+      redactSecrets(`GitHub API: ${status ?? "request failed"}: ${message}${hint}`),
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * Appends Markdown to the GitHub Actions job summary when `GITHUB_STEP_SUMMARY` is set.
+ * Returns whether it wrote. `impact comment` calls it; `impact run` should too.
+ */
+export async function writeStepSummary(
+  markdown: string,
+  env: Record<string, string | undefined>,
+): Promise<boolean> {
+  const path = env.GITHUB_STEP_SUMMARY;
+  if (!path) return false;
+  await appendFile(path, markdown.endsWith("\n") ? markdown : `${markdown}\n`);
+  return true;
+}

@@ -1,0 +1,301 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createGitHubClient, upsertPullRequestComment } from "../cli/github.js";
+import type { CommandIo } from "../cli/io.js";
+import { main } from "../cli/main.js";
+import type { Audit } from "../shared/audit.js";
+import {
+  COMMENT_MARKER,
+  GITHUB_COMMENT_LIMIT,
+  hasCommentWorthyArticles,
+  renderComment,
+} from "../shared/render/comment.js";
+import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
+import { startFakeGitHub } from "./helpers/fake-github.js";
+import { makeTempDir } from "./helpers/git-repo.js";
+
+const TOKEN = "ghs_test_not_a_real_token_0000";
+
+function captureIo(cwd: string, env: Record<string, string | undefined> = {}) {
+  const io = {
+    out: "",
+    err: "",
+    cwd,
+    env,
+    isTTY: false,
+    signal: new AbortController().signal,
+    readStdin: async () => "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+  } satisfies CommandIo & { out: string; err: string };
+  return io;
+}
+
+function sampleAudit(): Audit {
+  return auditOf([
+    auditArticle("docs/auth/login.md"),
+    auditArticle("docs/cli.md", { status: "unchanged" }),
+    auditArticle("docs/config.md", {
+      status: "failed",
+      error: { code: "max_turns", message: "The article was not finished within 8 turns." },
+    }),
+    auditArticle("README.md", { status: "touched", impact: [] }),
+  ]);
+}
+
+function writeAudit(dir: string, audit: Audit, name = "audit.json"): string {
+  writeFileSync(join(dir, name), JSON.stringify(audit));
+  return name;
+}
+
+describe("renderComment", () => {
+  it("renders the verdict, the table and one block per updated or failed article", () => {
+    const { body, folded } = renderComment(sampleAudit());
+    expect(folded).toEqual([]);
+    expect(body.startsWith(`${COMMENT_MARKER}\n`)).toBe(true);
+    expect(body).toMatchInlineSnapshot(`
+      "<!-- impact:comment -->
+      ### Impact: 1 doc article needs changes after this PR; proposed edits below; 1 impacted article could not be updated automatically.
+
+      | Article | Status | Edits |
+      |---|---|---|
+      | \`docs/auth/login.md\` | ✏️ updated | 1 |
+      | \`docs/cli.md\` | ✅ unchanged | 0 |
+      | \`docs/config.md\` | ❌ failed | 0 |
+      | \`README.md\` | 👤 touched by the PR | 0 |
+
+      <details>
+      <summary><code>docs/auth/login.md</code> — updated, 1 edit</summary>
+
+      **Why this article**
+
+      - attention: \`src/auth.ts\` — docs/auth/login.md watches src/auth.ts
+
+      **Edits**
+
+      1. replace, line 3: The login flag was renamed from --user to --account. (evidence: \`src/auth.ts:12\`)
+
+      > Renamed the flag.
+
+      \`\`\`diff
+      --- a/docs/auth/login.md
+      +++ b/docs/auth/login.md
+      @@ -1,3 +1,3 @@
+       # Login
+       
+      -Run \`impact login --user NAME\`.
+      +Run \`impact login --account NAME\`.
+      \`\`\`
+
+      </details>
+
+      <details>
+      <summary><code>docs/config.md</code> — failed, 0 edits</summary>
+
+      **Why this article**
+
+      - attention: \`src/auth.ts\` — docs/config.md watches src/auth.ts
+
+      **Failed** (\`max_turns\`): The article was not finished within 8 turns.
+
+      > Nothing in this article is affected.
+
+      </details>
+
+      <sub>Impact · base \`aaaaaaaaaaaa\` → head \`bbbbbbbbbbbb\` · model \`gpt-test\` · run \`run-1\`</sub>
+      "
+    `);
+  });
+
+  it("keeps model text from closing the collapsible block or the diff fence", () => {
+    const audit = auditOf([
+      auditArticle("docs/a.md", {
+        summary: "done </details><script>x</script>\nsecond line",
+        patch: "--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1 +1 @@\n-````\n+```js\n",
+      }),
+    ]);
+    const { body } = renderComment(audit);
+    expect(body).toContain("> done &lt;/details&gt;&lt;script&gt;x&lt;/script&gt; second line");
+    expect(body).toContain("`````diff\n");
+    expect(body.match(/<\/details>/g)).toHaveLength(1);
+  });
+
+  it("folds the largest diffs first to stay under the limit, and says so", () => {
+    const bigPatch = (path: string, lines: number) =>
+      `--- a/${path}\n+++ b/${path}\n@@ -1,${lines} +1,${lines} @@\n${"-old line of text here\n+new line of text here\n".repeat(lines)}`;
+    const audit = auditOf([
+      auditArticle("docs/huge.md", { patch: bigPatch("docs/huge.md", 900) }),
+      auditArticle("docs/large.md", { patch: bigPatch("docs/large.md", 600) }),
+      auditArticle("docs/small.md", { patch: bigPatch("docs/small.md", 5) }),
+    ]);
+    expect(renderComment(audit, { maxLength: 1_000_000 }).folded).toEqual([]);
+    const { body, folded } = renderComment(audit, { maxLength: 40_000 });
+    expect(folded).toEqual(["docs/huge.md"]);
+    expect(body.length).toBeLessThanOrEqual(40_000);
+    expect(body).toContain("> 1 diff was folded (largest first) to stay under GitHub's 65,536-character");
+    expect(body).toContain("_Diff folded (1803 lines) to fit the comment size limit._");
+    expect(body).toContain("+new line of text here"); // the others stay
+    const tight = renderComment(audit, { maxLength: 8_000 });
+    expect(tight.folded).toEqual(["docs/huge.md", "docs/large.md"]);
+    expect(tight.body).toContain("2 diffs were folded");
+    expect(tight.body).toContain("docs/small.md\n+++ b/docs/small.md");
+
+    const hundreds = auditOf(
+      Array.from({ length: 40 }, (_, index) =>
+        auditArticle(`docs/page-${index}.md`, { patch: bigPatch(`docs/page-${index}.md`, 60 + index) }),
+      ),
+    );
+    const real = renderComment(hundreds);
+    expect(real.body.length).toBeLessThan(GITHUB_COMMENT_LIMIT);
+    expect(real.folded[0]).toBe("docs/page-39.md");
+  });
+
+  it("has nothing to say when no article was updated or failed", () => {
+    expect(hasCommentWorthyArticles(sampleAudit())).toBe(true);
+    const quiet = auditOf([
+      auditArticle("docs/a.md", { status: "unchanged" }),
+      auditArticle("docs/b.md", { status: "touched" }),
+    ]);
+    expect(hasCommentWorthyArticles(quiet)).toBe(false);
+  });
+});
+
+describe("impact comment", () => {
+  it("creates the comment, then updates that same one (never a second)", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    github.seed("acme/widgets", 7, "LGTM, but the docs?");
+    const dir = makeTempDir();
+    const summaryPath = join(dir, "summary.md");
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url, GITHUB_STEP_SUMMARY: summaryPath };
+    writeAudit(dir, sampleAudit());
+
+    const first = captureIo(dir, env);
+    expect(await main(["comment", "audit.json", "--pr", "7", "--repo", "acme/widgets"], first)).toBe(0);
+    expect(first.err).toBe("");
+    expect(first.out.replace(/\d{4,}/g, "ID")).toMatchInlineSnapshot(`
+      "impact comment: created the comment on acme/widgets#7: https://github.example/acme/widgets/pull/7#issuecomment-ID
+      "
+    `);
+    expect(github.comments("acme/widgets", 7)).toHaveLength(2);
+
+    const changed = sampleAudit();
+    changed.articles[0]!.edits[0]!.reason = "The flag is --account since this push.";
+    writeAudit(dir, changed);
+    const second = captureIo(dir, { ...env, GITHUB_REPOSITORY: "acme/widgets" });
+    expect(await main(["comment", "audit.json", "--pr", "7"], second)).toBe(0);
+    expect(second.out).toContain("updated the comment on acme/widgets#7");
+
+    const comments = github.comments("acme/widgets", 7);
+    expect(comments.map((comment) => comment.body.slice(0, COMMENT_MARKER.length))).toEqual([
+      "LGTM, but the docs?",
+      COMMENT_MARKER,
+    ]);
+    expect(comments[1]!.body).toContain("The flag is --account since this push.");
+    expect(github.requests.map((request) => request.method)).toEqual(["GET", "POST", "GET", "PATCH"]);
+    expect(readFileSync(summaryPath, "utf8")).toContain("### Impact: 1 doc article needs changes");
+  });
+
+  it("posts nothing when nothing is impacted, and deletes its earlier comment", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    github.seed("acme/widgets", 9, "unrelated review comment");
+    github.seed("acme/widgets", 9, `${COMMENT_MARKER}\n### Impact: an old verdict`, "impact-bot[bot]");
+    const dir = makeTempDir();
+    writeAudit(dir, auditOf([auditArticle("docs/a.md", { status: "unchanged" })]));
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url };
+
+    const io = captureIo(dir, env);
+    expect(await main(["comment", "audit.json", "--pr", "9", "--repo", "acme/widgets"], io)).toBe(0);
+    expect(io.out).toBe("impact comment: nothing to post; deleted the earlier comment on acme/widgets#9\n");
+    expect(github.comments("acme/widgets", 9).map((comment) => comment.body)).toEqual([
+      "unrelated review comment",
+    ]);
+
+    const again = captureIo(dir, env);
+    expect(await main(["comment", "audit.json", "--pr", "9", "--repo", "acme/widgets"], again)).toBe(0);
+    expect(again.out).toContain("nothing to post on acme/widgets#9");
+    expect(github.requests.map((request) => request.method)).toEqual(["GET", "DELETE", "GET"]);
+  });
+
+  it("prints the body with --dry-run and needs no token", async () => {
+    const dir = makeTempDir();
+    writeAudit(dir, sampleAudit());
+    const io = captureIo(dir);
+    expect(await main(["comment", "audit.json", "--dry-run"], io)).toBe(0);
+    expect(io.out).toBe(renderComment(sampleAudit()).body);
+  });
+
+  it("says in one line what is missing", async () => {
+    const dir = makeTempDir();
+    writeAudit(dir, sampleAudit());
+    const run = async (argv: string[], env: Record<string, string>) => {
+      const io = captureIo(dir, env);
+      const code = await main(["comment", ...argv], io);
+      return `${code} ${io.err}`;
+    };
+    expect(await run(["audit.json", "--pr", "1", "--repo", "a/b"], {})).toMatchInlineSnapshot(`
+      "2 impact: impact comment: GITHUB_TOKEN is not set (or use --dry-run)
+      "
+    `);
+    expect(await run(["audit.json", "--pr", "1"], { GITHUB_TOKEN: TOKEN })).toMatchInlineSnapshot(`
+      "2 impact: impact comment: no repository; pass --repo owner/name or set GITHUB_REPOSITORY
+      "
+    `);
+    expect(await run(["audit.json", "--repo", "a/b"], { GITHUB_TOKEN: TOKEN })).toMatchInlineSnapshot(`
+      "2 impact: impact comment: no pull request; pass --pr N
+      "
+    `);
+    expect(
+      await run(["audit.json", "--repo", "nope", "--pr", "1"], { GITHUB_TOKEN: TOKEN }),
+    ).toMatchInlineSnapshot(`
+      "2 impact: --repo takes owner/name, got "nope"
+      "
+    `);
+    expect(await run([], {})).toContain("name the audit file");
+  });
+});
+
+describe("GitHub client", () => {
+  it("retries a secondary rate limit and then succeeds", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    github.failNext({
+      status: 403,
+      message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+      headers: { "retry-after": "1" },
+    });
+    const retries: string[] = [];
+    const client = createGitHubClient({
+      token: TOKEN,
+      apiUrl: github.url,
+      retryAfterBaseMs: 5,
+      onRetry: (message) => retries.push(message),
+    });
+    const result = await upsertPullRequestComment(
+      client,
+      { owner: "acme", repo: "widgets", number: 3 },
+      `${COMMENT_MARKER}\nhi`,
+    );
+    expect(result.action).toBe("created");
+    expect(retries).toMatchInlineSnapshot(`
+      [
+        "GitHub secondary rate limit on GET /repos/{owner}/{repo}/issues/{issue_number}/comments; retrying in 1s",
+      ]
+    `);
+    expect(github.requests.map((request) => request.method)).toEqual(["GET", "GET", "POST"]);
+  });
+
+  it("turns an API failure into one error without the token", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    github.failNext({ status: 404, message: "Not Found" });
+    const client = createGitHubClient({ token: TOKEN, apiUrl: github.url });
+    await expect(
+      upsertPullRequestComment(client, { owner: "acme", repo: "widgets", number: 3 }, "x"),
+    ).rejects.toThrowErrorMatchingInlineSnapshot(
+      `[ImpactError: GitHub API: 404: Not Found (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)]`,
+    );
+  });
+});

@@ -1,0 +1,163 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { onTestFinished } from "vitest";
+
+export interface FakeComment {
+  id: number;
+  body: string;
+  html_url: string;
+  user: { login: string; type: string };
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+export interface InjectedFailure {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+export interface FakeGitHub {
+  /** API root to use as GITHUB_API_URL. */
+  url: string;
+  /** Every request that matched a route, in order (GETs included). */
+  requests: RecordedRequest[];
+  /** Requests no route expected, or with the wrong token; the test fails if any. */
+  unexpected: string[];
+  comments(repository: string, number: number): FakeComment[];
+  /** Adds a comment as if someone (or an earlier run) had posted it. */
+  seed(repository: string, number: number, body: string, login?: string): FakeComment;
+  /** The next matching requests answer with these failures first. */
+  failNext(...failures: InjectedFailure[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A fake GitHub REST API on 127.0.0.1 that knows the issue-comment endpoints the bot
+ * uses. Any other request, or one without `token`, is answered 400 and recorded; when
+ * called inside a test, the test fails on it when it finishes.
+ */
+export async function startFakeGitHub(options: { token: string }): Promise<FakeGitHub> {
+  const threads = new Map<string, FakeComment[]>();
+  const requests: RecordedRequest[] = [];
+  const unexpected: string[] = [];
+  const failures: InjectedFailure[] = [];
+  let nextId = 1000;
+  const thread = (repository: string, number: number) => {
+    const key = `${repository}#${number}`;
+    let list = threads.get(key);
+    if (!list) {
+      list = [];
+      threads.set(key, list);
+    }
+    return list;
+  };
+  const addComment = (repository: string, number: number, body: string, login: string) => {
+    const id = nextId++;
+    const comment: FakeComment = {
+      id,
+      body,
+      html_url: `https://github.example/${repository}/pull/${number}#issuecomment-${id}`,
+      user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" },
+    };
+    thread(repository, number).push(comment);
+    return comment;
+  };
+  const findComment = (repository: string, id: number) => {
+    for (const [key, list] of threads) {
+      if (!key.startsWith(`${repository}#`)) continue;
+      const index = list.findIndex((comment) => comment.id === id);
+      if (index >= 0) return { list, index };
+    }
+    return undefined;
+  };
+
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const method = request.method ?? "GET";
+    const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { "content-type": "application/json", ...headers });
+      response.end(body === undefined ? "" : JSON.stringify(body));
+    };
+    const refuse = (why: string) => {
+      unexpected.push(`${method} ${url.pathname}${url.search}: ${why}`);
+      send(400, { message: `fake GitHub: unexpected request (${why})` });
+    };
+    if (request.headers.authorization !== `token ${options.token}`) return refuse("wrong or missing token");
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      return refuse("body is not JSON");
+    }
+
+    let match = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    if (match && (method === "GET" || method === "POST")) {
+      const [, repository, number] = match as unknown as [string, string, string];
+      requests.push({ method, path: url.pathname, body });
+      const failure = failures.shift();
+      if (failure) return send(failure.status, { message: failure.message }, failure.headers);
+      if (method === "GET") {
+        const perPage = Number(url.searchParams.get("per_page") ?? 30);
+        const page = Number(url.searchParams.get("page") ?? 1);
+        const list = thread(repository, Number(number));
+        return send(200, list.slice((page - 1) * perPage, page * perPage));
+      }
+      const commentBody = (body as { body?: unknown } | undefined)?.body;
+      if (typeof commentBody !== "string") return refuse("POST without a string body");
+      return send(201, addComment(repository, Number(number), commentBody, "impact-bot[bot]"));
+    }
+    match = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    if (match && (method === "PATCH" || method === "DELETE")) {
+      const [, repository, id] = match as unknown as [string, string, string];
+      requests.push({ method, path: url.pathname, body });
+      const failure = failures.shift();
+      if (failure) return send(failure.status, { message: failure.message }, failure.headers);
+      const found = findComment(repository, Number(id));
+      if (!found) return refuse(`no comment ${id}`);
+      if (method === "DELETE") {
+        found.list.splice(found.index, 1);
+        return send(204);
+      }
+      const commentBody = (body as { body?: unknown } | undefined)?.body;
+      if (typeof commentBody !== "string") return refuse("PATCH without a string body");
+      found.list[found.index]!.body = commentBody;
+      return send(200, found.list[found.index]);
+    }
+    return refuse("no such route in the fake");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const fake: FakeGitHub = {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    unexpected,
+    comments: (repository, number) => thread(repository, number),
+    seed: (repository, number, body, login = "someone") => addComment(repository, number, body, login),
+    failNext: (...more) => {
+      failures.push(...more);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  try {
+    onTestFinished(async () => {
+      await fake.close();
+      if (unexpected.length > 0)
+        throw new Error(`fake GitHub got unexpected requests:\n${unexpected.join("\n")}`);
+    });
+  } catch {
+    // Outside a test the caller closes it and checks `unexpected`.
+  }
+  return fake;
+}
