@@ -1,0 +1,275 @@
+import picomatch from "picomatch";
+import { isAbortError } from "../../shared/errors.js";
+import type { ToolCall, ToolDefinition } from "../../shared/model/types.js";
+import { redactSecrets } from "../../shared/redact.js";
+import { buildToolManifest, toolSpecsFor } from "../../shared/tools/manifest.js";
+import type { ToolSpec } from "../../shared/tools/spec.js";
+import { cutToBytes } from "../tools/common.js";
+import {
+  parseToolArguments,
+  type RecordedEdit,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from "../tools/define.js";
+import { TOOLS } from "../tools/index.js";
+import { resolveToolLimits, type ToolLimits } from "./limits.js";
+import { SandboxPolicy } from "./sandbox.js";
+import type { ArticleDraft, Workspace } from "./workspace.js";
+
+export type { RecordedEdit } from "../tools/define.js";
+export {
+  DEFAULT_LIST_FILES,
+  DEFAULT_READ_PAGE_LINES,
+  DEFAULT_REGEX_TIMEOUT_MS,
+  DEFAULT_SEARCH_MATCHES,
+  DEFAULT_TOOL_CALLS_PER_TURN,
+  DEFAULT_TOOL_LIMITS,
+  DEFAULT_TOOL_RESULT_BYTES,
+  resolveToolLimits,
+  type ToolLimits,
+} from "./limits.js";
+
+export interface AgentToolHostOptions {
+  /** Repository root. */
+  root: string;
+  workspace: Workspace;
+  /** The article under work (repository-relative); the only file edit_article may change. */
+  articlePath: string;
+  /** Paths of the change (ChangeSet files, old and new paths); evidence should name these. */
+  changedFiles: string[];
+  /** Docs globs: where create_article may create. */
+  docsGlobs: string[];
+  ignoreGlobs?: string[];
+  /** Deny patterns added to the defaults. */
+  deny?: string[];
+  allowCreate: boolean;
+  limits?: Partial<ToolLimits>;
+}
+
+export interface ToolCallResult {
+  toolCallId: string;
+  name: string;
+  ok: boolean;
+  content: string;
+}
+
+export interface ToolHostStats {
+  toolCalls: Record<string, number>;
+  toolErrors: number;
+  /** edit_article calls. */
+  editCalls: number;
+  /** edit_article calls that succeeded without an earlier failed edit_article since the last success. */
+  firstTryEdits: number;
+}
+
+/** After this many identical failing calls, the answer says plainly to stop repeating it. */
+export const REPEATED_FAILURE_THRESHOLD = 2;
+
+/**
+ * The only way the model touches anything (DESIGN.md sections 1, 5, 6). One per article
+ * loop. Validates arguments, enforces the sandbox policy and the caps, and answers every
+ * call with a result the model can act on; it throws only when `signal` aborts.
+ */
+export class AgentToolHost {
+  readonly manifest: ToolDefinition[];
+  readonly edits: RecordedEdit[] = [];
+  readonly stats: ToolHostStats = { toolCalls: {}, toolErrors: 0, editCalls: 0, firstTryEdits: 0 };
+  readonly limits: ToolLimits;
+  readonly articlePath: string;
+  readonly sandbox: SandboxPolicy;
+  #done = false;
+  #editFailedSinceSuccess = false;
+  readonly #draft: ArticleDraft;
+  readonly #options: AgentToolHostOptions;
+  readonly #specs: Map<string, ToolSpec>;
+  readonly #changedFiles: ReadonlySet<string>;
+  readonly #isArticlePath: (path: string) => boolean;
+  readonly #failures = new Map<string, number>();
+  /** Write tools run one at a time, even across overlapping execute() calls. */
+  #writeQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: AgentToolHostOptions) {
+    this.#options = options;
+    this.articlePath = options.articlePath;
+    this.limits = resolveToolLimits(options.limits);
+    this.sandbox = new SandboxPolicy({ root: options.root, deny: options.deny ?? [] });
+    this.manifest = buildToolManifest({ allowCreate: options.allowCreate });
+    this.#specs = new Map(
+      toolSpecsFor({ allowCreate: options.allowCreate }).map((spec) => [spec.name, spec]),
+    );
+    this.#changedFiles = new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
+    const docs = picomatch(options.docsGlobs, { dot: true });
+    const ignored =
+      (options.ignoreGlobs ?? []).length > 0 ? picomatch(options.ignoreGlobs ?? [], { dot: true }) : null;
+    this.#isArticlePath = (path) => docs(path) && !(ignored?.(path) ?? false);
+    this.#draft = options.workspace.beginArticle(options.articlePath);
+  }
+
+  /** True after a successful edit_article call with `done: true`. */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Paths this article changed or created so far (its draft). */
+  get changedPaths(): string[] {
+    return this.#draft.paths;
+  }
+
+  /**
+   * Runs one turn's tool calls and returns one result per call, in order. Consecutive
+   * read-only calls run in parallel; a write call waits for everything before it, so each
+   * call sees the effect of the calls before it. Calls past the per-turn cap are refused.
+   */
+  async execute(calls: ToolCall[], signal: AbortSignal): Promise<ToolCallResult[]> {
+    signal.throwIfAborted();
+    const results: ToolCallResult[] = new Array(calls.length);
+    let batch: Promise<void>[] = [];
+    for (const [index, call] of calls.entries()) {
+      const name = call.function?.name ?? "";
+      this.stats.toolCalls[name] = (this.stats.toolCalls[name] ?? 0) + 1;
+      const store = (result: ToolResult) => {
+        results[index] = this.#finishResult(call, name, result);
+      };
+      if (index >= this.limits.toolCallsPerTurn) {
+        store({
+          ok: false,
+          code: "too_many_calls",
+          message: `Too many tool calls in one turn: only the first ${this.limits.toolCallsPerTurn} were run. Make this call again in the next turn if you still need it.`,
+        });
+        continue;
+      }
+      const spec = this.#specs.get(name);
+      if (spec?.readOnly) {
+        batch.push(this.#run(call, name, signal).then(store));
+        continue;
+      }
+      await Promise.all(batch);
+      batch = [];
+      signal.throwIfAborted();
+      const run = this.#writeQueue.then(() => this.#run(call, name, signal));
+      this.#writeQueue = run.catch(() => {});
+      store(await run);
+    }
+    await Promise.all(batch);
+    signal.throwIfAborted();
+    return results;
+  }
+
+  /** Commits this article's draft into the workspace overlay. */
+  finish(): { committed: string[]; conflicts: string[] } {
+    return this.#draft.commit();
+  }
+
+  /** Discards this article's draft: a failed article leaves no trace. */
+  abandon(): void {
+    this.#draft.discard();
+  }
+
+  async #run(call: ToolCall, name: string, signal: AbortSignal): Promise<ToolResult> {
+    const spec = this.#specs.get(name);
+    const tool = TOOLS.get(name);
+    if (!spec || !tool) return this.#unknownTool(name);
+    const parsed = parseToolArguments(spec, call.function.arguments ?? "");
+    if (name === "edit_article") this.stats.editCalls += 1;
+    let result: ToolResult;
+    if (!parsed.ok) {
+      result = parsed;
+    } else {
+      try {
+        result = await (tool as Tool).run(parsed.args, this.#context(call, signal));
+      } catch (error) {
+        if (signal.aborted || isAbortError(error)) throw error;
+        const why = error instanceof Error ? error.message : String(error);
+        result = {
+          ok: false,
+          code: "internal_error",
+          message: `${name} failed inside the tool host (${redactSecrets(why)}). This is not caused by your arguments; try another call.`,
+        };
+      }
+    }
+    if (name === "edit_article") {
+      if (result.ok) {
+        if (!this.#editFailedSinceSuccess) this.stats.firstTryEdits += 1;
+        this.#editFailedSinceSuccess = false;
+      } else {
+        this.#editFailedSinceSuccess = true;
+      }
+    }
+    return result;
+  }
+
+  #context(call: ToolCall, signal: AbortSignal): ToolContext {
+    return {
+      sandbox: this.sandbox,
+      workspace: this.#options.workspace,
+      draft: this.#draft,
+      articlePath: this.articlePath,
+      changedFiles: this.#changedFiles,
+      isArticlePath: this.#isArticlePath,
+      allowCreate: this.#options.allowCreate,
+      limits: this.limits,
+      signal,
+      toolCallId: call.id,
+      recordEdit: (edit) => this.edits.push(edit),
+      markDone: () => {
+        this.#done = true;
+      },
+    };
+  }
+
+  #unknownTool(name: string): ToolResult {
+    const known = [...this.#specs.keys()].join(", ");
+    const disabled =
+      name === "create_article"
+        ? " create_article is not enabled in this run (it needs --allow-create)."
+        : "";
+    return {
+      ok: false,
+      code: "unknown_tool",
+      message: `There is no tool named ${JSON.stringify(name)}.${disabled} Available tools: ${known}.`,
+    };
+  }
+
+  /** Caps the size, adds the repeated-failure hint, counts errors. */
+  #finishResult(call: ToolCall, name: string, result: ToolResult): ToolCallResult {
+    let content: string;
+    if (result.ok) {
+      content = result.output;
+    } else {
+      this.stats.toolErrors += 1;
+      content = `Error: ${result.message}`;
+      const key = `${name}\u0000${canonicalArguments(call.function?.arguments ?? "")}`;
+      const count = (this.#failures.get(key) ?? 0) + 1;
+      this.#failures.set(key, count);
+      if (count >= REPEATED_FAILURE_THRESHOLD)
+        content += `\n\nThis exact call has now failed ${count} times with the same arguments, and repeating it will fail again. Read the error above and change the arguments (re-read the article with read_file or outline_article first), or take another approach; if the article cannot be fixed, stop and say why in your final message.`;
+    }
+    const max = this.limits.toolResultBytes;
+    if (Buffer.byteLength(content) > max) {
+      const note = `\n[result cut at ${max} bytes; ask for less (read_file offset/limit, a narrower glob or pattern)]`;
+      content = cutToBytes(content, Math.max(0, max - Buffer.byteLength(note))) + note;
+    }
+    return { toolCallId: call.id, name, ok: result.ok, content };
+  }
+}
+
+/** The same call spelled with other whitespace or key order is still the same call. */
+function canonicalArguments(raw: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(raw)));
+  } catch {
+    return raw.trim();
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, inner]) => [key, sortKeys(inner)]),
+    );
+  return value;
+}

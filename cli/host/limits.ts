@@ -1,0 +1,46 @@
+/** Caps of the tool host (DESIGN.md section 6); all configurable through impact.config.json `limits`. */
+export interface ToolLimits {
+  /** Bytes per tool result; a longer result is cut with a note saying so. */
+  toolResultBytes: number;
+  /** Matching lines per search_repo call. */
+  searchMatches: number;
+  /** Paths per list_files call. */
+  listFiles: number;
+  /** Tool calls answered per model turn; the rest get an error result. */
+  toolCallsPerTurn: number;
+  /** Lines per read_file page when the model gives no limit. */
+  readPageLines: number;
+  /** Time budget of one regex search_repo call, in milliseconds. */
+  regexTimeoutMs: number;
+}
+
+export const DEFAULT_TOOL_RESULT_BYTES = 32_000;
+export const DEFAULT_SEARCH_MATCHES = 50;
+export const DEFAULT_LIST_FILES = 200;
+export const DEFAULT_TOOL_CALLS_PER_TURN = 16;
+export const DEFAULT_READ_PAGE_LINES = 400;
+export const DEFAULT_REGEX_TIMEOUT_MS = 2_000;
+
+export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
+  toolResultBytes: DEFAULT_TOOL_RESULT_BYTES,
+  searchMatches: DEFAULT_SEARCH_MATCHES,
+  listFiles: DEFAULT_LIST_FILES,
+  toolCallsPerTurn: DEFAULT_TOOL_CALLS_PER_TURN,
+  readPageLines: DEFAULT_READ_PAGE_LINES,
+  regexTimeoutMs: DEFAULT_REGEX_TIMEOUT_MS,
+});
+
+/**
+ * The defaults overridden by the limits given. Accepts the config's `limits` object as it
+ * is: keys that are not tool limits (token caps) and undefined values are ignored.
+ */
+export function resolveToolLimits(
+  given: Partial<Record<keyof ToolLimits, number | undefined>> = {},
+): ToolLimits {
+  const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS };
+  for (const key of Object.keys(DEFAULT_TOOL_LIMITS) as (keyof ToolLimits)[]) {
+    const value = given[key];
+    if (typeof value === "number" && Number.isFinite(value) && value > 0) limits[key] = Math.floor(value);
+  }
+  return limits;
+}

@@ -1,0 +1,203 @@
+import { lstat, realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import picomatch from "picomatch";
+import { DEFAULT_DENY_GLOBS } from "../../shared/config.js";
+
+/** Why a path was refused; the message says what to do instead. */
+export type PathRefusalCode =
+  | "invalid"
+  | "nul"
+  | "absolute"
+  | "home"
+  | "backslash"
+  | "encoded"
+  | "traversal"
+  | "git_dir"
+  | "denied"
+  | "outside_root"
+  | "symlink_loop";
+
+export interface PathRefusal {
+  ok: false;
+  code: PathRefusalCode;
+  message: string;
+}
+
+export interface ResolvedPath {
+  ok: true;
+  /** The normalised repository-relative POSIX path, as asked. */
+  path: string;
+  /** Absolute path as asked (symlinks not followed). */
+  absolute: string;
+  /** Absolute real path (symlinks followed; for a missing file, its deepest existing parent resolved). */
+  realPath: string;
+  /** Repository-relative POSIX form of realPath. */
+  realRelative: string;
+}
+
+export type PathCheck = { ok: true; path: string } | PathRefusal;
+
+const HINT = 'Use a repository-relative path with forward slashes, such as "docs/guide.md".';
+
+/**
+ * The sandbox policy of DESIGN.md section 6: which repository paths a tool may touch.
+ * Checks the path as asked (syntax, `.git/`, the deny list on every component) and then
+ * its real path after symlinks (must stay inside the root and pass the same checks).
+ */
+export class SandboxPolicy {
+  readonly root: string;
+  readonly denyPatterns: readonly string[];
+  readonly #componentMatchers: { pattern: string; match: (name: string) => boolean }[] = [];
+  readonly #pathMatchers: { pattern: string; match: (path: string) => boolean }[] = [];
+  #realRoot: Promise<string> | undefined;
+
+  constructor(options: { root: string; deny?: readonly string[] }) {
+    this.root = options.root;
+    this.denyPatterns = [...new Set([...DEFAULT_DENY_GLOBS, ...(options.deny ?? [])])];
+    for (const pattern of this.denyPatterns) {
+      // Case-insensitive: on macOS and Windows `.ENV` is the same file as `.env`.
+      const match = picomatch(pattern, { dot: true, nocase: true });
+      // A pattern without a slash names a file or directory anywhere; one with a slash, a path.
+      if (pattern.includes("/")) this.#pathMatchers.push({ pattern, match });
+      else this.#componentMatchers.push({ pattern, match });
+    }
+  }
+
+  /** The root with its symlinks resolved. */
+  realRoot(): Promise<string> {
+    this.#realRoot ??= realpath(this.root);
+    return this.#realRoot;
+  }
+
+  /** Checks a path as the model wrote it, without touching the file system. */
+  checkSyntax(asked: string): PathCheck {
+    const shown = JSON.stringify(asked.length > 200 ? `${asked.slice(0, 200)}…` : asked);
+    const refuse = (code: PathRefusalCode, why: string): PathRefusal => ({
+      ok: false,
+      code,
+      message: `Refused: ${shown} ${why}`,
+    });
+    if (typeof asked !== "string" || asked.trim() === "") return refuse("invalid", `is not a path. ${HINT}`);
+    if (asked.includes("\0")) return refuse("nul", "contains a NUL byte. Paths are plain text.");
+    if (asked.includes("\\"))
+      return refuse("backslash", `contains a backslash; paths use forward slashes only. ${HINT}`);
+    if (asked.startsWith("~")) return refuse("home", `points into a home directory. ${HINT}`);
+    if (isAbsolute(asked) || /^[a-zA-Z]:/.test(asked) || asked.startsWith("//"))
+      return refuse("absolute", `is an absolute path. ${HINT}`);
+    if (/%(2e|2f|5c|00)/i.test(asked))
+      return refuse("encoded", `contains percent-encoded characters, which are not decoded. ${HINT}`);
+    // Control characters have no place in a repository path and hide tricks in logs.
+    if (/[\u0000-\u001f\u007f]/.test(asked)) return refuse("invalid", "contains control characters.");
+    const segments = asked.split("/").filter((segment) => segment !== "" && segment !== ".");
+    if (segments.some((segment) => segment.trim() === ".." || /^\.{2,}$/.test(segment.trim())))
+      return refuse("traversal", `contains "..". Only paths inside the repository can be used. ${HINT}`);
+    if (segments.length === 0) return { ok: true, path: "." };
+    const path = segments.join("/");
+    const denied = this.deniedReason(path);
+    if (denied) return refuse(denied.code, denied.why);
+    return { ok: true, path };
+  }
+
+  /**
+   * Whether a normalised repository-relative path is off limits: `.git` anywhere on it,
+   * or a deny pattern matching the file name, any directory name, or the whole path.
+   */
+  deniedReason(path: string): { code: "git_dir" | "denied"; why: string } | null {
+    const segments = path.split("/");
+    // Trailing dots and spaces are dropped by Windows file systems: ".git." is ".git" there.
+    if (segments.some((segment) => segment.replace(/[. ]+$/, "").toLowerCase() === ".git"))
+      return { code: "git_dir", why: "is inside .git/, which tools cannot touch." };
+    for (const segment of segments) {
+      for (const { pattern, match } of this.#componentMatchers) {
+        if (match(segment))
+          return {
+            code: "denied",
+            why: `matches the deny pattern "${pattern}"; such files are never opened.`,
+          };
+      }
+    }
+    for (const { pattern, match } of this.#pathMatchers) {
+      if (match(path))
+        return { code: "denied", why: `matches the deny pattern "${pattern}"; such files are never opened.` };
+    }
+    return null;
+  }
+
+  /** Checks a path as asked and then its real path; never reads the file. */
+  async resolve(asked: string): Promise<ResolvedPath | PathRefusal> {
+    const syntax = this.checkSyntax(asked);
+    if (!syntax.ok) return syntax;
+    const root = await this.realRoot();
+    const absolute = syntax.path === "." ? this.root : join(this.root, syntax.path);
+    const shown = JSON.stringify(syntax.path);
+    let realPath: string;
+    try {
+      realPath = await realPathOfDeepestExisting(absolute);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ELOOP")
+        return { ok: false, code: "symlink_loop", message: `Refused: ${shown} is a symlink loop.` };
+      if (code === DANGLING)
+        return {
+          ok: false,
+          code: "outside_root",
+          message: `Refused: ${shown} is a symlink (or under one) whose target does not exist.`,
+        };
+      throw error;
+    }
+    const realRelative = relative(root, realPath);
+    if (realRelative.startsWith("..") || isAbsolute(realRelative))
+      return {
+        ok: false,
+        code: "outside_root",
+        message: `Refused: ${shown} is a symlink (or under one) whose target is outside the repository.`,
+      };
+    const realPosix = realRelative.split(sep).join("/");
+    if (realPosix !== "") {
+      const denied = this.deniedReason(realPosix);
+      if (denied)
+        return {
+          ok: false,
+          code: denied.code,
+          message: `Refused: ${shown} is a symlink to a path that ${denied.why}`,
+        };
+    }
+    return { ok: true, path: syntax.path, absolute, realPath, realRelative: realPosix };
+  }
+}
+
+const DANGLING = "IMPACT_DANGLING_SYMLINK";
+
+async function isSymlink(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * realpath() of a path that may not exist: the deepest existing ancestor is resolved and
+ * the missing rest appended, so a new file under a symlinked directory is judged by
+ * where it would really land.
+ */
+async function realPathOfDeepestExisting(absolute: string): Promise<string> {
+  const missing: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      return missing.length === 0 ? real : join(real, ...missing.reverse());
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      // A dangling symlink: where a write would land is decided by a target we cannot check.
+      if (code === "ENOENT" && (await isSymlink(current)))
+        throw Object.assign(new Error("dangling symlink"), { code: DANGLING });
+      const parent = dirname(current);
+      if (parent === current) throw error;
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}

@@ -1,0 +1,385 @@
+import { execFile } from "node:child_process";
+import { lstat, mkdir, readFile, realpath, stat } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative } from "node:path";
+import { promisify } from "node:util";
+import { contentHash } from "../../shared/hash.js";
+import { createFilePatch } from "../../shared/patch.js";
+import { type PreparedWrite, prepareAtomicWrite } from "../fs.js";
+
+const execFileAsync = promisify(execFile);
+
+/** Files larger than this are never loaded whole (read_file refuses them, search skips them). */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+/** What a path holds, as the tools see it: overlay first, then disk. */
+export type FileView =
+  | { kind: "text"; content: string; hash: string; bytes: number }
+  | { kind: "binary"; hash: string; bytes: number }
+  | { kind: "too_large"; bytes: number }
+  | { kind: "not_file" }
+  | { kind: "missing" };
+
+/** One file the overlay changed, with everything the audit and `--apply` need. */
+export interface WorkspaceChange {
+  path: string;
+  before: string | null;
+  after: string;
+  hashBefore: string | null;
+  hashAfter: string;
+  patch: string;
+}
+
+export interface CommitResult {
+  written: string[];
+  refused: { path: string; reason: string }[];
+}
+
+/**
+ * An overlay over the repository root (DESIGN.md section 1). Reads see the overlay, then
+ * disk; edits land in the overlay only, through a per-article draft so that an article's
+ * edits are all or nothing. Disk changes only through `commitToDisk`, file by file
+ * atomically, and only where the file still has the hash the edits were made against.
+ *
+ * Paths are normalised repository-relative POSIX paths; the caller (AgentToolHost)
+ * applies the sandbox policy before a path reaches the workspace. Several article loops
+ * may share one Workspace concurrently.
+ */
+export class Workspace {
+  readonly root: string;
+  readonly maxFileBytes: number;
+  readonly #base = new Map<string, Promise<FileView>>();
+  /** The settled base views, so that `changes()` can be synchronous. */
+  readonly #baseSettled = new Map<string, FileView>();
+  readonly #overlay = new Map<string, string>();
+  readonly #openDrafts = new Set<string>();
+  #fileList: Promise<string[]> | undefined;
+
+  constructor(root: string, options: { maxFileBytes?: number } = {}) {
+    this.root = root;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
+  /** The file as tools see it: overlay first, then disk as first read. */
+  async load(path: string): Promise<FileView> {
+    const overlaid = this.#overlay.get(path);
+    if (overlaid !== undefined) return textView(overlaid);
+    return this.loadBase(path);
+  }
+
+  /** The text of a file (overlay, then disk), or null when it does not exist. */
+  async read(path: string): Promise<string | null> {
+    const view = await this.load(path);
+    if (view.kind === "missing") return null;
+    if (view.kind !== "text") throw new Error(`${path} is not a text file (${view.kind})`);
+    return view.content;
+  }
+
+  /** The file as it was on disk when first read (cached for the whole run). */
+  loadBase(path: string): Promise<FileView> {
+    assertRelative(path);
+    let pending = this.#base.get(path);
+    if (!pending) {
+      pending = readView(join(this.root, path), this.maxFileBytes).then((view) => {
+        this.#baseSettled.set(path, view);
+        return view;
+      });
+      this.#base.set(path, pending);
+    }
+    return pending;
+  }
+
+  /** The disk text of a file as first read, or null when it did not exist. */
+  async baseContent(path: string): Promise<string | null> {
+    const view = await this.loadBase(path);
+    if (view.kind === "missing") return null;
+    if (view.kind !== "text") throw new Error(`${path} is not a text file (${view.kind})`);
+    return view.content;
+  }
+
+  /** The hash of the disk bytes as first read, or null when the file did not exist. */
+  async baseHash(path: string): Promise<string | null> {
+    const view = await this.loadBase(path);
+    return view.kind === "text" || view.kind === "binary" ? view.hash : null;
+  }
+
+  /**
+   * Opens the draft of one article. Its edits stay private until `commit()` puts them
+   * into the overlay together; `discard()` drops them. One open draft per article.
+   */
+  beginArticle(path: string): ArticleDraft {
+    assertRelative(path);
+    if (this.#openDrafts.has(path)) throw new Error(`a draft of ${path} is already open`);
+    this.#openDrafts.add(path);
+    return new ArticleDraft(this, path, {
+      commit: (files) => this.#commitDraft(path, files),
+      close: () => this.#openDrafts.delete(path),
+    });
+  }
+
+  /** Whether a path is in the overlay (changed or created by a committed article). */
+  hasOverlay(path: string): boolean {
+    return this.#overlay.has(path);
+  }
+
+  #commitDraft(_article: string, files: Map<string, string>): { committed: string[]; conflicts: string[] } {
+    const committed: string[] = [];
+    const conflicts: string[] = [];
+    for (const [path, content] of files) {
+      const base = this.#baseSettled.get(path);
+      // Two articles creating the same new file: the first one wins, the second is told.
+      if (base?.kind === "missing" && this.#overlay.has(path) && this.#overlay.get(path) !== content) {
+        conflicts.push(path);
+        continue;
+      }
+      this.#overlay.set(path, content);
+      committed.push(path);
+    }
+    return { committed, conflicts };
+  }
+
+  /** Every file the overlay changed, sorted by path, with its patch from base bytes to overlay bytes. */
+  changes(): WorkspaceChange[] {
+    const result: WorkspaceChange[] = [];
+    for (const path of [...this.#overlay.keys()].sort()) {
+      const after = this.#overlay.get(path)!;
+      const base = this.#baseSettled.get(path);
+      if (!base) throw new Error(`bug: ${path} is in the overlay but its base was never read`);
+      if (base.kind !== "text" && base.kind !== "missing") continue;
+      const before = base.kind === "text" ? base.content : null;
+      if (before === after) continue;
+      result.push({
+        path,
+        before,
+        after,
+        hashBefore: base.kind === "text" ? base.hash : null,
+        hashAfter: contentHash(after),
+        patch: createFilePatch(path, before, after),
+      });
+    }
+    return result;
+  }
+
+  /**
+   * Writes overlay files to disk (all changes, or those named). A file whose disk bytes no
+   * longer have the hash its edits were made against is refused and named; the others are
+   * first all written to temp files and fsynced, then renamed, so a failure leaves every
+   * file either old or new. Disk errors throw (after removing the temp files).
+   */
+  async commitToDisk(paths?: string[]): Promise<CommitResult> {
+    const wanted = paths ? new Set(paths) : null;
+    const selected = this.changes().filter((change) => !wanted || wanted.has(change.path));
+    const refused: CommitResult["refused"] = [];
+    if (wanted) {
+      const known = new Set(selected.map((change) => change.path));
+      for (const path of wanted) if (!known.has(path)) refused.push({ path, reason: "no change to write" });
+    }
+    const root = await realpath(this.root);
+    const prepared: PreparedWrite[] = [];
+    const written: string[] = [];
+    try {
+      for (const change of selected) {
+        const target = await writeTarget(root, join(this.root, change.path));
+        if (target === null) {
+          refused.push({
+            path: change.path,
+            reason: "it is now a symlink that leads outside the repository",
+          });
+          continue;
+        }
+        const current = await readHash(target);
+        if (current === change.hashAfter) {
+          written.push(change.path);
+          continue;
+        }
+        if (current !== change.hashBefore) {
+          refused.push({
+            path: change.path,
+            reason:
+              change.hashBefore === null
+                ? "it was created on disk after the run read it"
+                : current === null
+                  ? "it was deleted on disk after the run read it"
+                  : `it changed on disk since the run read it (hash ${current}, expected ${change.hashBefore})`,
+          });
+          continue;
+        }
+        await mkdir(dirname(target), { recursive: true });
+        prepared.push(await prepareAtomicWrite(target, change.after));
+        written.push(change.path);
+      }
+      for (const write of prepared) await write.commit();
+    } catch (error) {
+      await Promise.all(prepared.map((write) => write.abort()));
+      throw error;
+    }
+    return { written, refused };
+  }
+
+  /**
+   * Paths of the repository's files, sorted: tracked and untracked files not ignored by
+   * `.gitignore` (through git itself), plus files created in the overlay. Cached per run.
+   */
+  async listFiles(): Promise<string[]> {
+    this.#fileList ??= listRepositoryFiles(this.root);
+    const files = new Set(await this.#fileList);
+    for (const path of this.#overlay.keys()) files.add(path);
+    return [...files].sort();
+  }
+}
+
+/**
+ * The private edits of one article loop. Reads see the draft, then the workspace. Every
+ * file must be loaded before it is set, so the workspace knows the bytes it replaces.
+ */
+export class ArticleDraft {
+  readonly path: string;
+  readonly #workspace: Workspace;
+  readonly #files = new Map<string, string>();
+  readonly #hooks: {
+    commit: (files: Map<string, string>) => { committed: string[]; conflicts: string[] };
+    close: () => void;
+  };
+  #closed = false;
+
+  constructor(
+    workspace: Workspace,
+    path: string,
+    hooks: {
+      commit: (files: Map<string, string>) => { committed: string[]; conflicts: string[] };
+      close: () => void;
+    },
+  ) {
+    this.#workspace = workspace;
+    this.path = path;
+    this.#hooks = hooks;
+  }
+
+  /** The file as this article sees it: draft, then overlay, then disk. */
+  async load(path: string = this.path): Promise<FileView> {
+    const drafted = this.#files.get(path);
+    if (drafted !== undefined) return textView(drafted);
+    return this.#workspace.load(path);
+  }
+
+  /** The text as this article sees it, or null when the file does not exist. */
+  async read(path: string = this.path): Promise<string | null> {
+    const view = await this.load(path);
+    if (view.kind === "missing") return null;
+    if (view.kind !== "text") throw new Error(`${path} is not a text file (${view.kind})`);
+    return view.content;
+  }
+
+  /** Replaces the draft content of a file (the article, or a file this article creates). */
+  async set(content: string, path: string = this.path): Promise<void> {
+    if (this.#closed) throw new Error(`the draft of ${this.path} is closed`);
+    await this.#workspace.loadBase(path);
+    this.#files.set(path, content);
+  }
+
+  /** Paths this draft changed or created, sorted. */
+  get paths(): string[] {
+    return [...this.#files.keys()].sort();
+  }
+
+  /** Puts all drafted files into the workspace overlay at once and closes the draft. */
+  commit(): { committed: string[]; conflicts: string[] } {
+    if (this.#closed) return { committed: [], conflicts: [] };
+    this.#closed = true;
+    this.#hooks.close();
+    return this.#hooks.commit(this.#files);
+  }
+
+  /** Drops every drafted change and closes the draft: a failed article leaves no trace. */
+  discard(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#files.clear();
+    this.#hooks.close();
+  }
+}
+
+function textView(content: string): FileView {
+  return { kind: "text", content, hash: contentHash(content), bytes: Buffer.byteLength(content) };
+}
+
+function assertRelative(path: string): void {
+  if (path === "" || isAbsolute(path) || path.split("/").includes("..") || path.includes("\0"))
+    throw new Error(`bug: workspace path must be repository-relative: ${JSON.stringify(path)}`);
+}
+
+async function readView(absolute: string, maxBytes: number): Promise<FileView> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+    throw error;
+  }
+  // FIFOs, sockets and devices would block or never end.
+  if (!info.isFile()) return { kind: "not_file" };
+  if (info.size > maxBytes) return { kind: "too_large", bytes: info.size };
+  const bytes = await readFile(absolute);
+  const hash = contentHash(bytes);
+  const content = decodeText(bytes);
+  if (content === null) return { kind: "binary", hash, bytes: bytes.length };
+  return { kind: "text", content, hash, bytes: bytes.length };
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The text of the bytes when they are UTF-8 without NUL bytes (a BOM is kept), else null. */
+export function decodeText(bytes: Uint8Array): string | null {
+  if (bytes.includes(0)) return null;
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+async function readHash(absolute: string): Promise<string | null> {
+  try {
+    return contentHash(await readFile(absolute));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/** Where to write: the file itself, or a symlink's target when that stays inside the root. */
+async function writeTarget(realRoot: string, absolute: string): Promise<string | null> {
+  let info: Awaited<ReturnType<typeof lstat>>;
+  try {
+    info = await lstat(absolute);
+  } catch {
+    const parent = await realpath(dirname(absolute)).catch(() => null);
+    if (parent === null) return absolute;
+    return isInside(realRoot, parent) ? absolute : null;
+  }
+  if (!info.isSymbolicLink()) {
+    const parent = await realpath(dirname(absolute));
+    return isInside(realRoot, parent) ? absolute : null;
+  }
+  const real = await realpath(absolute).catch(() => null);
+  return real !== null && isInside(realRoot, real) ? real : null;
+}
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+async function listRepositoryFiles(root: string): Promise<string[]> {
+  const git = async (...args: string[]) =>
+    (await execFileAsync("git", ["-C", root, ...args], { maxBuffer: 512 * 1024 * 1024 })).stdout;
+  try {
+    const listed = (await git("ls-files", "-z", "--cached", "--others", "--exclude-standard"))
+      .split("\0")
+      .filter(Boolean);
+    const deleted = new Set((await git("ls-files", "-z", "--deleted")).split("\0").filter(Boolean));
+    return [...new Set(listed.filter((path) => !deleted.has(path)))].sort();
+  } catch {
+    return [];
+  }
+}

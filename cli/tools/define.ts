@@ -1,0 +1,116 @@
+import type { z } from "zod";
+import type { ToolSpec } from "../../shared/tools/spec.js";
+import type { ToolLimits } from "../host/limits.js";
+import type { SandboxPolicy } from "../host/sandbox.js";
+import type { ArticleDraft, Workspace } from "../host/workspace.js";
+
+/** Tool failures are values (STYLE.md 4): the host hands them to the model. */
+export type ToolResult = { ok: true; output: string } | ToolFailure;
+export interface ToolFailure {
+  ok: false;
+  code: string;
+  message: string;
+}
+
+/** One edit as the audit records it. */
+export interface RecordedEdit {
+  kind: "replace" | "section" | "checklist" | "create";
+  reason: string;
+  evidence: string[];
+  startLine: number;
+  endLine: number;
+  toolCallId: string;
+  /** The file the edit changed (the article, or an article created). */
+  path: string;
+}
+
+/** What a tool may use; built by AgentToolHost for each call. */
+export interface ToolContext {
+  sandbox: SandboxPolicy;
+  workspace: Workspace;
+  draft: ArticleDraft;
+  articlePath: string;
+  changedFiles: ReadonlySet<string>;
+  /** Whether a path is an article: matches the docs globs and no ignore glob. */
+  isArticlePath: (path: string) => boolean;
+  allowCreate: boolean;
+  limits: ToolLimits;
+  signal: AbortSignal;
+  toolCallId: string;
+  recordEdit: (edit: RecordedEdit) => void;
+  markDone: () => void;
+}
+
+export interface Tool<Schema extends z.ZodType = z.ZodType> {
+  readonly spec: ToolSpec<Schema>;
+  run(args: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<Schema extends z.ZodType>(
+  spec: ToolSpec<Schema>,
+  run: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolResult>,
+): Tool<Schema> {
+  return { spec, run };
+}
+
+export function fail(code: string, message: string): ToolFailure {
+  return { ok: false, code, message };
+}
+
+export function succeed(output: string): ToolResult {
+  return { ok: true, output };
+}
+
+/** Checks a raw JSON argument string against the tool's schema. */
+export function parseToolArguments(
+  spec: ToolSpec,
+  raw: string,
+): { ok: true; args: unknown } | { ok: false; code: string; message: string } {
+  let value: unknown;
+  try {
+    // Some servers send "" for a call without arguments.
+    value = raw.trim() === "" ? {} : JSON.parse(raw);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      code: "invalid_json",
+      message: `The arguments of ${spec.name} are not valid JSON (${why}). Send one JSON object matching the tool's schema.`,
+    };
+  }
+  const parsed = spec.parameters.safeParse(value);
+  if (parsed.success) return { ok: true, args: parsed.data };
+  return {
+    ok: false,
+    code: "invalid_arguments",
+    message: `Invalid arguments for ${spec.name}:\n${formatZodIssues(parsed.error.issues)}`,
+  };
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** One line per issue: the path of the bad field and what is wrong with it. */
+export function formatZodIssues(issues: readonly Issue[], prefix: PropertyKey[] = []): string {
+  const lines: string[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union" && issue.errors.length > 0) {
+      // Report the alternative that came closest (fewest issues), not every branch.
+      const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0] ?? [];
+      if (closest.length > 0) {
+        lines.push(formatZodIssues(closest, path));
+        continue;
+      }
+    }
+    let message = issue.message;
+    if (issue.code === "unrecognized_keys")
+      message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    lines.push(`- ${formatPath(path)}: ${message}`);
+  }
+  return lines.join("\n");
+}
+
+function formatPath(path: PropertyKey[]): string {
+  if (path.length === 0) return "(arguments)";
+  return path.map((part) => String(part)).join(".");
+}

@@ -1,0 +1,36 @@
+import picomatch from "picomatch";
+import type { ToolContext } from "./define.js";
+
+/**
+ * The files the tools may name: the repository's files (gitignored ones left out), the
+ * overlay's and this article's drafts, minus `.git` and the deny list.
+ */
+export async function visibleFiles(context: ToolContext): Promise<string[]> {
+  const files = new Set(await context.workspace.listFiles());
+  for (const path of context.draft.paths) files.add(path);
+  return [...files].filter((path) => context.sandbox.deniedReason(path) === null).sort();
+}
+
+/** A glob the model wrote, checked like a path: repository-relative, no escapes. */
+export function checkGlob(
+  glob: string,
+): { ok: true; match: (path: string) => boolean } | { ok: false; message: string } {
+  const shown = JSON.stringify(glob);
+  if (glob.includes("\0") || glob.includes("\\"))
+    return {
+      ok: false,
+      message: `The glob ${shown} contains a NUL byte or a backslash; use forward slashes.`,
+    };
+  if (glob.startsWith("/") || glob.startsWith("~") || /^[a-zA-Z]:/.test(glob))
+    return {
+      ok: false,
+      message: `The glob ${shown} is absolute; globs match repository-relative paths, such as "docs/**/*.md".`,
+    };
+  if (glob.split("/").some((segment) => segment === ".."))
+    return {
+      ok: false,
+      message: `The glob ${shown} contains ".."; only files inside the repository can be listed.`,
+    };
+  const pattern = glob.replace(/^(\.\/)+/, "");
+  return { ok: true, match: picomatch(pattern, { dot: true }) };
+}

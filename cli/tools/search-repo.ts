@@ -1,0 +1,123 @@
+import { createContext, Script } from "node:vm";
+import { type SearchRepoArgs, searchRepoSpec } from "../../shared/tools/search-repo.js";
+import { defineTool, fail, succeed, type ToolFailure, type ToolResult } from "./define.js";
+import { checkGlob, visibleFiles } from "./files.js";
+
+/** Characters of a matching line shown in a result. */
+export const SEARCH_LINE_CHARS = 240;
+/** Longest regex accepted. */
+export const MAX_REGEX_LENGTH = 500;
+
+/**
+ * Patterns known to backtrack exponentially: a quantified group that itself holds a
+ * quantifier (`(a+)+`, `(\w*)*`, `(a{1,9}){2,}`), and backreferences. Anything that slips
+ * past this still runs under a time budget.
+ */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/;
+const BACKREFERENCE = /\\[1-9]|\\k</;
+
+/** Runs one regex over one file's lines inside a VM context, so a runaway match can be stopped. */
+const SCAN = new Script(
+  "(() => { const found = []; for (let i = 0; i < lines.length && found.length < limit; i++) { if (regex.test(lines[i])) found.push(i); } return found; })()",
+);
+
+export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepoArgs, context) => {
+  let glob: ((path: string) => boolean) | null = null;
+  if (args.glob !== undefined) {
+    const checked = checkGlob(args.glob);
+    if (!checked.ok) return fail("invalid_glob", checked.message);
+    glob = checked.match;
+  }
+  let regex: RegExp | null = null;
+  if (args.regex) {
+    const compiled = compileGuarded(args.pattern);
+    if (!compiled.ok) return compiled;
+    regex = compiled.regex;
+  }
+  const cap = context.limits.searchMatches;
+  const vm = createContext({ regex, lines: [] as string[], limit: cap + 1 });
+  const deadline = Date.now() + context.limits.regexTimeoutMs;
+  const matches: string[] = [];
+  let searched = 0;
+  let capped = false;
+  for (const path of await visibleFiles(context)) {
+    if (glob && !glob(path)) continue;
+    context.signal.throwIfAborted();
+    // The real path must pass the sandbox too (symlinks out of the root, or to denied files).
+    const resolved = await context.sandbox.resolve(path);
+    if (!resolved.ok) continue;
+    const view = await context.draft.load(path);
+    if (view.kind !== "text") continue;
+    searched += 1;
+    const lines = view.content.split(/\r?\n/);
+    let hits: number[];
+    if (regex) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return timedOut(context.limits.regexTimeoutMs);
+      vm.lines = lines;
+      vm.limit = cap + 1 - matches.length;
+      try {
+        hits = [...(SCAN.runInContext(vm, { timeout: Math.max(1, remaining) }) as number[])];
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
+          return timedOut(context.limits.regexTimeoutMs);
+        throw error;
+      }
+    } else {
+      hits = [];
+      for (let index = 0; index < lines.length && hits.length < cap + 1 - matches.length; index++) {
+        if (lines[index]!.includes(args.pattern)) hits.push(index);
+      }
+    }
+    for (const index of hits) {
+      if (matches.length === cap) {
+        capped = true;
+        break;
+      }
+      matches.push(`${path}:${index + 1}: ${shorten(lines[index]!)}`);
+    }
+    if (capped) break;
+  }
+  const what = `${args.regex ? "regex" : "text"} ${JSON.stringify(args.pattern)}${args.glob ? ` in ${JSON.stringify(args.glob)}` : ""}`;
+  if (matches.length === 0)
+    return succeed(
+      `No matches for ${what} (${searched} files searched).${args.regex ? "" : " The search is literal and case-sensitive; pass regex: true for a pattern."}\n`,
+    );
+  const note = capped
+    ? `\n[capped at ${cap} matches; there are more. Narrow the pattern or pass a glob to see the rest]\n`
+    : "";
+  return succeed(`${matches.join("\n")}\n${note}`);
+});
+
+function compileGuarded(pattern: string): { ok: true; regex: RegExp } | ToolFailure {
+  if (pattern.length > MAX_REGEX_LENGTH)
+    return fail(
+      "regex_too_long",
+      `The regex is longer than ${MAX_REGEX_LENGTH} characters; search for a shorter pattern.`,
+    );
+  if (NESTED_QUANTIFIER.test(pattern) || BACKREFERENCE.test(pattern))
+    return fail(
+      "regex_unsafe",
+      'The regex has a quantified group containing another quantifier, or a backreference; such patterns can run for ever. Write it without nesting (for example "a+" instead of "(a+)+"), or search for literal text.',
+    );
+  try {
+    return { ok: true, regex: new RegExp(pattern) };
+  } catch (error) {
+    return fail(
+      "regex_invalid",
+      `The regex does not compile: ${error instanceof Error ? error.message : String(error)}. Fix it, or search for literal text (regex: false).`,
+    );
+  }
+}
+
+function timedOut(ms: number): ToolResult {
+  return fail(
+    "regex_timeout",
+    `The regex search took longer than ${ms} ms and was stopped. Use a simpler pattern, a glob to search fewer files, or literal text.`,
+  );
+}
+
+function shorten(line: string): string {
+  const trimmed = line.trim();
+  return trimmed.length > SEARCH_LINE_CHARS ? `${trimmed.slice(0, SEARCH_LINE_CHARS)}…` : trimmed;
+}

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import type { ToolDefinition } from "../model/types.js";
+import { createArticleSpec } from "./create-article.js";
+import { editArticleSpec } from "./edit-article.js";
+import { listFilesSpec } from "./list-files.js";
+import { outlineArticleSpec } from "./outline-article.js";
+import { readFileSpec } from "./read-file.js";
+import { searchRepoSpec } from "./search-repo.js";
+import type { ToolSpec } from "./spec.js";
+
+/** Every tool, in manifest order; create_article is offered only with `allowCreate`. */
+export const TOOL_SPECS: readonly ToolSpec[] = [
+  readFileSpec,
+  outlineArticleSpec,
+  searchRepoSpec,
+  listFilesSpec,
+  editArticleSpec,
+  createArticleSpec,
+];
+
+/** The tool specs offered for these options, in manifest order. */
+export function toolSpecsFor(options: { allowCreate: boolean }): ToolSpec[] {
+  return TOOL_SPECS.filter((spec) => options.allowCreate || spec.name !== createArticleSpec.name);
+}
+
+/** JSON Schema of a tool's arguments, as the model sees it (no `$schema` key). */
+export function toolParametersJsonSchema(spec: ToolSpec): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(spec.parameters, { io: "input" }) as Record<
+    string,
+    unknown
+  >;
+  return schema;
+}
+
+/**
+ * The tool manifest sent to the model. Identical options give byte-identical output, so
+ * providers can cache the prompt prefix.
+ */
+export function buildToolManifest(options: { allowCreate: boolean }): ToolDefinition[] {
+  return toolSpecsFor(options).map((spec) => ({
+    type: "function",
+    function: {
+      name: spec.name,
+      description: spec.description,
+      parameters: toolParametersJsonSchema(spec),
+    },
+  }));
+}

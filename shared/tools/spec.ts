@@ -1,0 +1,20 @@
+import type { z } from "zod";
+
+/**
+ * One tool as the model sees it: name, description and argument schema. Declared once in
+ * `shared/` so the backend can serve the same manifest; the code that runs it is in `cli/tools/`.
+ */
+export interface ToolSpec<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Schema;
+  /** Read-only tools of one turn may run in parallel; the others run one at a time. */
+  readonly readOnly: boolean;
+}
+
+export function defineToolSpec<Schema extends z.ZodType>(spec: ToolSpec<Schema>): ToolSpec<Schema> {
+  return spec;
+}
+
+/** A repository-relative POSIX path, as every tool takes it. */
+export const PATH_DESCRIPTION = 'Repository-relative POSIX path, such as "docs/guide.md".';
