@@ -4,8 +4,8 @@ import {
   type Audit,
   type AuditArticle,
   AuditSchema,
-  type AuditTotals,
 } from "../../shared/audit.js";
+import { computeTotals } from "../../shared/merge.js";
 import type { ImpactReason } from "../../shared/plan.js";
 import { redactSecrets } from "../../shared/redact.js";
 import type { Shard } from "../../shared/shard.js";
@@ -106,36 +106,6 @@ export class AuditTrail {
     };
     return AuditSchema.parse(audit);
   }
-}
-
-export function computeTotals(articles: readonly AuditArticle[], durationMs: number): AuditTotals {
-  const totals: AuditTotals = {
-    articles: articles.length,
-    updated: 0,
-    unchanged: 0,
-    failed: 0,
-    skipped: 0,
-    touched: 0,
-    cancelled: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-    durationMs: Math.round(durationMs),
-  };
-  for (const article of articles) {
-    totals[article.status] += 1;
-    totals.promptTokens += article.usage.promptTokens;
-    totals.completionTokens += article.usage.completionTokens;
-  }
-  return totals;
-}
-
-/** The combined patch: every article patch in audit order; applies with `git apply` to the base tree. */
-export function combinedPatch(audit: Audit): string {
-  return audit.articles
-    .map((article) => article.patch)
-    .filter((patch) => patch !== "")
-    .map((patch) => (patch.endsWith("\n") ? patch : `${patch}\n`))
-    .join("");
 }
 
 function redactDeep<T>(value: T, env: Record<string, string | undefined>): T {

@@ -1,6 +1,45 @@
+import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
+import { parseCommandArgs } from "../args.js";
+import { applyAudit } from "../audit/apply-audit.js";
+import { readAuditFile } from "../audit/files.js";
 import type { Command } from "../io.js";
 
-export const command: Command = async () => {
-  throw new UsageError("impact apply is not built yet");
+const HELP = `Usage: impact apply <audit> [--repo DIR] [--json] [--quiet]
+
+Writes the patches of an audit (from impact run) to the working tree. Every file must
+still have the hash the audit's edits were made against; if one does not, nothing is
+written and the command exits 2 naming it. Each file is written atomically.
+`;
+
+export const command: Command = async (argv, io) => {
+  const { values, positionals } = parseCommandArgs(
+    "apply",
+    argv,
+    {
+      repo: { type: "string" },
+      json: { type: "boolean" },
+      quiet: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    true,
+  );
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new UsageError("impact apply takes one audit file (see: impact apply --help)");
+  }
+  const audit = await readAuditFile(resolve(io.cwd, positionals[0]!));
+  const root = resolve(io.cwd, values.repo ?? ".");
+  const result = await applyAudit(audit, root);
+  if (values.json) {
+    io.stdout(`${JSON.stringify(result)}\n`);
+  } else if (!values.quiet) {
+    for (const path of result.written) io.stdout(`applied ${path}\n`);
+    for (const path of result.alreadyApplied) io.stdout(`already applied ${path}\n`);
+    if (result.written.length + result.alreadyApplied.length === 0) io.stdout("nothing to apply\n");
+  }
+  return 0;
 };

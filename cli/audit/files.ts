@@ -1,0 +1,40 @@
+import { readFile } from "node:fs/promises";
+import { type Audit, AuditSchema } from "../../shared/audit.js";
+import { UsageError } from "../../shared/errors.js";
+import { combinedPatch } from "../../shared/merge.js";
+import { writeFileAtomic } from "../fs.js";
+
+/** Writes the audit JSON and the combined patch, each atomically (temp file + rename). */
+export async function writeAuditFiles(audit: Audit, paths: { out: string; patch: string }): Promise<void> {
+  await writeFileAtomic(paths.out, `${JSON.stringify(audit, null, 2)}\n`);
+  await writeFileAtomic(paths.patch, combinedPatch(audit));
+}
+
+/**
+ * Reads an audit back (a trust boundary): a missing file, bad JSON or a schema failure
+ * is one usage error line naming the file and the first bad field.
+ */
+export async function readAuditFile(path: string): Promise<Audit> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error);
+    throw new UsageError(`cannot read audit ${path}: ${reason}`, { code: "input", cause: error });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not an audit: not valid JSON`, { code: "input", cause: error });
+  }
+  const parsed = AuditSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? issue.path.join(".") : "(top level)";
+    throw new UsageError(`${path} is not an audit: ${where}: ${issue?.message ?? "invalid"}`, {
+      code: "input",
+    });
+  }
+  return parsed.data;
+}
