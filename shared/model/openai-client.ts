@@ -200,7 +200,6 @@ async function assembleStream(
   stream: AsyncIterable<ChatCompletionChunk>,
 ): Promise<Omit<ModelResponse, "retries">> {
   let content = "";
-  let sawContent = false;
   let sawChoice = false;
   let finishReason: string | null = null;
   let promptTokens = 0;
@@ -215,10 +214,7 @@ async function assembleStream(
       if ((choice.index ?? 0) !== 0) continue;
       sawChoice = true;
       const delta = choice.delta ?? {};
-      if (typeof delta.content === "string") {
-        content += delta.content;
-        sawContent = true;
-      }
+      if (typeof delta.content === "string") content += delta.content;
       (delta.tool_calls ?? []).forEach((part, position) => {
         // Some servers leave out `index` when they send each call whole.
         const index = part.index ?? position;
@@ -232,7 +228,8 @@ async function assembleStream(
     }
   }
   if (!sawChoice) throw new ModelProtocolError("the model API streamed no choices");
-  const message: AssistantMessage = { role: "assistant", content: sawContent ? content : null };
+  // An empty stream of text is no text, as `content: null` is in a non-streamed answer.
+  const message: AssistantMessage = { role: "assistant", content: content === "" ? null : content };
   const toolCalls = [...calls.entries()]
     .sort(([a], [b]) => a - b)
     .map(

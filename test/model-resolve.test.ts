@@ -1,0 +1,108 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { UsageError } from "../shared/errors.js";
+import { resolveModelClient } from "../shared/model/resolve.js";
+import { makeTempDir } from "./helpers/git-repo.js";
+import { type ScriptedModelServer, startScriptedModelServer } from "./helpers/scripted-model-server.js";
+
+const servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+const request = (article: string) => ({
+  model: "ignored-by-replay",
+  article,
+  messages: [{ role: "user" as const, content: `Article: ${article}` }],
+  tools: [],
+});
+
+describe("resolveModelClient", () => {
+  it("says how to configure a model when there is no key, router or replay", async () => {
+    const error = await resolveModelClient({ env: {} }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatchInlineSnapshot(
+      `"no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server), or use a router with --router URL or IMPACT_ROUTER_URL, or replay a recording with --model replay:FILE (\`impact plan\` needs no key)"`,
+    );
+  });
+
+  it("uses OPENAI_BASE_URL, OPENAI_API_KEY and IMPACT_MODEL, and --model over IMPACT_MODEL", async () => {
+    const server = await startScriptedModelServer([{ content: "one" }, { content: "two" }]);
+    servers.push(server);
+    const env = {
+      OPENAI_API_KEY: "sk-test-not-a-real-key",
+      OPENAI_BASE_URL: server.url,
+      IMPACT_MODEL: "env-model",
+    };
+    const fromEnv = await resolveModelClient({ env });
+    expect(fromEnv.model).toBe("env-model");
+    await fromEnv.complete({ ...request("docs/a.md"), model: fromEnv.model }, new AbortController().signal);
+    const fromFlag = await resolveModelClient({ env, model: "flag-model", stream: true });
+    expect(fromFlag.model).toBe("flag-model");
+    const answer = await fromFlag.complete(
+      { ...request("docs/a.md"), model: fromFlag.model },
+      new AbortController().signal,
+    );
+    expect(answer.message.content).toBe("two");
+    expect(server.requests.map((sent) => [sent.body.model, Boolean(sent.body.stream)])).toEqual([
+      ["env-model", false],
+      ["flag-model", true],
+    ]);
+  });
+
+  it("defaults the model to gpt-4.1-mini", async () => {
+    const client = await resolveModelClient({ env: { OPENAI_API_KEY: "sk-test-not-a-real-key" } });
+    expect(client.model).toBe("gpt-4.1-mini");
+  });
+
+  it("answers from a replay:FILE relative to cwd, needing no key", async () => {
+    const dir = makeTempDir();
+    writeFileSync(
+      join(dir, "rec.json"),
+      JSON.stringify({
+        version: 1,
+        kind: "impact-model-recording",
+        model: "recorded-model",
+        toolSets: {},
+        articles: {
+          "docs/a.md": [
+            {
+              request: { model: "recorded-model", messages: [], tools: "none" },
+              response: {
+                message: { role: "assistant", content: "Still correct." },
+                finishReason: "stop",
+                usage: { promptTokens: 5, completionTokens: 2 },
+              },
+            },
+          ],
+        },
+      }),
+    );
+    const client = await resolveModelClient({ env: {}, model: "replay:rec.json", cwd: dir });
+    expect(client.model).toBe("recorded-model");
+    const answer = await client.complete(request("docs/a.md"), new AbortController().signal);
+    expect(answer).toEqual({
+      message: { role: "assistant", content: "Still correct." },
+      finishReason: "stop",
+      usage: { promptTokens: 5, completionTokens: 2 },
+      retries: 0,
+    });
+    await expect(resolveModelClient({ env: {}, model: "replay:" })).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it("takes the router branch for IMPACT_ROUTER_URL instead of asking for a key", async () => {
+    const routerExists =
+      existsSync(join(process.cwd(), "shared/model/router-client.ts")) ||
+      existsSync(join(process.cwd(), "shared/model/router-client.js"));
+    const result = await resolveModelClient({
+      env: { IMPACT_ROUTER_URL: "http://127.0.0.1:9/", IMPACT_ROUTER_TOKEN: "test-token-not-real" },
+      model: "routed-model",
+    }).catch((caught: unknown) => caught);
+    if (routerExists) {
+      expect((result as { model: string }).model).toBe("routed-model");
+    } else {
+      expect((result as Error).message).toBe("the router client is not available in this build of impact");
+    }
+  });
+});
