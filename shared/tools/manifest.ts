@@ -25,10 +25,18 @@ export function toolSpecsFor(options: { allowCreate: boolean }): ToolSpec[] {
 
 /** JSON Schema of a tool's arguments, as the model sees it (no `$schema` key). */
 export function toolParametersJsonSchema(spec: ToolSpec): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(spec.parameters, { io: "input" }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(spec.parameters, {
+    io: "input",
+    override: ({ jsonSchema }) => {
+      // z.int() bounds every integer by the safe-integer range: noise for the model.
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      if (jsonSchema.type === "integer" && jsonSchema.exclusiveMinimum === 0) {
+        delete jsonSchema.exclusiveMinimum;
+        jsonSchema.minimum = 1;
+      }
+    },
+  }) as Record<string, unknown>;
   return schema;
 }
 
