@@ -82,6 +82,7 @@ export async function resolveModelClient(options: ResolveModelOptions): Promise<
       ...(router.token ? { token: router.token } : {}),
       model,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
   }
   const apiKey = env.OPENAI_API_KEY;
