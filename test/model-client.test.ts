@@ -301,4 +301,23 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     );
     expect(server.requests).toHaveLength(1);
   });
+
+  it("marks a call past the end of the script as unexpected and answers it with a 500", async () => {
+    const { client, server } = await setup([{ content: "only one" }], { maxRetries: 0 });
+    await client.complete(request(), signal());
+    const error = await rejection(client.complete(request(), signal()));
+    expect((error as Error).message).toMatchInlineSnapshot(
+      `"model API still failing after 0 retries (test-model): HTTP 500: unexpected extra call"`,
+    );
+    expect(server.requests.map((sent) => sent.unexpected)).toEqual([false, true]);
+  });
+
+  it("answers from a script function, keyed by article and its call index", async () => {
+    const { client } = await setup((sent) => ({ content: `${sent.article} #${sent.articleCallIndex}` }));
+    const answers = [];
+    for (const article of ["docs/a.md", "docs/b.md", "docs/a.md"]) {
+      answers.push((await client.complete(request(article), signal())).message.content);
+    }
+    expect(answers).toEqual(["docs/a.md #0", "docs/b.md #0", "docs/a.md #1"]);
+  });
 });

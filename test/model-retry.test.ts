@@ -1,0 +1,51 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isAbortError } from "../shared/errors.js";
+import { abortableSleep, parseRetryAfter, type RetryPolicy, retryDelayMs } from "../shared/model/retry.js";
+
+const policy: RetryPolicy = { maxRetries: 4, baseMs: 500, maxMs: 8_000, maxRetryAfterMs: 30_000 };
+
+describe("retry policy", () => {
+  it("backs off exponentially with jitter, never past the cap", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true }),
+        (attempt, r) => {
+          const exponential = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1));
+          const delay = retryDelayMs(policy, attempt, undefined, () => r);
+          expect(delay).toBeGreaterThanOrEqual(Math.floor(exponential / 2));
+          expect(delay).toBeLessThanOrEqual(exponential);
+        },
+      ),
+    );
+    expect(
+      [1, 2, 3, 4, 5, 6].map((attempt) => retryDelayMs(policy, attempt, undefined, () => 0.999)),
+    ).toEqual([500, 1000, 2000, 4000, 7996, 7996]);
+  });
+
+  it("takes the server's retry-after, capped", () => {
+    expect(retryDelayMs(policy, 1, 1_200)).toBe(1_200);
+    expect(retryDelayMs(policy, 1, 3_600_000)).toBe(30_000);
+    expect(retryDelayMs(policy, 1, 0)).toBe(0);
+  });
+
+  it("reads retry-after-ms, retry-after in seconds and as an HTTP date", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter(new Headers({ "retry-after-ms": "250", "retry-after": "9" }), now)).toBe(250);
+    expect(parseRetryAfter(new Headers({ "retry-after": "1.5" }), now)).toBe(1_500);
+    expect(parseRetryAfter(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" }), now)).toBe(7_000);
+    expect(parseRetryAfter(new Headers({ "retry-after": "soon" }), now)).toBeUndefined();
+    expect(parseRetryAfter(new Headers(), now)).toBeUndefined();
+  });
+
+  it("sleeps until aborted, then rejects with an abort error", async () => {
+    const controller = new AbortController();
+    const sleeping = abortableSleep(3_600_000, controller.signal).catch((error: unknown) => error);
+    controller.abort();
+    expect(isAbortError(await sleeping)).toBe(true);
+    expect(isAbortError(await abortableSleep(1, controller.signal).catch((error: unknown) => error))).toBe(
+      true,
+    );
+  });
+});
