@@ -21,7 +21,7 @@ describe("retry policy", () => {
     );
     expect(
       [1, 2, 3, 4, 5, 6].map((attempt) => retryDelayMs(policy, attempt, undefined, () => 0.999)),
-    ).toEqual([500, 1000, 2000, 4000, 7996, 7996]);
+    ).toEqual([500, 1000, 1999, 3998, 7996, 7996]);
   });
 
   it("takes the server's retry-after, capped", () => {
