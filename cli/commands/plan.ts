@@ -1,6 +1,190 @@
-import { UsageError } from "../../shared/errors.js";
+import { resolve } from "node:path";
+import { CheckFailed, UsageError } from "../../shared/errors.js";
+import { type ImpactPlan, ImpactPlanSchema } from "../../shared/plan.js";
+import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "../args.js";
+import { loadConfig } from "../config.js";
+import { type BacktestReport, BacktestReportSchema, runBacktest } from "../detect/backtest.js";
+import { repositoryRoot } from "../git/git.js";
 import type { Command } from "../io.js";
+import { buildPlan } from "../pipeline.js";
 
-export const command: Command = async () => {
-  throw new UsageError("impact plan is not built yet");
+const OPTIONS = {
+  ...COMMON_OPTIONS,
+  check: { type: "boolean" },
+  backtest: { type: "string" },
+} as const;
+
+const HELP = `Usage: impact plan [options]
+
+Finds the documentation articles a change makes wrong, and says why. No model needed.
+
+Options:
+  --repo DIR      the repository (default: the current directory)
+  --base REV      the revision before the change (default: HEAD~1, the first parent)
+  --head REV      the revision after the change (default: HEAD, with the working tree's docs)
+  --diff FILE|-   read a unified diff instead of asking git
+  --config FILE   the config file (default: impact.config.json at the repository root)
+  --json          print one JSON object
+  --check         exit 3 when impacted articles exist that the change did not touch
+  --backtest N    score the detector on the last N commits that changed code and docs
+  --quiet         print nothing but errors
+`;
+
+export const command: Command = async (argv, io) => {
+  const { values } = parseCommandArgs("plan", argv, OPTIONS);
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const repo = resolve(io.cwd, values.repo ?? ".");
+  const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
+  const backtest = parsePositiveInt("backtest", values.backtest);
+  if (backtest !== undefined) {
+    if (values.diff !== undefined || values.base !== undefined || values.check) {
+      throw new UsageError("impact plan: --backtest walks history itself; drop --diff, --base and --check");
+    }
+    const repoRoot = await repositoryRoot(repo);
+    const report = await runBacktest({
+      repoRoot,
+      config: await loadConfig(repoRoot, config),
+      count: backtest,
+      head: values.head,
+    });
+    if (values.json) io.stdout(`${JSON.stringify(BacktestReportSchema.parse(report))}\n`);
+    else if (!values.quiet) io.stdout(renderBacktest(report, backtest));
+    return 0;
+  }
+  const diff = values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
+  const { plan } = await buildPlan({
+    repo,
+    base: values.base,
+    head: values.head,
+    diff,
+    config,
+    readStdin: io.readStdin,
+  });
+  if (values.json) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
+  else if (!values.quiet) io.stdout(renderPlan(plan));
+  if (!values.json && !values.quiet) for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
+  if (values.check) {
+    const untouched = plan.articles.filter((article) => article.status === "impacted");
+    if (untouched.length > 0) {
+      const names = untouched.map((article) => article.path);
+      const shown =
+        names.length > 5 ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more` : names.join(", ");
+      throw new CheckFailed(
+        `${untouched.length} article${untouched.length === 1 ? "" : "s"} probably need${untouched.length === 1 ? "s" : ""} an update that this change did not make: ${shown}`,
+      );
+    }
+  }
+  return 0;
 };
+
+function short(revision: string): string {
+  return /^[0-9a-f]{40}$/.test(revision) ? revision.slice(0, 12) : revision;
+}
+
+/** The table people read: each article with its status, its reasons and the changed files behind them. */
+export function renderPlan(plan: ImpactPlan): string {
+  const impacted = plan.articles.filter((article) => article.status === "impacted").length;
+  const touched = plan.articles.length - impacted;
+  const range = plan.base === plan.head ? short(plan.head) : `${short(plan.base)}..${short(plan.head)}`;
+  const lines: string[] = [];
+  if (plan.articles.length === 0) {
+    lines.push(`No article is impacted by ${range}.`);
+  } else {
+    lines.push(
+      `${impacted} article${impacted === 1 ? "" : "s"} impacted, ${touched} touched by the change (${range})`,
+      "",
+    );
+    const rows: string[][] = [["ARTICLE", "STATUS", "REASON", "FILE", "DETAIL"]];
+    for (const article of plan.articles) {
+      if (article.impact.length === 0)
+        rows.push([article.path, article.status, "-", article.path, "changed by the diff"]);
+      article.impact.forEach((reason, index) => {
+        rows.push([
+          index === 0 ? article.path : "",
+          index === 0 ? article.status : "",
+          reason.kind,
+          reason.source,
+          reason.detail,
+        ]);
+      });
+    }
+    lines.push(...table(rows));
+  }
+  if (plan.dropped.length > 0) {
+    const shown = plan.dropped.slice(0, 20).map((entry) => `${entry.symbol} (${entry.why})`);
+    const more = plan.dropped.length > 20 ? `, and ${plan.dropped.length - 20} more` : "";
+    lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!)))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+function percent(value: { hits: number; of: number; rate: number | null }): string {
+  return value.rate === null ? `n/a (0/0)` : `${Math.round(value.rate * 100)}% (${value.hits}/${value.of})`;
+}
+
+/** The backtest for people: one row per commit, then the scores overall and per reason kind. */
+export function renderBacktest(report: BacktestReport, asked: number): string {
+  const lines: string[] = [];
+  if (report.commits.length === 0) {
+    return `No commit up to ${short(report.head)} changed both code and an existing article; nothing to score.\n`;
+  }
+  const found = report.commits.length < asked ? ` (only ${report.commits.length} found)` : "";
+  lines.push(
+    `Backtest over the last ${report.commits.length} commits that changed code and docs${found}`,
+    "",
+  );
+  const rows = [["COMMIT", "CHANGED", "FLAGGED", "FOUND", "SUBJECT"]];
+  for (const commit of report.commits) {
+    rows.push([
+      commit.sha.slice(0, 12),
+      String(commit.changed.length),
+      String(commit.flagged.length),
+      String(commit.found.length),
+      commit.subject,
+    ]);
+  }
+  lines.push(...table(rows), "");
+  lines.push(`recall     ${percent(report.recall)}`);
+  lines.push(`precision  ${percent(report.precision)}`);
+  lines.push(
+    `flagged per commit  ${report.flaggedPerCommit === null ? "n/a" : report.flaggedPerCommit.toFixed(1)}`,
+  );
+  lines.push("");
+  const kindRows = [["REASON", "FLAGGED", "RECALL", "PRECISION"]];
+  for (const [kind, score] of Object.entries(report.byKind)) {
+    kindRows.push([kind, String(score.flagged), percent(score.recall), percent(score.precision)]);
+  }
+  lines.push(...table(kindRows));
+  const missed = report.commits.flatMap((commit) =>
+    commit.changed
+      .filter((path) => !commit.found.includes(path))
+      .map((path) => `${commit.sha.slice(0, 12)} ${path}`),
+  );
+  if (missed.length > 0) {
+    lines.push(
+      "",
+      "Missed (changed by the commit, not flagged):",
+      ...missed.slice(0, 20).map((line) => `  ${line}`),
+    );
+    if (missed.length > 20) lines.push(`  … and ${missed.length - 20} more`);
+  }
+  return `${lines.join("\n")}\n`;
+}

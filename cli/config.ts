@@ -1,0 +1,79 @@
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join, relative } from "node:path";
+import type { z } from "zod";
+import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
+import { UsageError } from "../shared/errors.js";
+
+export const CONFIG_FILE = "impact.config.json";
+
+/**
+ * Reads `impact.config.json` at the repository root (optional: defaults without it), or the
+ * file given with `--config` (required then). Any problem is a one-line UsageError naming
+ * the file and the bad key: `impact.config.json: mappings[2].docs: expected string`.
+ */
+export async function loadConfig(repoRoot: string, configPath?: string): Promise<ImpactConfig> {
+  const path = configPath === undefined ? join(repoRoot, CONFIG_FILE) : configPath;
+  const name = configPath === undefined ? CONFIG_FILE : displayName(repoRoot, configPath);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (configPath === undefined && code === "ENOENT") return ConfigSchema.parse({});
+    throw new UsageError(
+      `${name}: cannot read the config file (${code ?? "error"}); check the --config path`,
+      {
+        code: "config",
+        cause: error,
+      },
+    );
+  }
+  return parseConfig(text, name);
+}
+
+/** Validates config text; `name` prefixes every message. */
+export function parseConfig(text: string, name = CONFIG_FILE): ImpactConfig {
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new UsageError(`${name}: not valid JSON (${reason})`, { code: "config", cause: error });
+  }
+  const result = ConfigSchema.safeParse(data);
+  if (!result.success) {
+    throw new UsageError(`${name}: ${describeIssues(result.error.issues)}`, {
+      code: "config",
+      cause: result.error,
+    });
+  }
+  return result.data;
+}
+
+function describeIssues(issues: z.core.$ZodIssue[]): string {
+  const first = issues[0];
+  if (!first) return "invalid config";
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
+  const message =
+    first.code === "unrecognized_keys"
+      ? `unknown key${first.keys.length > 1 ? "s" : ""} ${first.keys.map((key) => `"${key}"`).join(", ")}`
+      : first.message.replace(/^Invalid input: /, "");
+  const path = formatPath(first.path);
+  return `${path ? `${path}: ` : ""}${message}${more}`;
+}
+
+/** `["mappings", 2, "docs"]` → `mappings[2].docs`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function displayName(repoRoot: string, path: string): string {
+  if (!isAbsolute(path)) return path;
+  const inside = relative(repoRoot, path);
+  return inside.startsWith("..") || isAbsolute(inside) ? path : inside;
+}

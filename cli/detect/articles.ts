@@ -1,0 +1,75 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import picomatch from "picomatch";
+import type { ImpactConfig } from "../../shared/config.js";
+import { gitAt, readBlobs } from "../git/git.js";
+
+/** Whether a repository-relative path is an article (docs globs minus ignore globs). */
+export type ArticleSelector = (path: string) => boolean;
+
+/** docs globs minus ignore globs, as one predicate. */
+export function articleSelector(config: ImpactConfig): ArticleSelector {
+  const options = { dot: false };
+  const isDoc = picomatch(config.docs, options);
+  const isIgnored = config.ignore.length > 0 ? picomatch(config.ignore, options) : () => false;
+  return (path) => isDoc(path) && !isIgnored(path);
+}
+
+/**
+ * The articles of the working tree: tracked and untracked files that match the docs globs,
+ * minus the ignore globs and git-ignored files. With `revision`, the articles of that
+ * commit instead (what `--head REV` and the backtest read). Sorted, repository-relative.
+ */
+export async function listArticles(
+  repoRoot: string,
+  config: ImpactConfig,
+  options: { revision?: string } = {},
+): Promise<string[]> {
+  const git = gitAt(repoRoot);
+  const output =
+    options.revision === undefined
+      ? await git.raw(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"])
+      : await git.raw(["ls-tree", "-r", "-z", "--name-only", options.revision]);
+  const select = articleSelector(config);
+  const paths = new Set(output.split("\0").filter((path) => path !== "" && select(path)));
+  return [...paths].sort();
+}
+
+/**
+ * Reads articles: from the working tree, or from a revision's blobs. Paths that no longer
+ * exist (deleted in the working tree but still in the index) are left out.
+ */
+export async function readArticles(
+  repoRoot: string,
+  paths: string[],
+  options: { revision?: string } = {},
+): Promise<{ path: string; content: string }[]> {
+  const { revision } = options;
+  if (revision !== undefined) {
+    const blobs = await readBlobs(
+      repoRoot,
+      paths.map((path) => `${revision}:${path}`),
+    );
+    return paths.flatMap((path) => {
+      const content = blobs.get(`${revision}:${path}`);
+      return content === undefined ? [] : [{ path, content }];
+    });
+  }
+  const articles: ({ path: string; content: string } | undefined)[] = new Array(paths.length);
+  let next = 0;
+  // A few reads in flight keep the disk busy without opening 20,000 files at once.
+  const worker = async () => {
+    while (next < paths.length) {
+      const index = next++;
+      const path = paths[index]!;
+      try {
+        articles[index] = { path, content: await readFile(join(repoRoot, path), "utf8") };
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR") throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return articles.filter((article) => article !== undefined);
+}

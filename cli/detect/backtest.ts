@@ -1,0 +1,157 @@
+import { z } from "zod";
+import type { ImpactConfig } from "../../shared/config.js";
+import { ImpactKindSchema } from "../../shared/plan.js";
+import { loadChangeSet } from "../git/changeset.js";
+import { gitAt } from "../git/git.js";
+import { articleSelector, listArticles, readArticles } from "./articles.js";
+import { detectImpact } from "./detector.js";
+
+/** How far back the backtest looks for commits that changed both code and docs. */
+export const BACKTEST_SCAN_LIMIT = 5000;
+
+const RateSchema = z.object({ hits: z.number(), of: z.number(), rate: z.number().nullable() });
+
+export const BacktestCommitSchema = z.object({
+  sha: z.string(),
+  subject: z.string(),
+  /** Existing articles the commit really changed (the answer). */
+  changed: z.array(z.string()),
+  /** Articles the detector flagged for the commit's code-only change. */
+  flagged: z.array(z.string()),
+  /** flagged ∩ changed. */
+  found: z.array(z.string()),
+  byKind: z.record(ImpactKindSchema, z.array(z.string())),
+});
+
+export const BacktestReportSchema = z.object({
+  head: z.string(),
+  commits: z.array(BacktestCommitSchema),
+  recall: RateSchema,
+  precision: RateSchema,
+  flaggedPerCommit: z.number().nullable(),
+  byKind: z.record(
+    ImpactKindSchema,
+    z.object({ flagged: z.number(), recall: RateSchema, precision: RateSchema }),
+  ),
+});
+
+export type BacktestCommit = z.infer<typeof BacktestCommitSchema>;
+export type BacktestReport = z.infer<typeof BacktestReportSchema>;
+
+const KINDS = ImpactKindSchema.options;
+
+/**
+ * Scores the detector on the repository's own history: the last `count` non-merge commits
+ * reachable from `head` that changed code and modified at least one existing article are
+ * replayed as code-only changes against their parent's docs. The articles the commit really
+ * changed are the answer; recall and precision compare the plan with it, overall and per
+ * reason kind.
+ */
+export async function runBacktest(options: {
+  repoRoot: string;
+  config: ImpactConfig;
+  count: number;
+  head?: string;
+}): Promise<BacktestReport> {
+  const { repoRoot, config, count } = options;
+  const git = gitAt(repoRoot);
+  const head = (await git.raw(["rev-parse", "--verify", `${options.head ?? "HEAD"}^{commit}`])).trim();
+  const isArticle = articleSelector(config);
+  const log = await git.raw([
+    "log",
+    "--no-merges",
+    "--no-renames",
+    `--max-count=${BACKTEST_SCAN_LIMIT}`,
+    "--format=%x1e%H%x1f%P%x1f%s",
+    "--name-only",
+    head,
+  ]);
+  const candidates: { sha: string; parent: string; subject: string }[] = [];
+  for (const record of log.split("\x1e")) {
+    if (candidates.length >= count) break;
+    const [header = "", ...names] = record.split("\n");
+    const [sha, parents, subject = ""] = header.split("\x1f");
+    const parent = parents?.split(" ")[0];
+    if (!sha || !parent) continue;
+    const files = names.filter((name) => name !== "");
+    if (files.some(isArticle) && files.some((name) => !isArticle(name)))
+      candidates.push({ sha, parent, subject });
+  }
+
+  const commits: BacktestCommit[] = [];
+  for (const candidate of candidates) {
+    const changeSet = await loadChangeSet({ repo: repoRoot, base: candidate.parent, head: candidate.sha });
+    const articlesBefore = await listArticles(repoRoot, config, { revision: candidate.parent });
+    const existing = new Set(articlesBefore);
+    const changed = changeSet.files
+      .filter((file) => file.status !== "added" && file.status !== "deleted")
+      .map((file) => file.oldPath ?? file.path)
+      .filter((path) => existing.has(path));
+    if (changed.length === 0) continue;
+    const codeOnly = {
+      ...changeSet,
+      files: changeSet.files.filter(
+        (file) => !isArticle(file.path) && !(file.oldPath && isArticle(file.oldPath)),
+      ),
+      symbols: changeSet.symbols.filter((symbol) => !isArticle(symbol.file)),
+    };
+    const articles = await readArticles(repoRoot, articlesBefore, { revision: candidate.parent });
+    const plan = detectImpact({ changeSet: codeOnly, articles, config });
+    const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
+    const truth = new Set(changed);
+    const byKind = Object.fromEntries(
+      KINDS.map((kind) => [
+        kind,
+        flaggedArticles
+          .filter((article) => article.impact.some((reason) => reason.kind === kind))
+          .map((article) => article.path),
+      ]),
+    ) as BacktestCommit["byKind"];
+    const flagged = flaggedArticles.map((article) => article.path);
+    commits.push({
+      sha: candidate.sha,
+      subject: candidate.subject,
+      changed: [...truth].sort(),
+      flagged,
+      found: flagged.filter((path) => truth.has(path)),
+      byKind,
+    });
+    if (commits.length >= count) break;
+  }
+  return scoreBacktest(head, commits);
+}
+
+/** Micro-averaged recall and precision over the commits, overall and per reason kind. */
+export function scoreBacktest(head: string, commits: BacktestCommit[]): BacktestReport {
+  const rate = (hits: number, of: number) => ({ hits, of, rate: of === 0 ? null : hits / of });
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  const truthTotal = sum(commits.map((commit) => commit.changed.length));
+  const found = sum(commits.map((commit) => commit.found.length));
+  const flagged = sum(commits.map((commit) => commit.flagged.length));
+  const byKind = Object.fromEntries(
+    KINDS.map((kind) => {
+      const kindFlagged = sum(commits.map((commit) => commit.byKind[kind]?.length ?? 0));
+      const kindFound = sum(
+        commits.map(
+          (commit) => (commit.byKind[kind] ?? []).filter((path) => commit.changed.includes(path)).length,
+        ),
+      );
+      return [
+        kind,
+        {
+          flagged: kindFlagged,
+          recall: rate(kindFound, truthTotal),
+          precision: rate(kindFound, kindFlagged),
+        },
+      ];
+    }),
+  ) as BacktestReport["byKind"];
+  return {
+    head,
+    commits,
+    recall: rate(found, truthTotal),
+    precision: rate(found, flagged),
+    flaggedPerCommit: commits.length === 0 ? null : flagged / commits.length,
+    byKind,
+  };
+}

@@ -1,0 +1,71 @@
+import picomatch from "picomatch";
+import type { Mapping } from "../../shared/config.js";
+
+const CAPTURE = /:([A-Za-z_][A-Za-z0-9_]*)/g;
+const GLOB_CHARS = /[*?[\]{}()!]/;
+
+export interface CompiledMapping {
+  rule: Mapping;
+  /** The captures when `path` matches the code side, else undefined. */
+  match: (path: string) => Record<string, string> | undefined;
+  /** The article predicate for one set of captures. */
+  docs: (captures: Record<string, string>) => (articlePath: string) => boolean;
+}
+
+/**
+ * Compiles a mapping rule. `:name` captures one path segment (or part of one) on the code
+ * side and is substituted on the docs side; `*`, `**` and `?` work as globs on both sides.
+ * A rule without captures is a pair of globs (picomatch, braces included).
+ */
+export function compileMapping(rule: Mapping): CompiledMapping {
+  const names = [...rule.code.matchAll(CAPTURE)].map((match) => match[1]!);
+  let match: CompiledMapping["match"];
+  if (names.length === 0) {
+    const isMatch = picomatch(rule.code, { dot: true });
+    match = (path) => (isMatch(path) ? {} : undefined);
+  } else {
+    const regex = captureRegex(rule.code);
+    match = (path) => {
+      const result = regex.exec(path);
+      return result ? { ...result.groups } : undefined;
+    };
+  }
+  const docs = (captures: Record<string, string>) => {
+    const target = rule.docs.replace(CAPTURE, (whole, name: string) => captures[name] ?? whole);
+    if (!GLOB_CHARS.test(target)) return (articlePath: string) => articlePath === target;
+    return picomatch(target, { dot: true });
+  };
+  return { rule, match, docs };
+}
+
+function captureRegex(pattern: string): RegExp {
+  let source = "";
+  const seen = new Set<string>();
+  for (let index = 0; index < pattern.length; ) {
+    const rest = pattern.slice(index);
+    const capture = /^:([A-Za-z_][A-Za-z0-9_]*)/.exec(rest);
+    if (capture) {
+      const name = capture[1]!;
+      // A name used twice must match the same text twice.
+      source += seen.has(name) ? `\\k<${name}>` : `(?<${name}>[^/]+?)`;
+      seen.add(name);
+      index += capture[0].length;
+    } else if (rest.startsWith("**/")) {
+      source += "(?:.*/)?";
+      index += 3;
+    } else if (rest.startsWith("**")) {
+      source += ".*";
+      index += 2;
+    } else if (rest[0] === "*") {
+      source += "[^/]*";
+      index += 1;
+    } else if (rest[0] === "?") {
+      source += "[^/]";
+      index += 1;
+    } else {
+      source += rest[0]!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      index += 1;
+    }
+  }
+  return new RegExp(`^${source}$`);
+}

@@ -1,0 +1,73 @@
+import { readFile } from "node:fs/promises";
+import type { ChangeSet } from "../shared/changeset.js";
+import type { ImpactConfig } from "../shared/config.js";
+import { UsageError } from "../shared/errors.js";
+import type { ImpactPlan } from "../shared/plan.js";
+import { loadConfig } from "./config.js";
+import { listArticles, readArticles } from "./detect/articles.js";
+import { detectImpact } from "./detect/detector.js";
+import { loadChangeSet } from "./git/changeset.js";
+import { gitAt, repositoryRoot, resolveCommit } from "./git/git.js";
+
+export interface BuildPlanOptions {
+  repo: string;
+  base?: string;
+  head?: string;
+  /** A unified diff file to read instead of asking git, or "-" for standard input. */
+  diff?: string;
+  /** A config file path (default: impact.config.json at the repository root, optional). */
+  config?: string;
+  readStdin: () => Promise<string>;
+}
+
+export interface BuiltPlan {
+  plan: ImpactPlan;
+  changeSet: ChangeSet;
+  config: ImpactConfig;
+  repoRoot: string;
+  /** Where the article text came from: the working tree, or the head commit's blobs. */
+  articleSource: { kind: "worktree" } | { kind: "revision"; revision: string };
+}
+
+/**
+ * diff → ChangeSet → ImpactPlan, shared by `impact plan` and `impact run`.
+ * Articles are read from the working tree when the head is the checked-out commit (the
+ * default), and from the head commit's blobs when `--head` names another commit, so the
+ * plan describes the docs as they are at that head.
+ */
+export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
+  const repoRoot = await repositoryRoot(options.repo);
+  const config = await loadConfig(repoRoot, options.config);
+  const diffText = options.diff === undefined ? undefined : await readDiff(options.diff, options.readStdin);
+  const changeSet = await loadChangeSet({ repo: repoRoot, base: options.base, head: options.head, diffText });
+  const articleSource = await articleSourceFor(repoRoot, options.head);
+  const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
+  const paths = await listArticles(repoRoot, config, { revision });
+  const articles = await readArticles(repoRoot, paths, { revision });
+  const plan = detectImpact({ changeSet, articles, config });
+  return { plan, changeSet, config, repoRoot, articleSource };
+}
+
+async function readDiff(source: string, readStdin: () => Promise<string>): Promise<string> {
+  if (source === "-") return readStdin();
+  try {
+    return await readFile(source, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new UsageError(`--diff ${source}: cannot read the diff file (${code}); check the path`, {
+      code: "input",
+      cause: error,
+    });
+  }
+}
+
+async function articleSourceFor(
+  repoRoot: string,
+  head: string | undefined,
+): Promise<BuiltPlan["articleSource"]> {
+  if (head === undefined) return { kind: "worktree" };
+  const git = gitAt(repoRoot);
+  const [wanted, current] = await Promise.all([resolveCommit(git, head), resolveCommit(git, "HEAD")]);
+  if (wanted === undefined || wanted === current) return { kind: "worktree" };
+  return { kind: "revision", revision: wanted };
+}
