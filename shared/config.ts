@@ -26,6 +26,10 @@ export const ConfigSchema = z.strictObject({
       searchMatches: z.number().int().positive().optional(),
       listFiles: z.number().int().positive().optional(),
       toolCallsPerTurn: z.number().int().positive().optional(),
+      /** Lines per read_file page when the model gives no limit. */
+      readPageLines: z.number().int().positive().optional(),
+      /** Time budget of one regex search_repo call, in milliseconds. */
+      regexTimeoutMs: z.number().int().positive().optional(),
       tokensPerArticle: z.number().int().positive().optional(),
       tokensPerRun: z.number().int().positive().optional(),
     })
