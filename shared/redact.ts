@@ -13,14 +13,27 @@ const SECRET_SHAPES = [
  * secret-named environment variables, and anything shaped like an API key or token.
  */
 export function redactSecrets(text: string, env: Record<string, string | undefined> = process.env): string {
-  let out = text;
-  for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= 8 && SECRET_ENV.test(name)) out = out.split(value).join("[redacted]");
-  }
+  let out = redactSecretValues(text, env);
   for (const shape of SECRET_SHAPES) {
     out = out.replace(shape, (_match, scheme?: string) =>
       typeof scheme === "string" && /^(bearer|token)$/i.test(scheme) ? `${scheme} [redacted]` : "[redacted]",
     );
+  }
+  return out;
+}
+
+/**
+ * Removes only the values of secret-named environment variables, matching no shapes: for
+ * text that must otherwise stay byte-exact (a model's recorded answers, which replay
+ * hands back as they were).
+ */
+export function redactSecretValues(
+  text: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  let out = text;
+  for (const [name, value] of Object.entries(env)) {
+    if (value && value.length >= 8 && SECRET_ENV.test(name)) out = out.split(value).join("[redacted]");
   }
   return out;
 }

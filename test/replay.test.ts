@@ -251,4 +251,22 @@ describe("record and replay", () => {
       `"replay file <dir>/bad.json: not an impact model recording version 1: articles.docs/a.md.0: each call needs exactly one of response and error"`,
     );
   });
+
+  it("replays answers byte for byte, redacting only known secret values in them", async () => {
+    const dir = makeTempDir();
+    const file = join(dir, "run.json");
+    const answer = `Set the bearer token IMPACT_SERVER_TOKENS_EXAMPLE in sk-shaped-docs-example; not ${API_KEY}.`;
+    const server = await startScriptedModelServer([{ content: answer }]);
+    servers.push(server);
+    const inner = createOpenAIModelClient({ apiKey: API_KEY, baseURL: server.url, model: "test-model" });
+    const recorder = createRecordingModelClient(inner, file, { env: { OPENAI_API_KEY: API_KEY } });
+    await recorder.complete(firstRequest("docs/a.md"), new AbortController().signal);
+    await recorder.flush();
+    expect(readFileSync(file, "utf8")).not.toContain(API_KEY);
+    const replay = await createReplayModelClient(file);
+    const replayed = await replay.complete(firstRequest("docs/a.md"), new AbortController().signal);
+    expect(replayed.message.content).toMatchInlineSnapshot(
+      `"Set the bearer token IMPACT_SERVER_TOKENS_EXAMPLE in sk-shaped-docs-example; not [redacted]."`,
+    );
+  });
 });

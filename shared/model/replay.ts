@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { isAbortError, ModelApiError, UsageError } from "../errors.js";
 import { contentHash } from "../hash.js";
-import { redactSecrets } from "../redact.js";
+import { redactSecrets, redactSecretValues } from "../redact.js";
 import { abortErrorFor } from "./retry.js";
 import type { ModelClient, ModelResponse, ToolDefinition } from "./types.js";
 
@@ -84,13 +84,15 @@ function sortedObject<T>(record: Record<string, T>): Record<string, T> {
  * Wraps a client and keeps every request and its answer (or final error). `flush()`
  * writes the recording atomically; call it at the end of the run, interrupted or not.
  * Secrets are redacted from the file: `env` values of secret-named variables (default
- * `process.env`) and key-shaped strings.
+ * `process.env`) everywhere, and key-shaped strings in the requests (not in the answers,
+ * which must replay byte for byte).
  */
 export function createRecordingModelClient(
   inner: ModelClient,
   file: string,
   options: { env?: Record<string, string | undefined> } = {},
 ): ModelClient & { flush(): Promise<void> } {
+  const env = options.env ?? process.env;
   const articles = new Map<string, (RecordedCall | undefined)[]>();
   const toolSets = new Map<string, ToolDefinition[]>();
   let writing: Promise<void> = Promise.resolve();
@@ -111,7 +113,12 @@ export function createRecordingModelClient(
       calls.push(undefined);
       const recordedRequest: RecordedCall["request"] = {
         model: request.model,
-        messages: structuredClone(request.messages) as unknown as Record<string, unknown>[],
+        // Requests lose anything secret-shaped too; answers (below) only known secret values,
+        // so that replay hands back exactly what the model said.
+        messages: JSON.parse(redactSecrets(JSON.stringify(request.messages), env)) as Record<
+          string,
+          unknown
+        >[],
         tools: toolSetKey(request.tools),
         ...(request.allowCreate === undefined ? {} : { allowCreate: request.allowCreate }),
       };
@@ -170,7 +177,7 @@ export function createRecordingModelClient(
           ),
         ),
       };
-      const text = redactSecrets(`${JSON.stringify(recording, null, 2)}\n`, options.env ?? process.env);
+      const text = redactSecretValues(`${JSON.stringify(recording, null, 2)}\n`, env);
       writing = writing.catch(() => undefined).then(() => writeFileAtomic(file, text));
       return writing;
     },
