@@ -1,0 +1,279 @@
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { isAbortError, ModelApiError, ModelProtocolError } from "../shared/errors.js";
+import { TurnRequestSchema, type TurnResponse } from "../shared/model/router-client.js";
+import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/types.js";
+import type { PullRequestJob } from "./queue.js";
+import { RateLimiter, SeenIds, tokenId, tokenMatches, verifyGitHubSignature } from "./security.js";
+
+/** DESIGN.md section 8: request bodies up to 10 MB on the turn endpoint, 25 MB (GitHub's cap) on the webhook. */
+export const TURN_BODY_LIMIT = 10 * 1024 * 1024;
+export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
+export const DEFAULT_TURN_TIMEOUT_MS = 150_000;
+/** Delivery ids are remembered this long (GitHub redelivers within days at most by hand). */
+export const DELIVERY_TTL_MS = 26 * 60 * 60 * 1000;
+export const DELIVERY_MEMORY = 100_000;
+
+const ACTED_ON = new Set(["opened", "synchronize", "reopened", "ready_for_review"]);
+
+export interface RouterDeps {
+  /** Accepted bearer tokens (IMPACT_SERVER_TOKENS). */
+  tokens: readonly string[];
+  /** The upstream model (createOpenAIModelClient with the server's key). */
+  upstream: ModelClient;
+  systemPrompt: () => Promise<string>;
+  /** The same manifest the CLI uses (buildToolManifest). */
+  tools: (options: { allowCreate: boolean }) => ToolDefinition[];
+  rateLimit: { perMinute: number; burst?: number };
+  /** Whole-turn time limit, upstream retries included. */
+  timeoutMs?: number;
+}
+
+export interface WebhookDeps {
+  secret: string;
+  /** Takes a job: "queued" (new or superseding an older push of the PR) or "full". */
+  enqueue: (job: PullRequestJob) => "queued" | "superseded" | "full";
+}
+
+export interface AppDeps {
+  logger: Logger;
+  /** Absent: the router endpoint answers 503 not_configured. */
+  router?: RouterDeps;
+  /** Absent: the webhook answers 503 not_configured. */
+  webhook?: WebhookDeps;
+  now?: () => number;
+}
+
+export type ErrorCode =
+  | "invalid_body"
+  | "invalid_json"
+  | "unauthorized"
+  | "body_too_large"
+  | "rate_limited"
+  | "upstream_error"
+  | "upstream_timeout"
+  | "not_configured"
+  | "not_found"
+  | "queue_full"
+  | "internal";
+
+type AppEnv = { Variables: { tokenId: string } };
+
+function fail(
+  c: Context,
+  status: ContentfulStatusCode,
+  code: ErrorCode,
+  message: string,
+  extra: object = {},
+) {
+  return c.json({ error: { code, message, ...extra } }, status);
+}
+
+const PullRequestEventSchema = z.object({
+  action: z.string(),
+  number: z.number().int().positive(),
+  pull_request: z.object({
+    head: z.object({ sha: z.string().regex(/^[0-9a-f]{40}$/) }),
+    base: z.object({ sha: z.string().regex(/^[0-9a-f]{40}$/) }),
+  }),
+  repository: z.object({
+    full_name: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/),
+    clone_url: z.string().min(1).max(2048),
+  }),
+});
+
+function issuesOf(error: z.ZodError) {
+  return error.issues.slice(0, 20).map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+}
+
+/**
+ * The backend as a fetch(Request) → Response app (`app.fetch`): the AgentConvoRouter
+ * (POST /v1/impact/turn), the PR comment bot webhook (POST /webhooks/github) and
+ * GET /healthz. It binds no port; backend/server.ts does.
+ */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { logger } = deps;
+  const app = new Hono<AppEnv>();
+  const limiter = deps.router
+    ? new RateLimiter({ ...deps.router.rateLimit, ...(deps.now ? { now: deps.now } : {}) })
+    : undefined;
+  const seen = new SeenIds({
+    ttlMs: DELIVERY_TTL_MS,
+    max: DELIVERY_MEMORY,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
+
+  app.onError((error, c) => {
+    logger.error({ err: { name: error.name, message: error.message } }, "unhandled error");
+    return fail(c, 500, "internal", "internal error");
+  });
+  app.notFound((c) => fail(c, 404, "not_found", `no route for ${c.req.method} ${c.req.path}`));
+
+  app.get("/healthz", (c) => c.json({ ok: true }));
+
+  app.post(
+    "/v1/impact/turn",
+    async (c, next) => {
+      const router = deps.router;
+      if (!router || !limiter)
+        return fail(c, 503, "not_configured", "the router is not configured on this server");
+      const header = c.req.header("authorization") ?? "";
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match || !tokenMatches(match[1]!, router.tokens)) {
+        return fail(c, 401, "unauthorized", "missing or wrong bearer token");
+      }
+      const key = tokenId(match[1]!);
+      const decision = limiter.take(key);
+      if (!decision.allowed) {
+        c.header("retry-after", String(decision.retryAfterSeconds));
+        return fail(c, 429, "rate_limited", `rate limit reached; retry in ${decision.retryAfterSeconds}s`);
+      }
+      c.set("tokenId", key);
+      await next();
+    },
+    bodyLimit({
+      maxSize: TURN_BODY_LIMIT,
+      onError: (c) => fail(c, 413, "body_too_large", `request body over ${TURN_BODY_LIMIT} bytes`),
+    }),
+    async (c) => {
+      const router = deps.router!;
+      let json: unknown;
+      try {
+        json = JSON.parse(await c.req.text());
+      } catch {
+        return fail(c, 400, "invalid_json", "the body is not JSON");
+      }
+      const parsed = TurnRequestSchema.safeParse(json);
+      if (!parsed.success) {
+        const issues = issuesOf(parsed.error);
+        const first = issues[0];
+        return fail(c, 400, "invalid_body", `invalid body at ${first?.path || "(top)"}: ${first?.message}`, {
+          issues,
+        });
+      }
+      const turn = parsed.data;
+      const allowCreate = turn.allowCreate ?? false;
+      const timeoutMs = router.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = AbortSignal.any([timeout, c.req.raw.signal]);
+      const started = performance.now();
+      const log = logger.child({ token: c.get("tokenId"), article: turn.article.path });
+      try {
+        const response = await router.upstream.complete(
+          {
+            model: turn.model ?? router.upstream.model,
+            article: turn.article.path,
+            messages: [
+              { role: "system", content: await router.systemPrompt() },
+              ...(turn.messages as ChatMessage[]),
+            ],
+            tools: router.tools({ allowCreate }),
+            allowCreate,
+          },
+          signal,
+        );
+        log.info(
+          { ms: Math.round(performance.now() - started), usage: response.usage, retries: response.retries },
+          "turn answered",
+        );
+        const body: TurnResponse = {
+          message: {
+            role: "assistant",
+            content: response.message.content,
+            ...(response.message.tool_calls ? { tool_calls: response.message.tool_calls } : {}),
+          },
+          usage: response.usage,
+          finishReason: response.finishReason,
+        };
+        return c.json(body, 200);
+      } catch (error) {
+        const ms = Math.round(performance.now() - started);
+        const message = error instanceof Error ? error.message : String(error);
+        if (
+          timeout.aborted ||
+          (error instanceof ModelApiError && /no answer within|timed? ?out/i.test(message))
+        ) {
+          log.warn({ ms, error: message }, "upstream timeout");
+          return fail(c, 504, "upstream_timeout", `the upstream model did not answer within ${timeoutMs} ms`);
+        }
+        if (isAbortError(error)) {
+          log.info({ ms }, "client went away");
+          return fail(c, 504, "upstream_timeout", "the request was aborted");
+        }
+        if (error instanceof ModelApiError || error instanceof ModelProtocolError) {
+          log.warn({ ms, error: message }, "upstream error");
+          // The upstream's own words stay in the (redacted) log; the client gets the status only.
+          const status = error instanceof ModelApiError && error.status ? `HTTP ${error.status}` : error.code;
+          return fail(c, 502, "upstream_error", `the upstream model failed (${status})`);
+        }
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    "/webhooks/github",
+    bodyLimit({
+      maxSize: WEBHOOK_BODY_LIMIT,
+      onError: (c) => fail(c, 413, "body_too_large", `webhook body over ${WEBHOOK_BODY_LIMIT} bytes`),
+    }),
+    async (c) => {
+      const webhook = deps.webhook;
+      if (!webhook) return fail(c, 503, "not_configured", "the webhook is not configured on this server");
+      const raw = new Uint8Array(await c.req.arrayBuffer());
+      if (!verifyGitHubSignature(webhook.secret, raw, c.req.header("x-hub-signature-256"))) {
+        return fail(c, 401, "unauthorized", "missing or wrong X-Hub-Signature-256");
+      }
+      const event = c.req.header("x-github-event") ?? "";
+      const delivery = c.req.header("x-github-delivery") ?? "";
+      if (!/^[A-Za-z0-9-]{1,100}$/.test(delivery)) {
+        return fail(c, 400, "invalid_body", "missing or malformed X-GitHub-Delivery");
+      }
+      const log = logger.child({ delivery, event });
+      if (!seen.add(delivery)) {
+        log.info("duplicate delivery ignored");
+        return c.body(null, 204);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(new TextDecoder().decode(raw));
+      } catch {
+        return fail(c, 400, "invalid_json", "the body is not JSON");
+      }
+      const action = (json as { action?: unknown } | null)?.action;
+      if (event !== "pull_request" || typeof action !== "string" || !ACTED_ON.has(action)) {
+        log.info({ action }, "event ignored");
+        return c.body(null, 204);
+      }
+      const parsed = PullRequestEventSchema.safeParse(json);
+      if (!parsed.success) {
+        const issues = issuesOf(parsed.error);
+        return fail(c, 400, "invalid_body", `invalid pull_request payload at ${issues[0]?.path || "(top)"}`, {
+          issues,
+        });
+      }
+      const payload = parsed.data;
+      const job: PullRequestJob = {
+        deliveryId: delivery,
+        repository: { fullName: payload.repository.full_name, cloneUrl: payload.repository.clone_url },
+        number: payload.number,
+        headSha: payload.pull_request.head.sha,
+        baseSha: payload.pull_request.base.sha,
+      };
+      const outcome = webhook.enqueue(job);
+      if (outcome === "full") {
+        seen.delete(delivery);
+        log.warn("queue full; delivery refused");
+        c.header("retry-after", "60");
+        return fail(c, 503, "queue_full", "too many pull requests queued; redeliver later");
+      }
+      log.info({ repository: job.repository.fullName, pr: job.number, outcome }, "pull request queued");
+      return c.json({ queued: true, superseded: outcome === "superseded" }, 202);
+    },
+  );
+
+  return app;
+}

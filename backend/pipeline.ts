@@ -1,0 +1,248 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Logger } from "pino";
+import { redactSecrets } from "../shared/redact.js";
+import type { PullRequestJob, RunJob } from "./queue.js";
+
+/** Output kept per child process, for logs (the tail matters most). */
+const OUTPUT_TAIL = 16 * 1024;
+/** After SIGTERM, a child gets this long to write its partial audit before SIGKILL. */
+const KILL_GRACE_MS = 10_000;
+
+export interface PipelineOptions {
+  /** How to start the impact CLI: `node dist/cli/bin.js` by default (see server.ts). */
+  cli: { command: string; args: string[] };
+  /** Environment for `impact run`: the model settings only (no GitHub token, no webhook secret). */
+  runEnv: Record<string, string>;
+  /** Environment for `impact comment`: GITHUB_TOKEN and GITHUB_API_URL. */
+  commentEnv: Record<string, string>;
+  /** Authenticates https clones (installation or app token); never written to disk. */
+  githubToken?: string;
+  /** Whole-job time limit (clone, run, comment). */
+  timeoutMs: number;
+  /** Where clones go; default the system temp dir. */
+  workRoot?: string;
+  logger: Logger;
+}
+
+export interface ProcessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The PR bot's job: clone the repository at the PR's head, run `impact run` against the
+ * base with the base commit's config, then `impact comment`, each as a child process of
+ * the CLI (a process boundary between the server and untrusted repository content).
+ */
+export function createPullRequestPipeline(options: PipelineOptions): RunJob {
+  return async (job, outerSignal) => {
+    const signal = AbortSignal.any([outerSignal, AbortSignal.timeout(options.timeoutMs)]);
+    const work = await mkdtemp(join(options.workRoot ?? tmpdir(), "impact-pr-"));
+    const log = options.logger.child({ delivery: job.deliveryId });
+    const secrets = [
+      options.githubToken,
+      ...Object.values(options.runEnv),
+      ...Object.values(options.commentEnv),
+    ];
+    const redact = (text: string) => redactAll(text, secrets);
+    try {
+      const clone = join(work, "repo");
+      await fetchPullRequest(job, clone, options.githubToken, signal, redact);
+
+      // The base commit's config, never the PR's own: a fork must not choose its config.
+      const configPath = join(work, "impact.config.json");
+      const config = await run("git", ["show", `${job.baseSha}:impact.config.json`], {
+        cwd: clone,
+        env: gitEnv(),
+        signal,
+      });
+      await writeFile(configPath, config.code === 0 ? config.stdout : "{}\n");
+      log.info({ baseConfig: config.code === 0 }, "repository fetched");
+
+      const auditPath = join(work, "audit.json");
+      const impact = await run(
+        options.cli.command,
+        [
+          ...options.cli.args,
+          "run",
+          "--repo",
+          clone,
+          "--base",
+          job.baseSha,
+          "--head",
+          job.headSha,
+          "--config",
+          configPath,
+          "--out",
+          auditPath,
+          "--patch",
+          join(work, "impact.patch"),
+          "--quiet",
+        ],
+        { cwd: clone, env: { ...baseEnv(), ...options.runEnv }, signal },
+      );
+      // 0: all fine; 1: some articles failed, the audit is written and worth a comment.
+      if (impact.code !== 0 && impact.code !== 1) {
+        throw new Error(
+          `impact run exited with ${describeExit(impact)}: ${redact(tail(impact.stderr, 2000))}`,
+        );
+      }
+      log.info({ exit: impact.code }, "impact run finished");
+
+      const comment = await run(
+        options.cli.command,
+        [
+          ...options.cli.args,
+          "comment",
+          auditPath,
+          "--pr",
+          String(job.number),
+          "--repo",
+          job.repository.fullName,
+        ],
+        { cwd: work, env: { ...baseEnv(), ...options.commentEnv }, signal },
+      );
+      if (comment.code !== 0) {
+        throw new Error(
+          `impact comment exited with ${describeExit(comment)}: ${redact(tail(comment.stderr, 2000))}`,
+        );
+      }
+      log.info({ output: redact(comment.stdout.trim()) }, "comment done");
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  };
+}
+
+/**
+ * A fresh repository with just the two commits (depth 1 each is enough: the diff needs
+ * both trees, not the history between them). An https URL authenticates with the token
+ * through `http.extraHeader` given as GIT_CONFIG_* environment variables: the same as
+ * `git -c`, but visible neither in the process list nor in the URL or `.git/config`.
+ */
+async function fetchPullRequest(
+  job: PullRequestJob,
+  clone: string,
+  token: string | undefined,
+  signal: AbortSignal,
+  redact: (text: string) => string,
+): Promise<void> {
+  const url = job.repository.cloneUrl;
+  if (url.startsWith("-")) throw new Error(`refusing clone URL ${JSON.stringify(url)}`);
+  const env = gitEnv();
+  if (token && /^https:\/\//i.test(url)) {
+    const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+    Object.assign(env, {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    });
+  }
+  const steps: string[][] = [
+    ["init", "-q", clone],
+    ["-C", clone, "fetch", "-q", "--no-tags", "--depth=1", "--", url, job.headSha, job.baseSha],
+    ["-C", clone, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", job.headSha],
+  ];
+  for (const args of steps) {
+    const result = await run("git", args, { cwd: tmpdir(), env, signal });
+    if (result.code !== 0) {
+      const step = args.includes("fetch") ? "fetch" : args.includes("checkout") ? "checkout" : "init";
+      throw new Error(`git ${step} failed: ${redact(tail(result.stderr, 1000))}`);
+    }
+  }
+}
+
+/** Git without the host's global config, prompts or hooks. */
+function gitEnv(): Record<string, string> {
+  return {
+    ...baseEnv(),
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_AUTHOR_NAME: "impact",
+    GIT_AUTHOR_EMAIL: "impact@localhost",
+    GIT_COMMITTER_NAME: "impact",
+    GIT_COMMITTER_EMAIL: "impact@localhost",
+  };
+}
+
+/** What any child needs; nothing secret. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT"]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * Runs a child process to its end, keeping the tail of its output. On abort it gets
+ * SIGTERM (the CLI then writes its partial audit), and SIGKILL after a grace period.
+ */
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; signal: AbortSignal },
+): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    if (options.signal.aborted) {
+      reject(options.signal.reason ?? new Error("aborted"));
+      return;
+    }
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout = tail(stdout + chunk.toString("utf8"), OUTPUT_TAIL);
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr = tail(stderr + chunk.toString("utf8"), OUTPUT_TAIL);
+    });
+    let killTimer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      child.kill("SIGTERM");
+      killTimer = setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS);
+      killTimer.unref();
+    };
+    options.signal.addEventListener("abort", onAbort, { once: true });
+    child.on("error", (error) => {
+      options.signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      options.signal.removeEventListener("abort", onAbort);
+      if (killTimer) clearTimeout(killTimer);
+      if (options.signal.aborted) {
+        reject(options.signal.reason instanceof Error ? options.signal.reason : new Error("aborted"));
+        return;
+      }
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+function describeExit(result: ProcessResult): string {
+  return result.signal ? `signal ${result.signal}` : `code ${result.code}`;
+}
+
+function tail(text: string, max: number): string {
+  return text.length > max ? text.slice(text.length - max) : text;
+}
+
+function redactAll(text: string, secrets: Array<string | undefined>): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 8) out = out.split(secret).join("[redacted]");
+  }
+  return redactSecrets(out, {});
+}

@@ -1,0 +1,201 @@
+import { existsSync, readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { type Logger, pino } from "pino";
+import { UsageError } from "../shared/errors.js";
+import { createOpenAIModelClient } from "../shared/model/openai-client.js";
+import { DEFAULT_MODEL } from "../shared/model/resolve.js";
+import { systemPrompt } from "../shared/prompts.js";
+import { redactSecrets } from "../shared/redact.js";
+import { buildToolManifest } from "../shared/tools/manifest.js";
+import { type AppDeps, createApp } from "./app.js";
+import { createPullRequestPipeline } from "./pipeline.js";
+import { PullRequestQueue } from "./queue.js";
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 120;
+export const DEFAULT_BOT_TIMEOUT_MS = 15 * 60 * 1000;
+const DEFAULT_BOT_MAX_PENDING = 100;
+
+type Env = Record<string, string | undefined>;
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Stops accepting, waits for in-flight requests, then stops the bot's jobs. */
+  close(): Promise<void>;
+}
+
+/** Binds a fetch app to host:port (0 for any free port). The one place that opens a socket. */
+export async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  options: { host: string; port: number; onClose?: () => Promise<void> },
+): Promise<RunningServer> {
+  const { server, port } = await new Promise<{ server: Server; port: number }>((resolve, reject) => {
+    const server = serve({ fetch, hostname: options.host, port: options.port }, (info: AddressInfo) =>
+      resolve({ server, port: info.port }),
+    ) as Server;
+    server.once("error", reject);
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+    port,
+    close() {
+      closing ??= (async () => {
+        // close() stops accepting and resolves once in-flight requests are answered;
+        // idle keep-alive sockets would hold it open, so they go now.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+        try {
+          await closed;
+        } finally {
+          clearInterval(idleSweep);
+        }
+        await options.onClose?.();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** A pino logger whose every line passes through redactSecrets (env values and key shapes). */
+export function createLogger(write: (line: string) => void, env: Env, level = "info"): Logger {
+  return pino(
+    {
+      level,
+      base: undefined,
+      redact: {
+        paths: ["*.authorization", "*.headers.authorization", "*.token", "*.apiKey", "*.secret"],
+        censor: "[redacted]",
+      },
+    },
+    { write: (line: string) => write(redactSecrets(line, env)) },
+  );
+}
+
+/** The package root (holds package.json and prompts/), from the sources or the build. */
+export function packageRoot(): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(directory, "package.json");
+    if (existsSync(manifest) && /"name":\s*"impact-docs"/.test(readFileSync(manifest, "utf8")))
+      return directory;
+    const parent = dirname(directory);
+    if (parent === directory) throw new Error("cannot find the impact package root");
+    directory = parent;
+  }
+}
+
+export interface BackendFromEnv {
+  deps: AppDeps;
+  queue: PullRequestQueue | undefined;
+  /** One line per part that is on, for the start-up message. */
+  parts: string[];
+}
+
+/**
+ * Builds the app's dependencies from the environment (DESIGN.md section 3):
+ * IMPACT_SERVER_TOKENS + OPENAI_API_KEY (OPENAI_BASE_URL, IMPACT_MODEL) turn the router on;
+ * GITHUB_WEBHOOK_SECRET + GITHUB_TOKEN (GITHUB_API_URL) turn the PR bot on.
+ */
+export function backendFromEnv(
+  env: Env,
+  logger: Logger,
+  overrides: { cli?: { command: string; args: string[] } } = {},
+): BackendFromEnv {
+  const parts: string[] = [];
+  const deps: AppDeps = { logger };
+  const tokens = (env.IMPACT_SERVER_TOKENS ?? "")
+    .split(/[\s,]+/)
+    .map((token) => token.trim())
+    .filter(Boolean);
+  const model = env.IMPACT_MODEL || DEFAULT_MODEL;
+  if (tokens.length > 0) {
+    if (!env.OPENAI_API_KEY)
+      throw new UsageError("impact serve: IMPACT_SERVER_TOKENS is set but OPENAI_API_KEY is not");
+    if (tokens.some((token) => token.length < 16)) {
+      throw new UsageError("impact serve: every token in IMPACT_SERVER_TOKENS needs at least 16 characters");
+    }
+    const perMinute =
+      positiveNumber(env.IMPACT_RATE_LIMIT, "IMPACT_RATE_LIMIT") ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+    deps.router = {
+      tokens,
+      upstream: createOpenAIModelClient({
+        apiKey: env.OPENAI_API_KEY,
+        ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+        model,
+      }),
+      systemPrompt,
+      tools: buildToolManifest,
+      rateLimit: { perMinute },
+    };
+    parts.push(
+      `router: POST /v1/impact/turn (${tokens.length} token${tokens.length === 1 ? "" : "s"}, model ${model}, ${perMinute}/min per token)`,
+    );
+  }
+  let queue: PullRequestQueue | undefined;
+  if (env.GITHUB_WEBHOOK_SECRET) {
+    if (!env.GITHUB_TOKEN)
+      throw new UsageError("impact serve: GITHUB_WEBHOOK_SECRET is set but GITHUB_TOKEN is not");
+    const runEnv = pick(env, [
+      "OPENAI_API_KEY",
+      "OPENAI_BASE_URL",
+      "IMPACT_MODEL",
+      "IMPACT_ROUTER_URL",
+      "IMPACT_ROUTER_TOKEN",
+    ]);
+    const commentEnv = { ...pick(env, ["GITHUB_API_URL"]), GITHUB_TOKEN: env.GITHUB_TOKEN };
+    const timeoutMs =
+      positiveNumber(env.IMPACT_BOT_TIMEOUT_MS, "IMPACT_BOT_TIMEOUT_MS") ?? DEFAULT_BOT_TIMEOUT_MS;
+    queue = new PullRequestQueue({
+      concurrency: positiveNumber(env.IMPACT_BOT_CONCURRENCY, "IMPACT_BOT_CONCURRENCY") ?? 1,
+      maxPending: DEFAULT_BOT_MAX_PENDING,
+      logger,
+      run: createPullRequestPipeline({
+        cli: overrides.cli ?? {
+          command: process.execPath,
+          args: [join(packageRoot(), "dist", "cli", "bin.js")],
+        },
+        runEnv,
+        commentEnv,
+        githubToken: env.GITHUB_TOKEN,
+        timeoutMs,
+        logger,
+      }),
+    });
+    const bot = queue;
+    deps.webhook = { secret: env.GITHUB_WEBHOOK_SECRET, enqueue: (job) => bot.enqueue(job) };
+    parts.push("PR bot: POST /webhooks/github");
+  }
+  if (parts.length === 0) {
+    throw new UsageError(
+      "impact serve: nothing to serve; set IMPACT_SERVER_TOKENS and OPENAI_API_KEY (router) and/or GITHUB_WEBHOOK_SECRET and GITHUB_TOKEN (PR bot)",
+    );
+  }
+  return { deps, queue, parts };
+}
+
+function pick(env: Env, names: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value) out[name] = value;
+  }
+  return out;
+}
+
+function positiveNumber(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0)
+    throw new UsageError(`impact serve: ${name} must be a positive number, got "${value}"`);
+  return number;
+}
+
+export { createApp };

@@ -1,0 +1,209 @@
+import { z } from "zod";
+import { ModelApiError, ModelProtocolError } from "../errors.js";
+import { redactSecrets } from "../redact.js";
+import {
+  abortableSleep,
+  abortErrorFor,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  type RetryInfo,
+  type RetryPolicy,
+  retryDelayMs,
+} from "./retry.js";
+import type { ModelClient, ModelRequest, ModelResponse } from "./types.js";
+
+/** Path of the AgentConvoRouter's turn endpoint (DESIGN.md section 8). */
+export const TURN_PATH = "/v1/impact/turn";
+export const DEFAULT_ROUTER_TIMEOUT_MS = 180_000;
+
+const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  type: z.literal("function"),
+  function: z.object({ name: z.string().min(1), arguments: z.string() }),
+});
+
+const ContentPartSchema = z.object({ type: z.literal("text"), text: z.string() });
+
+/** One chat message after the system prompt: what a client may send to the router. */
+export const TurnMessageSchema = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(ContentPartSchema).min(1)]) }),
+  z.object({
+    role: z.literal("assistant"),
+    content: z.union([z.string(), z.null()]).optional(),
+    tool_calls: z.array(ToolCallSchema).optional(),
+  }),
+  z.object({
+    role: z.literal("tool"),
+    tool_call_id: z.string().min(1),
+    content: z.union([z.string(), z.array(ContentPartSchema).min(1)]),
+  }),
+]);
+
+/** The body of POST /v1/impact/turn. */
+export const TurnRequestSchema = z.object({
+  article: z.object({ path: z.string().min(1).max(4096) }),
+  messages: z.array(TurnMessageSchema).min(1).max(1000),
+  model: z.string().min(1).max(200).optional(),
+  /** Whether create_article belongs in the manifest (`--allow-create`). */
+  allowCreate: z.boolean().optional(),
+});
+
+/** The 200 answer of POST /v1/impact/turn. */
+export const TurnResponseSchema = z.object({
+  message: z.object({
+    role: z.literal("assistant"),
+    content: z.union([z.string(), z.null()]),
+    tool_calls: z.array(ToolCallSchema).optional(),
+  }),
+  usage: z.object({
+    promptTokens: z.number().int().nonnegative(),
+    completionTokens: z.number().int().nonnegative(),
+  }),
+  finishReason: z.union([z.string(), z.null()]).optional(),
+});
+
+export type TurnRequest = z.infer<typeof TurnRequestSchema>;
+export type TurnResponse = z.infer<typeof TurnResponseSchema>;
+
+export interface RouterModelClientOptions {
+  /** The router's base URL (`impact serve`), e.g. https://impact.example.com. */
+  url: string;
+  /** Bearer token, one of the router's IMPACT_SERVER_TOKENS. */
+  token?: string;
+  model: string;
+  /** Per attempt; default 180 s (the router has its own upstream timeout). */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/**
+ * A ModelClient that drives the model through the AgentConvoRouter: it sends the
+ * conversation after the system prompt (the router adds its own prompt and the tool
+ * manifest) and gets the assistant message back. Tools still run here, on the client.
+ * Retries 429 (after `retry-after`), 502/503/504 and dropped connections.
+ */
+export function createRouterModelClient(options: RouterModelClientOptions): ModelClient {
+  const endpoint = turnUrl(options.url);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_ROUTER_TIMEOUT_MS;
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const redact = (text: string) =>
+    redactSecrets(options.token ? text.split(options.token).join("[redacted]") : text, {});
+
+  async function attempt(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+    const body: TurnRequest = {
+      article: { path: request.article },
+      // The router owns the system prompt; everything before the first non-system message stays here.
+      messages: request.messages.filter((message) => message.role !== "system") as TurnRequest["messages"],
+      ...(request.model ? { model: request.model } : {}),
+      ...(request.allowCreate !== undefined ? { allowCreate: request.allowCreate } : {}),
+    };
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    try {
+      response = await fetch(endpoint, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.any([signal, timeout]),
+      });
+    } catch (error) {
+      if (signal.aborted) throw abortErrorFor(signal);
+      if (timeout.aborted) {
+        throw new ModelApiError(`router: no answer within ${timeoutMs} ms`, {
+          retryable: true,
+          cause: error,
+        });
+      }
+      throw new ModelApiError(
+        `router: connection to ${new URL(endpoint).origin} failed: ${redact(String(error))}`,
+        {
+          retryable: true,
+          cause: error,
+        },
+      );
+    }
+    const text = await response.text().catch((error: unknown) => {
+      if (signal.aborted) throw abortErrorFor(signal);
+      throw new ModelApiError(`router: connection dropped: ${redact(String(error))}`, { retryable: true });
+    });
+    if (!response.ok) {
+      const detail = errorMessage(text);
+      const retryable =
+        response.status === 429 ||
+        response.status === 502 ||
+        response.status === 503 ||
+        response.status === 504;
+      const hint = response.status === 401 ? " (check IMPACT_ROUTER_TOKEN)" : "";
+      const error = new ModelApiError(`router: HTTP ${response.status}: ${redact(detail)}${hint}`, {
+        retryable,
+        status: response.status,
+      });
+      (error as ModelApiError & { retryAfterMs?: number }).retryAfterMs = parseRetryAfter(response.headers);
+      throw error;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new ModelProtocolError("router: the answer is not JSON", { cause: error });
+    }
+    const parsed = TurnResponseSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ModelProtocolError(
+        `router: unexpected answer at ${issue?.path.join(".") || "(top)"}: ${issue?.message}`,
+      );
+    }
+    const { message, usage, finishReason } = parsed.data;
+    return {
+      message: {
+        role: "assistant",
+        content: message.content,
+        ...(message.tool_calls && message.tool_calls.length > 0 ? { tool_calls: message.tool_calls } : {}),
+      },
+      finishReason:
+        finishReason ?? (message.tool_calls && message.tool_calls.length > 0 ? "tool_calls" : "stop"),
+      usage,
+      retries: 0,
+    };
+  }
+
+  return {
+    model: options.model,
+    async complete(request, signal) {
+      for (let retries = 0; ; retries += 1) {
+        try {
+          const response = await attempt(request, signal);
+          return { ...response, retries };
+        } catch (error) {
+          if (!(error instanceof ModelApiError) || !error.retryable || retries >= policy.maxRetries)
+            throw error;
+          const retryAfterMs = (error as ModelApiError & { retryAfterMs?: number }).retryAfterMs;
+          if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) throw error;
+          const delayMs = retryDelayMs(policy, retries + 1, retryAfterMs);
+          options.onRetry?.({ attempt: retries + 1, delayMs, reason: String(error.status ?? "connection") });
+          await abortableSleep(delayMs, signal);
+        }
+      }
+    },
+  };
+}
+
+function turnUrl(base: string): string {
+  const trimmed = base.replace(/\/+$/, "");
+  return trimmed.endsWith(TURN_PATH) ? trimmed : `${trimmed}${TURN_PATH}`;
+}
+
+function errorMessage(text: string): string {
+  try {
+    const json = JSON.parse(text) as { error?: { message?: unknown } };
+    if (typeof json.error?.message === "string") return json.error.message.slice(0, 500);
+  } catch {
+    // not our JSON error shape
+  }
+  return text.slice(0, 200) || "no body";
+}
