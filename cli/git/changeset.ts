@@ -46,17 +46,20 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
 async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): Promise<ChangeSet> {
   const files = parseUnifiedDiff(diffText);
   const fallback = `diff:${contentHash(diffText)}`;
-  let base = options.base ?? fallback;
-  let head = options.head ?? fallback;
-  // With both revisions at hand the symbols come from whole files, as with git input.
+  // The labels are the revisions as given (a PR bot's shas may not even be fetched).
+  const base = options.base ?? fallback;
+  const head = options.head ?? fallback;
   if (options.base !== undefined && options.head !== undefined) {
+    // When both revisions are at hand, the symbols come from whole files, as with git input.
     const git = gitAt(options.repo);
-    await requireRepository(git, options.repo);
-    const resolved = await resolveRange(git, options.base, options.head);
-    base = resolved.base;
-    head = resolved.head;
-    const root = (await git.revparse(["--show-toplevel"])).trim();
-    return { base, head, files, symbols: await symbolsOf(files, root, base, head) };
+    const [baseSha, headSha] = await Promise.all([
+      resolveCommit(git, options.base),
+      resolveCommit(git, options.head),
+    ]);
+    if (baseSha && headSha) {
+      const root = (await git.revparse(["--show-toplevel"])).trim();
+      return { base, head, files, symbols: await symbolsOf(files, root, baseSha, headSha) };
+    }
   }
   return { base, head, files, symbols: await symbolsOf(files) };
 }
