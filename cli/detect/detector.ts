@@ -115,7 +115,8 @@ export function detectImpact(input: {
   const mentions: { article: string; ids: number[] }[] = [];
   const documentCount = new Int32Array(terms.length);
   for (const article of articles) {
-    const ids = matcher.scan(article.content);
+    // The frontmatter's own attention list is not the article naming a file.
+    const ids = matcher.scan(bodyOf(article.content));
     if (ids.length === 0) continue;
     for (const id of ids) documentCount[id]! += 1;
     mentions.push({ article: article.path, ids });
@@ -242,12 +243,26 @@ export function tooCommonWhy(name: string, kind: ChangedSymbol["kind"]): string 
   return undefined;
 }
 
+const OPENING_FENCE = /^\uFEFF?---[ \t]*\r?\n/;
+const CLOSING_FENCE = /\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
+
+/** The frontmatter block (fences included), "" without one; an unclosed one is cut at 4 KiB. */
+function frontmatterBlock(content: string): string {
+  if (!OPENING_FENCE.test(content)) return "";
+  const closing = CLOSING_FENCE.exec(content.slice(3));
+  return closing ? content.slice(0, closing.index + 3 + closing[0].length) : content.slice(0, 4096);
+}
+
+function bodyOf(content: string): string {
+  const block = frontmatterBlock(content);
+  const closed = block !== "" && CLOSING_FENCE.test(block.slice(3));
+  return closed && block.includes("attention") ? content.slice(block.length) : content;
+}
+
 function attentionOf(article: ArticleText, warnings: string[]): z.infer<typeof AttentionEntrySchema>[] {
   const { content, path } = article;
   // Cheap gate: only frontmatter that mentions `attention` is worth a YAML parse.
-  if (!/^\uFEFF?---[ \t]*\r?\n/.test(content)) return [];
-  const closing = /\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(content.slice(3));
-  const block = closing ? content.slice(0, closing.index + 3) : content.slice(0, 4096);
+  const block = frontmatterBlock(content);
   if (!block.includes("attention")) return [];
   const frontmatter = parseFrontmatter(content);
   if (!frontmatter) return [];

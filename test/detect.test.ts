@@ -1,0 +1,231 @@
+import { describe, expect, it } from "vitest";
+import { detectImpact } from "../cli/detect/detector.js";
+import { compileMapping } from "../cli/detect/mapping.js";
+import { ReferenceMatcher } from "../cli/detect/matcher.js";
+import type { ChangedFile, ChangeSet } from "../shared/changeset.js";
+import { ConfigSchema } from "../shared/config.js";
+
+const file = (path: string, extra: Partial<ChangedFile> = {}): ChangedFile => ({
+  path,
+  status: "modified",
+  binary: false,
+  hunks: [],
+  patch: "",
+  ...extra,
+});
+
+describe("ReferenceMatcher", () => {
+  it("finds identifiers, flags, env vars, dotted names and path suffixes in one pass", () => {
+    const matcher = new ReferenceMatcher([
+      "parseConfig",
+      "--dry-run",
+      "IMPACT_MODEL",
+      "cli/commands/plan.ts",
+      "commands/plan.ts",
+      "unused",
+    ]);
+    const text = [
+      "Call `config.parseConfig()` with `--dry-run.`",
+      "Set $IMPACT_MODEL or see https://example.com/o/r/blob/main/cli/commands/plan.ts#L3.",
+      "The parseConfigs function is different.",
+    ].join("\n");
+    expect(matcher.scan(text).map((id) => matcher.terms[id])).toEqual([
+      "parseConfig",
+      "--dry-run",
+      "IMPACT_MODEL",
+      "cli/commands/plan.ts",
+      "commands/plan.ts",
+    ]);
+    expect(matcher.scan("nothing here")).toEqual([]);
+  });
+});
+
+describe("compileMapping", () => {
+  it("binds named captures on the code side and substitutes them on the docs side", () => {
+    const mapping = compileMapping({ code: "src/rules/:name.ts", docs: "docs/rules/:name.md" });
+    const captures = mapping.match("src/rules/no-console.ts");
+    expect(captures).toEqual({ name: "no-console" });
+    expect(mapping.docs(captures!)("docs/rules/no-console.md")).toBe(true);
+    expect(mapping.docs(captures!)("docs/rules/other.md")).toBe(false);
+    expect(mapping.match("src/rules/deep/x.ts")).toBeUndefined();
+    const globs = compileMapping({ code: "backend/**/*.{ts,js}", docs: "docs/backend/*.md" });
+    expect(globs.match("backend/router/turn.ts")).toEqual({});
+    expect(globs.docs({})("docs/backend/router.md")).toBe(true);
+  });
+});
+
+describe("detectImpact", () => {
+  const config = ConfigSchema.parse({
+    mappings: [{ code: "src/rules/:name.ts", docs: "docs/rules/:name.md" }],
+  });
+
+  it("gives every reason kind, the files behind them, touched articles and dropped symbols", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [
+        file("src/rules/semi.ts"),
+        file("src/auth.ts"),
+        file("docs/edited.md"),
+        file("vendor/lib", { status: "submodule" }),
+      ],
+      symbols: [
+        { name: "loginUser", kind: "function", change: "signature", file: "src/auth.ts" },
+        { name: "get", kind: "function", change: "removed", file: "src/auth.ts" },
+        { name: "render", kind: "function", change: "removed", file: "src/auth.ts" },
+        { name: "hashPassword", kind: "function", change: "body", file: "src/auth.ts" },
+      ],
+    };
+    const articles = [
+      { path: "docs/rules/semi.md", content: "# semi\n" },
+      {
+        path: "docs/auth.md",
+        content: "---\nattention:\n  - op: file\n    path: src/auth.ts\n---\n# Auth\n",
+      },
+      { path: "docs/login.md", content: "Call `loginUser()`; get and render are words. hashPassword too.\n" },
+      { path: "docs/glob.md", content: "---\nattention:\n  - op: glob\n    pattern: src/**\n---\n" },
+      { path: "docs/edited.md", content: "edited\n" },
+      { path: "docs/vendor.md", content: "see vendor/lib and src/other.ts\n" },
+    ];
+    const plan = detectImpact({ changeSet, articles, config });
+    expect(plan).toMatchInlineSnapshot(`
+      {
+        "articles": [
+          {
+            "files": [
+              "src/auth.ts",
+            ],
+            "impact": [
+              {
+                "detail": "attention file src/auth.ts",
+                "kind": "attention",
+                "source": "src/auth.ts",
+              },
+            ],
+            "path": "docs/auth.md",
+            "status": "impacted",
+          },
+          {
+            "files": [
+              "docs/edited.md",
+            ],
+            "impact": [],
+            "path": "docs/edited.md",
+            "status": "touched",
+          },
+          {
+            "files": [
+              "src/auth.ts",
+              "src/rules/semi.ts",
+            ],
+            "impact": [
+              {
+                "detail": "attention glob src/** matches src/auth.ts",
+                "kind": "attention",
+                "source": "src/auth.ts",
+              },
+              {
+                "detail": "attention glob src/** matches src/rules/semi.ts",
+                "kind": "attention",
+                "source": "src/rules/semi.ts",
+              },
+            ],
+            "path": "docs/glob.md",
+            "status": "impacted",
+          },
+          {
+            "files": [
+              "src/auth.ts",
+            ],
+            "impact": [
+              {
+                "detail": "mentions loginUser (function, changed)",
+                "kind": "reference",
+                "source": "src/auth.ts",
+              },
+            ],
+            "path": "docs/login.md",
+            "status": "impacted",
+          },
+          {
+            "files": [
+              "src/rules/semi.ts",
+            ],
+            "impact": [
+              {
+                "detail": "mapping src/rules/:name.ts → docs/rules/:name.md (name=semi)",
+                "kind": "mapping",
+                "source": "src/rules/semi.ts",
+              },
+            ],
+            "path": "docs/rules/semi.md",
+            "status": "impacted",
+          },
+        ],
+        "base": "b",
+        "dropped": [
+          {
+            "symbol": "get",
+            "why": "too short",
+          },
+          {
+            "symbol": "render",
+            "why": "common word",
+          },
+        ],
+        "head": "h",
+        "warnings": [],
+      }
+    `);
+  });
+
+  it("drops names found in most articles and names ignored by config", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [file("src/a.ts")],
+      symbols: [
+        { name: "everywhereThing", kind: "function", change: "removed", file: "src/a.ts" },
+        { name: "rareThing", kind: "function", change: "removed", file: "src/a.ts" },
+        { name: "skipThing", kind: "function", change: "removed", file: "src/a.ts" },
+      ],
+    };
+    const articles = ["a", "b", "c", "d", "e"].map((name) => ({
+      path: `docs/${name}.md`,
+      content: `everywhereThing skipThing${name === "c" ? " rareThing" : ""}\n`,
+    }));
+    const plan = detectImpact({
+      changeSet,
+      articles,
+      config: ConfigSchema.parse({ ignoreSymbols: ["skipThing"] }),
+    });
+    expect(plan.articles.map((article) => article.path)).toEqual(["docs/c.md"]);
+    expect(plan.dropped).toEqual([
+      { symbol: "everywhereThing", why: "found in 5 of 5 articles" },
+      { symbol: "skipThing", why: "ignored by config (ignoreSymbols)" },
+    ]);
+  });
+
+  it("warns about broken frontmatter with file and line, and still finds references", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [file("src/a.ts")],
+      symbols: [{ name: "fancyThing", kind: "function", change: "removed", file: "src/a.ts" }],
+    };
+    const articles = [
+      { path: "docs/broken.md", content: "---\ntitle: x\nattention: [unclosed\n---\nUses fancyThing.\n" },
+      { path: "docs/odd.md", content: "---\nattention:\n  - op: regex\n    pattern: x\n---\n" },
+    ];
+    const plan = detectImpact({ changeSet, articles, config: ConfigSchema.parse({}) });
+    expect(plan.articles.map((article) => `${article.path} ${article.impact[0]?.kind}`)).toEqual([
+      "docs/broken.md reference",
+    ]);
+    expect(plan.warnings).toMatchInlineSnapshot(`
+      [
+        "docs/broken.md:3: frontmatter is not valid YAML (Flow sequence in block collection must be sufficiently indented and end with a ]); its attention list is ignored, references still count",
+        "docs/odd.md: attention[0] is not {op: file, path} or {op: glob, pattern}; it is ignored",
+      ]
+    `);
+  });
+});
