@@ -251,6 +251,38 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("times out a stream that stalls half way, covering the whole answer, and retries it", async () => {
+    const { client, retries } = await setup([{ hang: true, afterHeaders: true }, { content: "complete" }], {
+      stream: true,
+      timeoutMs: 150,
+    });
+    expect((await client.complete(request(), signal())).message.content).toBe("complete");
+    expect(retries.map((info) => info.reason)).toEqual(["timeout"]);
+  });
+
+  it("stops at once when aborted in the middle of a stream", async () => {
+    const { client, server } = await setup([{ hang: true, afterHeaders: true }], {
+      stream: true,
+      timeoutMs: 600_000,
+    });
+    const controller = new AbortController();
+    const pending = client.complete(request(), controller.signal);
+    await until(() => server.requests.length === 1);
+    // Give the first chunk time to arrive, so the abort lands while the body is read.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    expect(isAbortError(await rejection(pending))).toBe(true);
+  });
+
+  it("retries a stream that ends cleanly but before its finish_reason", async () => {
+    const { client, retries } = await setup([{ content: "half", finishReason: null }, { content: "whole" }], {
+      stream: true,
+    });
+    const response = await client.complete(request(), signal());
+    expect([response.message.content, response.finishReason]).toEqual(["whole", "stop"]);
+    expect(retries.map((info) => info.reason)).toEqual(["connection"]);
+  });
+
   it("stops at once when aborted during a request", async () => {
     // A long timeout: only the abort can end this call before the test's own timeout.
     const { client, server } = await setup([{ hang: true }], { timeoutMs: 600_000 });

@@ -51,6 +51,14 @@ interface AttemptFailure {
   cause: unknown;
 }
 
+/** A stream that ended before its answer was complete: retried like a dropped connection. */
+class StreamCutOff extends Error {
+  constructor() {
+    super("the stream ended before the answer was complete");
+    this.name = "StreamCutOff";
+  }
+}
+
 /** undici's ways of saying the connection went away in the middle of a body. */
 const DROPPED = /terminated|other side closed|socket|ECONNRESET|EPIPE|fetch failed|premature close/i;
 
@@ -90,7 +98,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         { ...body, stream: true, stream_options: { include_usage: true } },
         { signal },
       );
-      return assembleStream(stream);
+      return assembleStream(stream, signal);
     }
     const completion = await client.chat.completions.create({ ...body, stream: false }, { signal });
     return normaliseCompletion(completion);
@@ -122,6 +130,9 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         retryAfterMs: parseRetryAfter(error.headers),
         cause: error,
       };
+    }
+    if (error instanceof StreamCutOff) {
+      return { retryable: true, reason: "connection", message: error.message, cause: error };
     }
     if (error instanceof Error && !(error instanceof ModelProtocolError) && DROPPED.test(error.message)) {
       return {
@@ -198,6 +209,7 @@ function normaliseCompletion(completion: ChatCompletion): Omit<ModelResponse, "r
 /** Assembles content, tool-call deltas (by index) and the final usage chunk of a stream. */
 async function assembleStream(
   stream: AsyncIterable<ChatCompletionChunk>,
+  signal: AbortSignal,
 ): Promise<Omit<ModelResponse, "retries">> {
   let content = "";
   let sawChoice = false;
@@ -227,7 +239,11 @@ async function assembleStream(
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   }
+  // The SDK's stream ends quietly when aborted: without this, half an answer would pass as whole.
+  if (signal.aborted) throw new DOMException("The operation was aborted", "AbortError");
   if (!sawChoice) throw new ModelProtocolError("the model API streamed no choices");
+  // Every OpenAI-compatible server ends a choice with a finish_reason; a stream without one was cut off.
+  if (finishReason === null) throw new StreamCutOff();
   // An empty stream of text is no text, as `content: null` is in a non-streamed answer.
   const message: AssistantMessage = { role: "assistant", content: content === "" ? null : content };
   const toolCalls = [...calls.entries()]

@@ -26,8 +26,8 @@ export type ScriptFault =
   /** Destroys the socket: before any byte, or (`afterHeaders`) after the first streamed chunk / the headers. */
   | { drop: true; afterHeaders?: boolean; delayMs?: number }
   | { emptyChoices: true; delayMs?: number }
-  /** Never answers (timeouts, aborts); closed by `close()`. */
-  | { hang: true };
+  /** Never answers (timeouts, aborts), or (`afterHeaders`) stalls after the first streamed chunk; closed by `close()`. */
+  | { hang: true; afterHeaders?: boolean };
 
 export type ScriptStep = ScriptReply | ScriptFault;
 
@@ -164,7 +164,15 @@ export async function startScriptedModelServer(script: Script): Promise<Scripted
       response.end(JSON.stringify({ error: { message: "unexpected extra call", type: "server_error" } }));
       return;
     }
-    if ("hang" in step) return;
+    if ("hang" in step) {
+      if (step.afterHeaders) {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.write(
+          `data: ${JSON.stringify({ id: "chatcmpl-stall", object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta: { role: "assistant", content: "partial" }, finish_reason: null }] })}\n\n`,
+        );
+      }
+      return;
+    }
     await wait(step.delayMs);
     if ("drop" in step) {
       if (step.afterHeaders) {
