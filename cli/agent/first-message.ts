@@ -1,0 +1,198 @@
+import type { ChangedFile, ChangeSet, Hunk } from "../../shared/changeset.js";
+import { contentHash } from "../../shared/hash.js";
+import { formatOutline } from "../../shared/markdown/outline.js";
+import type { PlannedArticle } from "../../shared/plan.js";
+import { articlePrompt } from "../../shared/prompts.js";
+import { estimateTokens, FIRST_MESSAGE_ARTICLE_TOKENS, FIRST_MESSAGE_DIFF_TOKENS } from "./budget.js";
+
+export interface FirstMessageInput {
+  article: PlannedArticle;
+  /** The article's current text. */
+  content: string;
+  changeSet: ChangeSet;
+  diffTokens?: number;
+  articleTokens?: number;
+}
+
+/**
+ * The first user message of an article's loop (prompts/article.md): everything a
+ * cooperative model needs to finish in one call, so it rarely has to read anything.
+ */
+export async function buildFirstMessage(input: FirstMessageInput): Promise<string> {
+  const { article, content, changeSet } = input;
+  const terms = relevantTerms(article, changeSet, content);
+  const diff = selectHunks(article, changeSet, terms, input.diffTokens ?? FIRST_MESSAGE_DIFF_TOKENS);
+  const text = articleText(content, terms, input.articleTokens ?? FIRST_MESSAGE_ARTICLE_TOKENS);
+  const leftOut = [...diff.leftOut, ...text.leftOut];
+  return articlePrompt({
+    path: article.path,
+    hash: contentHash(content),
+    reasons:
+      article.impact.map((reason) => `- ${reason.kind} ${reason.source}: ${reason.detail}`).join("\n") ||
+      "- (no reason recorded)",
+    // The header line repeats the path and hash the message already gives.
+    outline: formatOutline(article.path, content).split("\n").slice(1).join("\n"),
+    article: text.text,
+    diff: diff.diff || "(no textual hunks for this article's files)",
+    trimmed:
+      leftOut.length === 0
+        ? "Nothing was left out."
+        : `Left out to fit the token budget (use read_file or search_repo if you need them):\n${leftOut.map((line) => `- ${line}`).join("\n")}`,
+  });
+}
+
+/** Names from the change that the article mentions: they decide which hunks and sections matter most. */
+export function relevantTerms(article: PlannedArticle, changeSet: ChangeSet, content: string): string[] {
+  const files = new Set(filesFor(article, changeSet).map((file) => file.path));
+  const terms = new Set<string>();
+  for (const symbol of changeSet.symbols) {
+    if (!files.has(symbol.file)) continue;
+    for (const name of [symbol.name, symbol.oldName]) {
+      if (name && name.length >= 3 && content.includes(name)) terms.add(name);
+    }
+  }
+  for (const path of files) {
+    if (content.includes(path)) terms.add(path);
+  }
+  return [...terms];
+}
+
+function filesFor(article: PlannedArticle, changeSet: ChangeSet): ChangedFile[] {
+  const wanted = article.files.length > 0 ? article.files : article.impact.map((reason) => reason.source);
+  const byPath = new Map(changeSet.files.map((file) => [file.path, file]));
+  const files: ChangedFile[] = [];
+  for (const path of new Set(wanted)) {
+    const file = byPath.get(path) ?? changeSet.files.find((candidate) => candidate.oldPath === path);
+    if (file && !files.includes(file)) files.push(file);
+  }
+  return files;
+}
+
+/**
+ * The hunks of the article's files, most relevant first (those naming a term the article
+ * mentions), within `budget` tokens, printed back in file and line order. What does not
+ * fit is named with its line range so the model can read it.
+ */
+export function selectHunks(
+  article: PlannedArticle,
+  changeSet: ChangeSet,
+  terms: readonly string[],
+  budget: number,
+): { diff: string; leftOut: string[] } {
+  const files = filesFor(article, changeSet);
+  const leftOut: string[] = [];
+  const candidates: { fileIndex: number; hunkIndex: number; text: string; score: number; tokens: number }[] =
+    [];
+  files.forEach((file, fileIndex) => {
+    if (file.binary) {
+      leftOut.push(`${file.path}: binary file (${file.status})`);
+      return;
+    }
+    file.hunks.forEach((hunk, hunkIndex) => {
+      const text = hunkText(hunk);
+      const score = terms.filter((term) => text.includes(term)).length;
+      candidates.push({ fileIndex, hunkIndex, text, score, tokens: estimateTokens(text) });
+    });
+  });
+  let remaining = budget - files.reduce((sum, file) => sum + estimateTokens(fileHeader(file)), 0);
+  const chosen = new Set<(typeof candidates)[number]>();
+  for (const candidate of [...candidates].sort((a, b) => b.score - a.score)) {
+    if (candidate.tokens <= remaining) {
+      chosen.add(candidate);
+      remaining -= candidate.tokens;
+    }
+  }
+  const parts: string[] = [];
+  files.forEach((file, fileIndex) => {
+    const own = candidates.filter((candidate) => candidate.fileIndex === fileIndex);
+    const kept = own.filter((candidate) => chosen.has(candidate));
+    const dropped = own.filter((candidate) => !chosen.has(candidate));
+    if (kept.length > 0) parts.push(fileHeader(file) + kept.map((candidate) => candidate.text).join(""));
+    if (dropped.length > 0) {
+      const ranges = dropped.map(({ hunkIndex }) => {
+        const hunk = file.hunks[hunkIndex]!;
+        return `${hunk.newStart}–${hunk.newStart + Math.max(hunk.newLines - 1, 0)}`;
+      });
+      leftOut.push(
+        `${file.path}: ${dropped.length} hunk${dropped.length === 1 ? "" : "s"} at new lines ${ranges.join(", ")}`,
+      );
+    }
+  });
+  return { diff: parts.join("").trimEnd(), leftOut };
+}
+
+function fileHeader(file: ChangedFile): string {
+  const lines: string[] = [];
+  for (const line of file.patch.split("\n")) {
+    if (line.startsWith("@@")) break;
+    lines.push(line);
+  }
+  const header = lines.join("\n").trim();
+  if (header !== "") return `${header}\n`;
+  return `--- a/${file.oldPath ?? file.path}\n+++ b/${file.path}\n`;
+}
+
+function hunkText(hunk: Hunk): string {
+  return `${hunk.header}\n${hunk.lines.join("\n")}\n`;
+}
+
+/** Lines of context kept around each line that names a relevant term, in a large article. */
+const EXCERPT_CONTEXT_LINES = 25;
+
+/**
+ * The article's full text, or for a very large one its frontmatter and the passages
+ * around lines that name a relevant term, each headed by its line range.
+ */
+export function articleText(
+  content: string,
+  terms: readonly string[],
+  budget: number,
+): { text: string; leftOut: string[] } {
+  if (estimateTokens(content) <= budget) return { text: content.replace(/\n$/, ""), leftOut: [] };
+  const lines = content.split("\n");
+  const keep = new Array<boolean>(lines.length).fill(false);
+  const frontmatterEnd = /^\uFEFF?---\s*$/.test(lines[0] ?? "") ? lines.indexOf("---", 1) : -1;
+  for (let index = 0; index <= frontmatterEnd; index++) keep[index] = true;
+  let used = 0;
+  lines.forEach((line, index) => {
+    if (used > budget || !terms.some((term) => line.includes(term))) return;
+    for (
+      let other = Math.max(0, index - EXCERPT_CONTEXT_LINES);
+      other <= Math.min(lines.length - 1, index + EXCERPT_CONTEXT_LINES);
+      other++
+    ) {
+      if (!keep[other]) {
+        keep[other] = true;
+        used += estimateTokens(lines[other]!) + 1;
+      }
+    }
+  });
+  // Nothing named a term: the start of the article is the best guess.
+  if (!keep.some((kept, index) => kept && index > frontmatterEnd)) {
+    for (let index = 0; index < lines.length && used <= budget; index++) {
+      keep[index] = true;
+      used += estimateTokens(lines[index]!) + 1;
+    }
+  }
+  const parts: string[] = [];
+  const leftOut: string[] = [];
+  let start = -1;
+  for (let index = 0; index <= lines.length; index++) {
+    const kept = index < lines.length && keep[index];
+    if (kept && start < 0) start = index;
+    if (!kept && start >= 0) {
+      parts.push(`[lines ${start + 1}–${index} of ${lines.length}]\n${lines.slice(start, index).join("\n")}`);
+      start = -1;
+    }
+  }
+  let gapStart = -1;
+  for (let index = 0; index <= lines.length; index++) {
+    const gap = index < lines.length && !keep[index];
+    if (gap && gapStart < 0) gapStart = index;
+    if (!gap && gapStart >= 0) {
+      leftOut.push(`article lines ${gapStart + 1}–${index} (read_file with offset ${gapStart + 1})`);
+      gapStart = -1;
+    }
+  }
+  return { text: parts.join("\n\n"), leftOut };
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import picomatch from "picomatch";
+import type { Audit } from "../../shared/audit.js";
+import type { ModelClient } from "../../shared/model/types.js";
+import type { PlannedArticle } from "../../shared/plan.js";
+import { systemPrompt } from "../../shared/prompts.js";
+import { type Shard, shardOf } from "../../shared/shard.js";
+import { buildToolManifest } from "../../shared/tools/manifest.js";
+import { AuditTrail } from "../audit/audit-trail.js";
+import { writeAuditFiles } from "../audit/files.js";
+import { Workspace } from "../host/workspace.js";
+import type { BuiltPlan } from "../pipeline.js";
+import { DEFAULT_TOKENS_PER_ARTICLE, DEFAULT_TOKENS_PER_RUN } from "./budget.js";
+import type { ProgressSink } from "./progress.js";
+import { ImpactAgentRunner } from "./runner.js";
+import { toolHostSessions } from "./session.js";
+
+export interface RunImpactOptions {
+  built: BuiltPlan;
+  model: ModelClient;
+  out: string;
+  patch: string;
+  apply: boolean;
+  allowCreate: boolean;
+  includeTouched: boolean;
+  only?: string;
+  shard?: Shard;
+  concurrency: number;
+  maxTurns: number;
+  env: Record<string, string | undefined>;
+  signal: AbortSignal;
+  progress?: ProgressSink;
+  /** Called once the articles to run are known (for the progress total). */
+  onSelected?: (count: number) => void;
+  now?: () => Date;
+}
+
+export interface RunImpactResult {
+  audit: Audit;
+  interrupted: boolean;
+  /** Files `--apply` refused because they changed on disk during the run. */
+  refused: { path: string; reason: string }[];
+}
+
+/**
+ * plan → agents → audit: selects the articles (--only, --shard, touched), runs the
+ * agent loops, writes the audit and the combined patch, and with `apply` writes the
+ * workspace to disk, but only after a run that completed.
+ */
+export async function runImpact(options: RunImpactOptions): Promise<RunImpactResult> {
+  const now = options.now ?? (() => new Date());
+  const { plan, changeSet, config, repoRoot } = options.built;
+  const startedAt = now();
+  const trail = new AuditTrail({
+    runId: randomUUID(),
+    startedAt,
+    base: plan.base,
+    head: plan.head,
+    model: options.model.model,
+    ...(options.shard ? { shard: options.shard } : {}),
+    env: options.env,
+  });
+
+  const selected = selectArticles(plan.articles, options);
+  const toRun: PlannedArticle[] = [];
+  for (const article of selected) {
+    trail.plan(article.path);
+    if (article.status === "touched" && !options.includeTouched) {
+      trail.recordWithoutRun(
+        article.path,
+        "touched",
+        article.impact,
+        "the change already edits this article; not sent to the model (use --include-touched)",
+      );
+    } else {
+      toRun.push(article);
+    }
+  }
+  options.onSelected?.(toRun.length);
+
+  const workspace = new Workspace(repoRoot);
+  const runner = new ImpactAgentRunner({
+    model: options.model,
+    systemPrompt: await systemPrompt(),
+    tools: buildToolManifest({ allowCreate: options.allowCreate }),
+    changeSet,
+    openArticle: toolHostSessions({
+      root: repoRoot,
+      workspace,
+      changeSet,
+      config,
+      allowCreate: options.allowCreate,
+    }),
+    allowCreate: options.allowCreate,
+    concurrency: options.concurrency,
+    maxTurns: options.maxTurns,
+    tokensPerArticle: config.limits.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE,
+    tokensPerRun: config.limits.tokensPerRun ?? DEFAULT_TOKENS_PER_RUN,
+    ...(options.progress ? { progress: options.progress } : {}),
+  });
+  for (const article of await runner.run(toRun, options.signal)) trail.record(article);
+
+  const interrupted = options.signal.aborted;
+  let applied = false;
+  let refused: RunImpactResult["refused"] = [];
+  if (options.apply && !interrupted) {
+    const result = await workspace.commitToDisk();
+    refused = result.refused;
+    applied = refused.length === 0;
+  }
+  const audit = trail.build(now(), applied);
+  await mkdir(dirname(options.out), { recursive: true });
+  await mkdir(dirname(options.patch), { recursive: true });
+  await writeAuditFiles(audit, { out: options.out, patch: options.patch });
+  return { audit, interrupted, refused };
+}
+
+/** The plan's articles that this run covers: `--only` glob and `--shard` applied, plan order kept. */
+export function selectArticles(
+  articles: readonly PlannedArticle[],
+  options: { only?: string; shard?: Shard },
+): PlannedArticle[] {
+  const only = options.only ? picomatch(options.only, { dot: true }) : null;
+  return articles.filter(
+    (article) =>
+      (only === null || only(article.path)) &&
+      (options.shard === undefined || shardOf(article.path, options.shard.count) === options.shard.index),
+  );
+}

@@ -1,0 +1,353 @@
+import pLimit from "p-limit";
+import type { AuditArticle, AuditEdit } from "../../shared/audit.js";
+import type { ChangeSet } from "../../shared/changeset.js";
+import { isAbortError, ModelApiError, ModelProtocolError } from "../../shared/errors.js";
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ModelClient,
+  ModelResponse,
+  ToolCall,
+  ToolDefinition,
+} from "../../shared/model/types.js";
+import type { PlannedArticle } from "../../shared/plan.js";
+import { emptyUsage } from "../audit/audit-trail.js";
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TOKENS_PER_ARTICLE,
+  DEFAULT_TOKENS_PER_RUN,
+  MAX_PROTOCOL_RETRIES,
+  RunBudget,
+} from "./budget.js";
+import { buildFirstMessage } from "./first-message.js";
+import { NO_PROGRESS, type ProgressSink } from "./progress.js";
+
+/** One tool call's outcome, as the runner counts it. */
+export interface ToolCallOutcome {
+  name: string;
+  ok: boolean;
+}
+
+/** What an article's edits came to when its session finished. */
+export interface ArticleOutcome {
+  patch: string;
+  hashBefore: string | null;
+  hashAfter: string | null;
+  edits: AuditEdit[];
+  /** New articles the loop made with create_article; each becomes its own audit entry. */
+  createdFiles?: { path: string; patch: string; hashAfter: string; edits: AuditEdit[] }[];
+}
+
+/**
+ * The runner's view of one article's tool host: it runs the model's tool calls and keeps
+ * the article's edits in the workspace overlay until `finish` (keep) or `abandon` (drop).
+ */
+export interface ArticleSession {
+  /** The article's current text, for the first message. */
+  readonly content: string;
+  /** Runs a turn's tool calls; one tool message per call, in order, plus their outcomes. */
+  execute(
+    calls: ToolCall[],
+    signal: AbortSignal,
+  ): Promise<{ messages: ChatMessage[]; outcomes: ToolCallOutcome[] }>;
+  /** True once an edit_article call with `done: true` succeeded. */
+  readonly done: boolean;
+  finish(): Promise<ArticleOutcome>;
+  abandon(): void;
+}
+
+export interface ImpactAgentRunnerOptions {
+  model: ModelClient;
+  /** The system prompt: identical for every article, so providers can cache the prefix. */
+  systemPrompt: string;
+  /** The tool manifest: identical for every article, for the same reason. */
+  tools: ToolDefinition[];
+  changeSet: ChangeSet;
+  openArticle: (article: PlannedArticle) => Promise<ArticleSession>;
+  allowCreate?: boolean;
+  concurrency?: number;
+  maxTurns?: number;
+  tokensPerArticle?: number;
+  tokensPerRun?: number;
+  progress?: ProgressSink;
+  now?: () => number;
+}
+
+/** Why a loop stopped; each value is one stop predicate of `runArticle`. */
+type StopReason = "answered" | "done" | "turn_cap" | "article_budget" | "run_budget";
+
+/** Thrown by `openArticle` when the article cannot be worked on at all (deleted, binary): it is `skipped`. */
+export class ArticleSkipped extends Error {}
+
+class ArticleFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * ImpactAgentRunner (DESIGN.md section 1): one model loop per impacted article, articles
+ * in parallel under p-limit. It never throws for an article's sake: every article ends as
+ * updated, unchanged, failed (with a reason) or cancelled (on abort).
+ */
+export class ImpactAgentRunner {
+  readonly #options: ImpactAgentRunnerOptions;
+  readonly #budget: RunBudget;
+  readonly #progress: ProgressSink;
+  readonly #now: () => number;
+
+  constructor(options: ImpactAgentRunnerOptions) {
+    this.#options = options;
+    this.#budget = new RunBudget(options.tokensPerRun ?? DEFAULT_TOKENS_PER_RUN);
+    this.#progress = options.progress ?? NO_PROGRESS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Runs every article; on abort the unfinished ones come back `cancelled`. Results keep input order. */
+  async run(articles: readonly PlannedArticle[], signal: AbortSignal): Promise<AuditArticle[]> {
+    const limit = pLimit(this.#options.concurrency ?? DEFAULT_CONCURRENCY);
+    const results = await Promise.all(
+      articles.map((article) => limit(() => this.runArticle(article, signal))),
+    );
+    return results.flat();
+  }
+
+  /** One article's loop: its audit entry, followed by an entry for each article it created. */
+  async runArticle(article: PlannedArticle, signal: AbortSignal): Promise<AuditArticle[]> {
+    const started = this.#now();
+    const usage = emptyUsage();
+    const base: Omit<AuditArticle, "status" | "summary"> = {
+      path: article.path,
+      impact: article.impact,
+      edits: [],
+      editReasons: [],
+      patch: "",
+      hashBefore: null,
+      hashAfter: null,
+      usage,
+    };
+    const elapsed = () => Math.max(0, Math.round(this.#now() - started));
+    if (signal.aborted) {
+      return [
+        { ...base, status: "cancelled", summary: "the run was interrupted before this article started" },
+      ];
+    }
+
+    this.#progress.articleStarted(article.path);
+    let session: ArticleSession | undefined;
+    let status: AuditArticle["status"] = "failed";
+    try {
+      session = await this.#options.openArticle(article);
+      const { summary, stop } = await this.#loop(article, session, usage, signal);
+      if (stop !== "answered" && stop !== "done") {
+        throw new ArticleFailure(stop, capMessage(stop, this.#options, this.#budget));
+      }
+      const outcome = await session.finish();
+      status = outcome.patch === "" ? "unchanged" : "updated";
+      const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
+        ...base,
+        path: file.path,
+        status: "updated",
+        usage: emptyUsage(),
+        edits: file.edits,
+        editReasons: file.edits.map((edit) => edit.reason),
+        patch: file.patch,
+        hashBefore: null,
+        hashAfter: file.hashAfter,
+        created: true,
+        summary: `created by the loop of ${article.path}`,
+      }));
+      if (created.length > 0 && status === "unchanged") status = "updated";
+      const own: AuditArticle = {
+        ...base,
+        status,
+        edits: outcome.edits,
+        editReasons: outcome.edits.map((edit) => edit.reason),
+        patch: outcome.patch,
+        hashBefore: outcome.hashBefore,
+        hashAfter: outcome.hashAfter,
+        summary,
+        durationMs: elapsed(),
+      };
+      return [own, ...created];
+    } catch (error) {
+      session?.abandon();
+      if (signal.aborted || isAbortError(error)) {
+        status = "cancelled";
+        return [
+          {
+            ...base,
+            status,
+            summary: "the run was interrupted; this article's edits were dropped",
+            durationMs: elapsed(),
+          },
+        ];
+      }
+      if (error instanceof ArticleSkipped) {
+        status = "skipped";
+        return [{ ...base, status, summary: error.message, durationMs: elapsed() }];
+      }
+      status = "failed";
+      const failure = describeFailure(error);
+      return [{ ...base, status, summary: failure.message, error: failure, durationMs: elapsed() }];
+    } finally {
+      this.#progress.articleFinished(article.path, status);
+    }
+  }
+
+  /**
+   * The loop of one article. It stops when the model answers without tool calls, after a
+   * successful `done`, or when a cap is reached (turns, the article's tokens, the run's).
+   */
+  async #loop(
+    article: PlannedArticle,
+    session: ArticleSession,
+    usage: AuditArticle["usage"],
+    signal: AbortSignal,
+  ): Promise<{ summary: string; stop: StopReason }> {
+    const options = this.#options;
+    const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+    const tokensPerArticle = options.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE;
+    const firstMessage = await buildFirstMessage({
+      article,
+      content: session.content,
+      changeSet: options.changeSet,
+    });
+    const messages: ChatMessage[] = [
+      { role: "system", content: options.systemPrompt },
+      { role: "user", content: firstMessage },
+    ];
+    let summary = "";
+    let protocolErrors = 0;
+    let failedEditSinceSuccess = false;
+
+    // Each pass is one model call (a turn); the stop predicates below are the only exits.
+    while (usage.turns < maxTurns) {
+      if (this.#budget.exhausted) return { summary, stop: "run_budget" };
+      if (usage.promptTokens + usage.completionTokens >= tokensPerArticle)
+        return { summary, stop: "article_budget" };
+      signal.throwIfAborted();
+
+      usage.turns += 1;
+      usage.llmCalls += 1;
+      let response: ModelResponse;
+      try {
+        response = await options.model.complete(
+          {
+            model: options.model.model,
+            article: article.path,
+            messages,
+            tools: options.tools,
+            ...(options.allowCreate ? { allowCreate: true } : {}),
+          },
+          signal,
+        );
+      } catch (error) {
+        if (error instanceof ModelProtocolError && protocolErrors < MAX_PROTOCOL_RETRIES && !signal.aborted) {
+          protocolErrors += 1;
+          continue;
+        }
+        throw error;
+      }
+      const tokens = response.usage.promptTokens + response.usage.completionTokens;
+      usage.promptTokens += response.usage.promptTokens;
+      usage.completionTokens += response.usage.completionTokens;
+      usage.retries = (usage.retries ?? 0) + response.retries;
+      this.#budget.spend(tokens);
+      this.#progress.tokens(tokens);
+      if (response.retries > 0) this.#progress.retries(response.retries);
+
+      const message = normaliseMessage(response.message, usage.turns);
+      const content = message.content?.trim() ?? "";
+      if (content !== "") summary = content;
+      const calls = message.tool_calls ?? [];
+
+      if (calls.length === 0) {
+        if (response.finishReason === "length") {
+          // Cut off mid-answer: keep what came, ask for the rest, and spend another turn.
+          messages.push({ role: "assistant", content: message.content ?? "" });
+          messages.push({ role: "user", content: CUT_OFF_NOTE });
+          continue;
+        }
+        if (response.finishReason === "content_filter") {
+          throw new ArticleFailure(
+            "content_filter",
+            "the model's answer was withheld by the provider's content filter",
+          );
+        }
+        if (content === "") {
+          if (protocolErrors >= MAX_PROTOCOL_RETRIES) {
+            throw new ArticleFailure("model_protocol", "the model answered with neither text nor tool calls");
+          }
+          protocolErrors += 1;
+          messages.push({ role: "assistant", content: "" });
+          messages.push({ role: "user", content: EMPTY_ANSWER_NOTE });
+          continue;
+        }
+        return { summary, stop: "answered" };
+      }
+
+      messages.push({ role: "assistant", content: message.content, tool_calls: calls });
+      const { messages: results, outcomes } = await session.execute(calls, signal);
+      messages.push(...results);
+      for (const outcome of outcomes) {
+        usage.toolCalls[outcome.name] = (usage.toolCalls[outcome.name] ?? 0) + 1;
+        if (!outcome.ok) usage.toolErrors += 1;
+        if (outcome.name === "edit_article" || outcome.name === "create_article") {
+          if (outcome.ok && !failedEditSinceSuccess) usage.firstTryEdits = (usage.firstTryEdits ?? 0) + 1;
+          failedEditSinceSuccess = !outcome.ok;
+        }
+      }
+      if (session.done) return { summary, stop: "done" };
+      if (usage.promptTokens + usage.completionTokens >= tokensPerArticle)
+        return { summary, stop: "article_budget" };
+    }
+    return { summary, stop: "turn_cap" };
+  }
+}
+
+const CUT_OFF_NOTE =
+  "Your answer was cut off at the output length limit. Continue: send the edits as an edit_article call with fewer, smaller edits, or say in one sentence why nothing needs to change.";
+const EMPTY_ANSWER_NOTE =
+  "Your answer was empty. Either call edit_article to fix the article, or say in one or two sentences why it is still correct.";
+
+/** Gives tool calls without an id one, so the tool results can answer them. */
+function normaliseMessage(message: AssistantMessage, turn: number): AssistantMessage {
+  const calls = (message.tool_calls ?? []).map((call, index) => ({
+    ...call,
+    id: call.id || `call_${turn}_${index}`,
+    type: "function" as const,
+    function: { name: call.function?.name ?? "", arguments: call.function?.arguments ?? "" },
+  }));
+  return {
+    role: "assistant",
+    content: message.content ?? null,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+  };
+}
+
+function capMessage(stop: StopReason, options: ImpactAgentRunnerOptions, budget: RunBudget): string {
+  switch (stop) {
+    case "turn_cap":
+      return `turn cap reached: the article was not finished in ${options.maxTurns ?? DEFAULT_MAX_TURNS} turns (--max-turns)`;
+    case "article_budget":
+      return `token budget per article reached (${(options.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE).toLocaleString("en-US")} tokens)`;
+    case "run_budget":
+      return `token budget of the run reached (${budget.limit.toLocaleString("en-US")} tokens)`;
+    default:
+      return stop;
+  }
+}
+
+function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof ArticleFailure) return { code: error.code, message: error.message };
+  if (error instanceof ModelApiError || error instanceof ModelProtocolError) {
+    return { code: error.code, message: error.message };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "internal", message: `unexpected error: ${message}` };
+}

@@ -1,0 +1,125 @@
+import type { AuditEdit } from "../../shared/audit.js";
+import type { ChangeSet } from "../../shared/changeset.js";
+import type { ImpactConfig } from "../../shared/config.js";
+import type { PlannedArticle } from "../../shared/plan.js";
+import { AgentToolHost, type RecordedEdit } from "../host/agent-tool-host.js";
+import type { Workspace } from "../host/workspace.js";
+import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
+
+export interface ToolHostSessionOptions {
+  root: string;
+  workspace: Workspace;
+  changeSet: ChangeSet;
+  config: ImpactConfig;
+  allowCreate: boolean;
+}
+
+/**
+ * Opens an article's loop on a fresh AgentToolHost over the shared Workspace: the
+ * runner's ArticleSession, with the host's edits turned into audit edits and patches.
+ */
+export function toolHostSessions(
+  options: ToolHostSessionOptions,
+): (article: PlannedArticle) => Promise<ArticleSession> {
+  const changedFiles = options.changeSet.files.flatMap((file) =>
+    file.oldPath ? [file.path, file.oldPath] : [file.path],
+  );
+  return async (article) => {
+    const view = await options.workspace.load(article.path);
+    if (view.kind !== "text") {
+      throw new ArticleSkipped(
+        view.kind === "missing"
+          ? `${article.path} does not exist in the working tree`
+          : `${article.path} is not a text file the agent can edit (${view.kind})`,
+      );
+    }
+    const host = new AgentToolHost({
+      root: options.root,
+      workspace: options.workspace,
+      articlePath: article.path,
+      changedFiles,
+      docsGlobs: options.config.docs,
+      ignoreGlobs: options.config.ignore,
+      deny: options.config.deny,
+      allowCreate: options.allowCreate,
+      limits: options.config.limits,
+    });
+    return new ToolHostSession(host, options.workspace, view.content);
+  };
+}
+
+class ToolHostSession implements ArticleSession {
+  readonly content: string;
+  readonly #host: AgentToolHost;
+  readonly #workspace: Workspace;
+  /** Model turn of each tool call id, for the audit's `turn` of an edit. */
+  readonly #turnOf = new Map<string, number>();
+  #turn = 0;
+
+  constructor(host: AgentToolHost, workspace: Workspace, content: string) {
+    this.#host = host;
+    this.#workspace = workspace;
+    this.content = content;
+  }
+
+  get done(): boolean {
+    return this.#host.done;
+  }
+
+  async execute(calls: Parameters<ArticleSession["execute"]>[0], signal: AbortSignal) {
+    this.#turn += 1;
+    for (const call of calls) this.#turnOf.set(call.id, this.#turn);
+    const results = await this.#host.execute(calls, signal);
+    return {
+      messages: results.map((result) => ({
+        role: "tool" as const,
+        tool_call_id: result.toolCallId,
+        content: result.content,
+      })),
+      outcomes: results.map((result) => ({ name: result.name, ok: result.ok })),
+    };
+  }
+
+  async finish(): Promise<ArticleOutcome> {
+    const path = this.#host.articlePath;
+    const { committed, conflicts } = this.#host.finish();
+    if (conflicts.length > 0) {
+      throw new Error(`another article created ${conflicts.join(", ")} with other content first`);
+    }
+    const changes = this.#workspace.changes().filter((change) => committed.includes(change.path));
+    const own = changes.find((change) => change.path === path);
+    const hashBefore = await this.#workspace.baseHash(path);
+    return {
+      patch: own?.patch ?? "",
+      hashBefore,
+      hashAfter: own?.hashAfter ?? hashBefore,
+      edits: this.#auditEdits(path),
+      createdFiles: changes
+        .filter((change) => change.path !== path && change.before === null)
+        .map((change) => ({
+          path: change.path,
+          patch: change.patch,
+          hashAfter: change.hashAfter,
+          edits: this.#auditEdits(change.path),
+        })),
+    };
+  }
+
+  abandon(): void {
+    this.#host.abandon();
+  }
+
+  #auditEdits(path: string): AuditEdit[] {
+    return this.#host.edits
+      .filter((edit: RecordedEdit) => edit.path === path)
+      .map((edit) => ({
+        kind: edit.kind,
+        reason: edit.reason,
+        startLine: edit.startLine,
+        endLine: edit.endLine,
+        evidence: edit.evidence,
+        toolCallId: edit.toolCallId,
+        ...(this.#turnOf.has(edit.toolCallId) ? { turn: this.#turnOf.get(edit.toolCallId)! } : {}),
+      }));
+  }
+}

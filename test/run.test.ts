@@ -1,0 +1,454 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { CommandIo } from "../cli/io.js";
+import { main } from "../cli/main.js";
+import { type Audit, AuditSchema } from "../shared/audit.js";
+import { contentHash } from "../shared/hash.js";
+import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import {
+  type Script,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from "./helpers/scripted-model-server.js";
+
+const KEY = "sk-test-not-a-real-key";
+
+const SERVER_DOC = `---
+title: Server
+attention:
+  - op: file
+    path: src/server.ts
+---
+# Server
+
+## Starting
+
+Start the server with \`serve()\`. It listens on port 8080 by default.
+
+## Stopping
+
+Call \`stop()\` to stop it.
+`;
+
+const CLI_DOC = `---
+title: CLI
+attention:
+  - op: file
+    path: src/server.ts
+---
+# CLI
+
+| flag | default |
+|---|---|
+| --port | 8080 |
+| --host | 127.0.0.1 |
+
+The port is 8080 unless --port says otherwise.
+`;
+
+/** A repository whose last commit changes the default port: both docs become wrong. */
+function portRepo(): TestRepo {
+  const repo = gitRepo({
+    "src/server.ts":
+      "export const DEFAULT_PORT = 8080;\nexport function serve() {}\nexport function stop() {}\n",
+    "docs/server.md": SERVER_DOC,
+    "docs/cli.md": CLI_DOC,
+  });
+  repo.commit({
+    "src/server.ts":
+      "export const DEFAULT_PORT = 9090;\nexport function serve() {}\nexport function stop() {}\n",
+  });
+  return repo;
+}
+
+function captureIo(cwd: string, env: Record<string, string>, signal?: AbortSignal) {
+  const io = {
+    out: "",
+    err: "",
+    cwd,
+    env,
+    isTTY: false,
+    signal: signal ?? new AbortController().signal,
+    readStdin: async () => "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+  } satisfies CommandIo & { out: string; err: string };
+  return io;
+}
+
+let servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+});
+
+async function run(
+  repo: TestRepo,
+  script: Script,
+  args: string[] = [],
+  options: { signal?: AbortSignal } = {},
+) {
+  const server = await startScriptedModelServer(script);
+  servers.push(server);
+  const io = captureIo(
+    repo.dir,
+    { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "test-model" },
+    options.signal,
+  );
+  const code = await main(["run", ...args], io);
+  if (process.env.DEBUG_RUN) console.log(io.err);
+  const auditPath = join(repo.dir, ".impact/audit.json");
+  let audit: Audit | undefined;
+  try {
+    audit = AuditSchema.parse(JSON.parse(readFileSync(auditPath, "utf8")));
+  } catch {
+    audit = undefined;
+  }
+  const article = (path: string) => audit?.articles.find((entry) => entry.path === path);
+  return { code, io, server, audit, article };
+}
+
+const edit = (oldString: string, newString: string, extra: Record<string, unknown> = {}) => ({
+  old_string: oldString,
+  new_string: newString,
+  reason: "DEFAULT_PORT changed from 8080 to 9090 in src/server.ts",
+  evidence: ["src/server.ts:1"],
+  ...extra,
+});
+
+const SERVER_FIX = {
+  name: "edit_article",
+  arguments: {
+    path: "docs/server.md",
+    edits: [edit("port 8080 by default", "port 9090 by default")],
+    done: true,
+  },
+};
+const CLI_FIX = {
+  name: "edit_article",
+  arguments: {
+    path: "docs/cli.md",
+    edits: [edit("| --port | 8080 |", "| --port | 9090 |"), edit("The port is 8080", "The port is 9090")],
+    done: true,
+  },
+};
+
+describe("impact run, end to end through the openai SDK", () => {
+  for (const stream of [false, true]) {
+    it(`fixes both articles in one call each (${stream ? "streaming" : "non-streaming"}), and the patch applies`, async () => {
+      const repo = portRepo();
+      const { code, io, audit, article, server } = await run(
+        repo,
+        { "docs/server.md": [{ toolCalls: [SERVER_FIX] }], "docs/cli.md": [{ toolCalls: [CLI_FIX] }] },
+        stream ? ["--stream"] : [],
+      );
+      expect(io.err).toBe("");
+      expect(code).toBe(0);
+      expect(server.requests.every((request) => request.body.stream === stream)).toBe(true);
+      expect(audit?.totals).toMatchObject({ articles: 2, updated: 2, failed: 0 });
+      expect(audit?.model).toBe("test-model");
+      const server_ = article("docs/server.md")!;
+      expect(server_.usage).toMatchObject({
+        turns: 1,
+        llmCalls: 1,
+        toolCalls: { edit_article: 1 },
+        toolErrors: 0,
+      });
+      expect(server_.usage.firstTryEdits).toBe(1);
+      expect(server_.hashBefore).toBe(contentHash(SERVER_DOC));
+      expect(server_.edits).toEqual([
+        expect.objectContaining({
+          kind: "replace",
+          evidence: ["src/server.ts:1"],
+          startLine: 11,
+          endLine: 11,
+        }),
+      ]);
+      expect(server_.editReasons).toEqual(["DEFAULT_PORT changed from 8080 to 9090 in src/server.ts"]);
+      // The user's files are untouched without --apply.
+      expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toBe(SERVER_DOC);
+      // The combined patch applies with real git to the base tree (the docs did not change in the commit).
+      const base = repo.git("rev-parse", "HEAD~1");
+      repo.git("checkout", "-q", base);
+      execFileSync("git", ["apply", join(repo.dir, ".impact/impact.patch")], { cwd: repo.dir });
+      expect(readFileSync(join(repo.dir, "docs/cli.md"), "utf8")).toContain("| --port | 9090 |");
+      expect(contentHash(readFileSync(join(repo.dir, "docs/server.md")))).toBe(server_.hashAfter);
+      expect(io.out.replace(/\d[\d,]* tokens/, "N tokens")).toMatchInlineSnapshot();
+    });
+  }
+
+  it("sends a first message with the hash, outline, reasons, article and only the relevant hunks", async () => {
+    const repo = portRepo();
+    const { server } = await run(repo, {
+      "docs/server.md": [{ content: "Nothing to change." }],
+      "docs/cli.md": [{ content: "Nothing to change." }],
+    });
+    const request = server.requests.find((entry) => entry.article === "docs/server.md")!;
+    const [system, user] = request.body.messages!;
+    const other = server.requests.find((entry) => entry.article === "docs/cli.md")!;
+    // Identical prefix across articles, so providers can cache it.
+    expect(other.body.messages![0]).toEqual(system);
+    expect(other.body.tools).toEqual(request.body.tools);
+    const text = String(user?.content).replace(/[0-9a-f]{7,}\.\.[0-9a-f]{7,}/g, "<index>");
+    expect(text).toMatchInlineSnapshot();
+  });
+
+  it("reads, then edits", async () => {
+    const repo = portRepo();
+    const { code, article } = await run(repo, {
+      "docs/server.md": [
+        { toolCalls: [{ name: "read_file", arguments: { path: "src/server.ts" } }] },
+        { toolCalls: [SERVER_FIX] },
+      ],
+      "docs/cli.md": [{ content: "The CLI article is fine." }],
+    });
+    expect(code).toBe(0);
+    expect(article("docs/server.md")).toMatchObject({
+      status: "updated",
+      usage: { turns: 2, llmCalls: 2, toolCalls: { read_file: 1, edit_article: 1 } },
+    });
+    expect(article("docs/cli.md")).toMatchObject({
+      status: "unchanged",
+      summary: "The CLI article is fine.",
+    });
+  });
+
+  it("retries a near miss and a non-unique match, and keeps an atomic batch all or nothing", async () => {
+    const repo = portRepo();
+    const { code, article, server } = await run(repo, {
+      "docs/server.md": [
+        // Near miss: the whitespace differs.
+        {
+          toolCalls: [
+            {
+              name: "edit_article",
+              arguments: {
+                path: "docs/server.md",
+                edits: [edit("port  8080 by default", "port 9090 by default")],
+              },
+            },
+          ],
+        },
+        { toolCalls: [SERVER_FIX] },
+      ],
+      "docs/cli.md": [
+        // Not unique: "8080" appears twice.
+        {
+          toolCalls: [
+            { name: "edit_article", arguments: { path: "docs/cli.md", edits: [edit("8080", "9090")] } },
+          ],
+        },
+        // Atomic: the first edit is fine, the second fails, so neither lands.
+        {
+          toolCalls: [
+            {
+              name: "edit_article",
+              arguments: {
+                path: "docs/cli.md",
+                edits: [edit("| --port | 8080 |", "| --port | 9090 |"), edit("no such text", "x")],
+              },
+            },
+          ],
+        },
+        { toolCalls: [CLI_FIX] },
+      ],
+    });
+    expect(code).toBe(0);
+    expect(article("docs/server.md")?.usage).toMatchObject({ turns: 2, toolErrors: 1, firstTryEdits: 0 });
+    expect(article("docs/cli.md")?.usage).toMatchObject({ turns: 3, toolErrors: 2, firstTryEdits: 0 });
+    expect(article("docs/cli.md")?.patch).toContain("+| --port | 9090 |");
+    const toolReply = (articlePath: string, call: number) => {
+      const messages = server.requests.filter((entry) => entry.article === articlePath)[call]!.body.messages!;
+      return String(messages.at(-1)?.content);
+    };
+    expect(toolReply("docs/server.md", 1)).toMatch(/^Error: Edit 0: /);
+    expect(toolReply("docs/server.md", 1)).toMatch(/whitespace/i);
+    expect(toolReply("docs/cli.md", 1)).toMatch(/^Error: Edit 0: .*2/);
+    expect(toolReply("docs/cli.md", 2)).toMatch(/^Error: Edit 1: /);
+  });
+
+  it("survives 429s, 500s and dropped connections", async () => {
+    const repo = portRepo();
+    const { code, article } = await run(repo, {
+      "docs/server.md": [
+        { status: 429, retryAfterMs: "5" },
+        { status: 500, retryAfterMs: "5" },
+        { toolCalls: [SERVER_FIX] },
+      ],
+      "docs/cli.md": [{ drop: true }, { toolCalls: [CLI_FIX] }],
+    });
+    expect(code).toBe(0);
+    expect(article("docs/server.md")).toMatchObject({
+      status: "updated",
+      usage: { llmCalls: 1, retries: 2 },
+    });
+    expect(article("docs/cli.md")).toMatchObject({ status: "updated", usage: { llmCalls: 1, retries: 1 } });
+  });
+
+  it("answers malformed arguments, unknown tools and empty answers with errors the model can act on", async () => {
+    const repo = portRepo();
+    const { code, article, server } = await run(repo, {
+      "docs/server.md": [
+        { toolCalls: [{ name: "edit_article", arguments: '{"path": "docs/server.md", "edits": [' }] },
+        { toolCalls: [{ name: "delete_everything", arguments: {} }] },
+        { toolCalls: [SERVER_FIX] },
+      ],
+      "docs/cli.md": [
+        { emptyChoices: true },
+        { content: "" },
+        { content: "The table is generated; nothing to do." },
+      ],
+    });
+    expect(code).toBe(0);
+    expect(article("docs/server.md")).toMatchObject({
+      status: "updated",
+      usage: { turns: 3, toolErrors: 2, toolCalls: { edit_article: 2, delete_everything: 1 } },
+    });
+    expect(article("docs/cli.md")).toMatchObject({
+      status: "unchanged",
+      summary: "The table is generated; nothing to do.",
+    });
+    const replies = server.requests
+      .filter((entry) => entry.article === "docs/server.md")
+      .slice(1)
+      .map((entry) => String(entry.body.messages!.at(-1)?.content).split("\n")[0]);
+    expect(replies).toMatchInlineSnapshot();
+  });
+
+  it("fails an article that never stops calling tools at the turn cap, and exits 1", async () => {
+    const repo = portRepo();
+    const { code, io, article, audit } = await run(
+      repo,
+      {
+        "docs/server.md": Array.from({ length: 5 }, () => ({
+          toolCalls: [{ name: "outline_article", arguments: { path: "docs/server.md" } }],
+        })),
+        "docs/cli.md": [{ toolCalls: [CLI_FIX] }],
+      },
+      ["--max-turns", "3"],
+    );
+    expect(code).toBe(1);
+    expect(io.err).toBe("impact: 1 article failed; see the audit for reasons\n");
+    expect(article("docs/server.md")).toMatchObject({
+      status: "failed",
+      patch: "",
+      usage: { turns: 3 },
+      error: {
+        code: "turn_cap",
+        message: "turn cap reached: the article was not finished in 3 turns (--max-turns)",
+      },
+    });
+    expect(audit?.totals).toMatchObject({ updated: 1, failed: 1 });
+    expect(audit?.articles.map((entry) => entry.path)).toEqual(["docs/cli.md", "docs/server.md"].sort());
+  });
+
+  it("on abort: cancels unfinished articles, writes the partial audit, exits 130, changes no file", async () => {
+    const repo = portRepo();
+    const controller = new AbortController();
+    const script: Script = (request) => {
+      if (request.article === "docs/cli.md") return { toolCalls: [CLI_FIX] };
+      setTimeout(() => controller.abort(), 50);
+      return { hang: true };
+    };
+    const { code, io, article, audit } = await run(repo, script, ["--apply", "--concurrency", "1"], {
+      signal: controller.signal,
+    });
+    expect(code).toBe(130);
+    expect(io.err).toContain("interrupted");
+    expect(audit?.applied).toBe(false);
+    expect(article("docs/server.md")?.status).toBe("cancelled");
+    // cli.md runs first or is cancelled before starting; either way no file changed.
+    expect(["updated", "cancelled"]).toContain(article("docs/cli.md")?.status);
+    expect(readFileSync(join(repo.dir, "docs/cli.md"), "utf8")).toBe(CLI_DOC);
+    expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toBe(SERVER_DOC);
+  });
+
+  it("--apply writes the edits; impact apply later refuses a stale file by name", async () => {
+    const repo = portRepo();
+    const first = await run(
+      repo,
+      { "docs/server.md": [{ toolCalls: [SERVER_FIX] }], "docs/cli.md": [{ toolCalls: [CLI_FIX] }] },
+      ["--apply"],
+    );
+    expect(first.code).toBe(0);
+    expect(first.audit?.applied).toBe(true);
+    expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toContain("port 9090 by default");
+
+    const again = portRepo();
+    const second = await run(again, {
+      "docs/server.md": [{ toolCalls: [SERVER_FIX] }],
+      "docs/cli.md": [{ toolCalls: [CLI_FIX] }],
+    });
+    expect(second.code).toBe(0);
+    writeFileSync(join(again.dir, "docs/cli.md"), `${CLI_DOC}\nA late edit.\n`);
+    const io = captureIo(again.dir, {});
+    expect(await main(["apply", ".impact/audit.json"], io)).toBe(2);
+    expect(io.err).toMatch(
+      /^impact: refusing to apply, nothing was written: docs\/cli\.md: it changed since the audit/,
+    );
+    expect(readFileSync(join(again.dir, "docs/server.md"), "utf8")).toBe(SERVER_DOC);
+  });
+
+  it("--only and --shard limit the articles; --json prints one summary object", async () => {
+    const repo = portRepo();
+    const only = await run(repo, { "docs/cli.md": [{ toolCalls: [CLI_FIX] }] }, [
+      "--only",
+      "docs/cli*",
+      "--json",
+    ]);
+    expect(only.code).toBe(0);
+    expect(only.audit?.articles.map((entry) => entry.path)).toEqual(["docs/cli.md"]);
+    const summary = JSON.parse(only.io.out);
+    expect(summary).toMatchObject({
+      totals: { articles: 1, updated: 1 },
+      articles: [{ path: "docs/cli.md", status: "updated", edits: 2 }],
+    });
+
+    const seen: string[] = [];
+    for (const index of [1, 2]) {
+      const shard = await run(repo, () => ({ content: "Nothing to change." }), [
+        "--shard",
+        `${index}/2`,
+        "--out",
+        `.impact/shard-${index}.json`,
+      ]);
+      expect(shard.code).toBe(0);
+      const audit = AuditSchema.parse(
+        JSON.parse(readFileSync(join(repo.dir, `.impact/shard-${index}.json`), "utf8")),
+      );
+      expect(audit.shard).toEqual({ index, count: 2 });
+      seen.push(...audit.articles.map((entry) => entry.path));
+    }
+    expect(seen.sort()).toEqual(["docs/cli.md", "docs/server.md"]);
+  });
+
+  it("refuses bad flags with exit 2 before any model call, and says how to set a key up", async () => {
+    const repo = portRepo();
+    const bad = await run(repo, [], ["--shard", "3/2"]);
+    expect(bad.code).toBe(2);
+    expect(bad.server.requests).toHaveLength(0);
+    const io = captureIo(repo.dir, {});
+    expect(await main(["run"], io)).toBe(2);
+    expect(`${bad.io.err}${io.err}`).toMatchInlineSnapshot();
+  });
+
+  it("keeps secrets out of the audit, even when the model writes one", async () => {
+    const repo = portRepo();
+    const { code, audit } = await run(repo, {
+      "docs/server.md": [{ content: `Nothing to change. My key is ${KEY}.` }],
+      "docs/cli.md": [{ content: "Fine." }],
+    });
+    expect(code).toBe(0);
+    const text = readFileSync(join(repo.dir, ".impact/audit.json"), "utf8");
+    expect(text).not.toContain(KEY);
+    expect(audit?.articles.find((entry) => entry.path === "docs/server.md")?.summary).toBe(
+      "Nothing to change. My key is [redacted].",
+    );
+  });
+});
