@@ -82,7 +82,8 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     // Our own timer governs each attempt; the SDK's is only a backstop.
     timeout: timeoutMs + 5_000,
   });
-  const redact = (text: string) => redactSecrets(text.split(options.apiKey).join("[redacted]"), {});
+  const redact = (text: string) =>
+    redactSecrets(options.apiKey ? text.split(options.apiKey).join("[redacted]") : text, {});
 
   async function attempt(
     request: ModelRequest,
