@@ -113,7 +113,8 @@ export function renderPlan(plan: ImpactPlan): string {
     }
     lines.push(...table(rows));
   }
-  if (plan.dropped.length > 0) {
+  // Quiet when nothing is impacted: the dropped names matter only next to a finding.
+  if (plan.dropped.length > 0 && plan.articles.length > 0) {
     const shown = plan.dropped.slice(0, 20).map((entry) => `${entry.symbol} (${entry.why})`);
     const more = plan.dropped.length > 20 ? `, and ${plan.dropped.length - 20} more` : "";
     lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
