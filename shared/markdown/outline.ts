@@ -1,0 +1,467 @@
+import { contentHash } from "../hash.js";
+import { parseFrontmatter } from "./frontmatter.js";
+import { LineIndex } from "./lines.js";
+
+/** One heading and the lines it governs (DESIGN.md section 5, `outline_article`). */
+export interface OutlineSection {
+  /** The heading text as written (closing `#`s and surrounding spaces removed). */
+  title: string;
+  /**
+   * Titles from the top-level ancestor down, joined by "::". A path that occurs again gets
+   * " (2)", " (3)", … on its last title, in document order: "Usage::Options (2)".
+   */
+  path: string;
+  level: number;
+  /** 1-based line of the heading (the first text line for a setext heading). */
+  line: number;
+  /** Last line of the section, subsections included (the line before the next heading of the same or higher level). */
+  endLine: number;
+  /** First line after the heading (setext: after the underline). */
+  bodyStartLine: number;
+}
+
+export interface Outline {
+  sections: OutlineSection[];
+  lineCount: number;
+  frontmatter?: { startLine: number; endLine: number };
+}
+
+export type FindSectionResult =
+  | { ok: true; section: OutlineSection }
+  | { ok: false; code: "section_not_found" | "section_ambiguous"; message: string };
+
+interface Heading {
+  title: string;
+  level: number;
+  line: number;
+  bodyStartLine: number;
+}
+
+const ATX = /^(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
+const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
+const LIST_ITEM = /^(?:[-+*]|(\d{1,9})[.)])(?:([ \t]+)(\S)?|$)/;
+const TABLE_DELIMITER = /^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+const HTML_BLOCK_NAMES =
+  "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
+/** CommonMark HTML block kinds 1–7: the start test and, for 1–5, the text that ends the block. */
+const HTML_BLOCKS: { start: RegExp; end: RegExp | null; interruptsParagraph: boolean }[] = [
+  {
+    start: /^<(?:script|pre|style|textarea)(?:[ \t>]|$)/i,
+    end: /<\/(?:script|pre|style|textarea)>/i,
+    interruptsParagraph: true,
+  },
+  { start: /^<!--/, end: /-->/, interruptsParagraph: true },
+  { start: /^<\?/, end: /\?>/, interruptsParagraph: true },
+  { start: /^<![A-Za-z]/, end: />/, interruptsParagraph: true },
+  { start: /^<!\[CDATA\[/, end: /\]\]>/, interruptsParagraph: true },
+  {
+    start: new RegExp(`^</?(?:${HTML_BLOCK_NAMES})(?:[ \\t]|/?>|$)`, "i"),
+    end: null,
+    interruptsParagraph: true,
+  },
+  {
+    start:
+      /^(?:<[A-Za-z][A-Za-z0-9-]*(?:[ \t]+[A-Za-z_:][A-Za-z0-9_.:-]*(?:[ \t]*=[ \t]*(?:[^"'=<>`\s]+|'[^']*'|"[^"]*"))?)*[ \t]*\/?>|<\/[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$/,
+    end: null,
+    interruptsParagraph: false,
+  },
+];
+
+interface Fence {
+  marker: string;
+  length: number;
+}
+
+type Block =
+  | { kind: "none" }
+  | { kind: "paragraph"; startLine: number; lines: string[] }
+  | { kind: "table" }
+  | { kind: "code" }
+  | { kind: "fence"; fence: Fence }
+  | { kind: "html"; end: RegExp | null };
+
+/** A list item or block quote at the top level; only what decides where it ends is kept. */
+type Container =
+  | { kind: "list"; width: number; sawBlank: boolean; paragraph: boolean; fence: Fence | null }
+  | { kind: "quote"; paragraph: boolean; fence: Fence | null };
+
+/** Columns of leading whitespace (tabs to the next multiple of 4) and the offset where text starts. */
+function measureIndent(line: string): { columns: number; offset: number } {
+  let columns = 0;
+  let offset = 0;
+  while (offset < line.length) {
+    const code = line.charCodeAt(offset);
+    if (code === 32) columns++;
+    else if (code === 9) columns += 4 - (columns % 4);
+    else break;
+    offset++;
+  }
+  return { columns, offset };
+}
+
+/** Drops `columns` columns of indentation (a partly used tab counts as used). */
+function stripColumns(line: string, columns: number): string {
+  let used = 0;
+  let offset = 0;
+  while (offset < line.length && used < columns) {
+    const code = line.charCodeAt(offset);
+    if (code === 32) used++;
+    else if (code === 9) used += 4 - (used % 4);
+    else break;
+    offset++;
+  }
+  return line.slice(offset);
+}
+
+function openFence(text: string): Fence | null {
+  const match = FENCE_OPEN.exec(text);
+  if (!match) return null;
+  const marker = match[1]!;
+  if (marker[0] === "`" && match[2]!.includes("`")) return null;
+  return { marker: marker[0]!, length: marker.length };
+}
+
+function closesFence(fence: Fence, line: string): boolean {
+  const { columns, offset } = measureIndent(line);
+  if (columns > 3) return false;
+  const text = line.slice(offset).trimEnd();
+  if (text.length < fence.length) return false;
+  for (let i = 0; i < text.length; i++) if (text[i] !== fence.marker) return false;
+  return true;
+}
+
+/** True when `line` (at the block level it is read at) starts a block that interrupts a paragraph. */
+function interruptsParagraph(line: string): boolean {
+  const { columns, offset } = measureIndent(line);
+  if (columns > 3) return false;
+  const text = line.slice(offset);
+  const first = text[0];
+  if (first === undefined) return true;
+  if (first === "#") return ATX.test(text);
+  if (first === ">") return true;
+  if (first === "`" || first === "~") return openFence(text) !== null;
+  if (THEMATIC_BREAK.test(text)) return true;
+  if (first === "<") return HTML_BLOCKS.some((block) => block.interruptsParagraph && block.start.test(text));
+  const item = LIST_ITEM.exec(text);
+  // Only a non-empty item, and an ordered one starting at 1, interrupts a paragraph.
+  return item !== null && item[3] !== undefined && (item[1] === undefined || Number(item[1]) === 1);
+}
+
+/** Follows fences and paragraphs inside a container, from the container's own content lines. */
+function followContainer(container: Container, text: string): void {
+  if (container.fence) {
+    if (closesFence(container.fence, text)) container.fence = null;
+    return;
+  }
+  const { columns, offset } = measureIndent(text);
+  const rest = text.slice(offset);
+  if (rest.length === 0) {
+    container.paragraph = false;
+    return;
+  }
+  const fence = columns <= 3 ? openFence(rest) : null;
+  if (fence) {
+    container.fence = fence;
+    container.paragraph = false;
+    return;
+  }
+  const nested = columns <= 3 && (rest[0] === ">" || LIST_ITEM.test(rest));
+  if (nested) {
+    // The nested container's own text decides whether a paragraph is open.
+    const inner = rest[0] === ">" ? rest.slice(1) : rest.replace(LIST_ITEM, "$3");
+    container.paragraph = inner.trim().length > 0 && !interruptsParagraph(inner.trimStart());
+    return;
+  }
+  if (container.paragraph && columns >= 4) return;
+  container.paragraph = columns >= 4 ? false : !(ATX.test(rest) || THEMATIC_BREAK.test(rest));
+}
+
+function listWidth(columns: number, text: string): { width: number; rest: string } | null {
+  const match = LIST_ITEM.exec(text);
+  if (!match) return null;
+  const markerLength = match[0].length - (match[2]?.length ?? 0) - (match[3] ? 1 : 0);
+  const spacing = match[2] ? measureIndent(match[2]).columns : 0;
+  // An empty item, or one whose text starts with indented code, sits one column after the marker.
+  const padding = match[3] === undefined || spacing > 4 ? 1 : spacing;
+  const rest = match[3] === undefined ? "" : text.slice(match[0].length - 1);
+  return {
+    width: columns + markerLength + padding,
+    rest: spacing > 4 ? `${" ".repeat(spacing - 1)}${rest}` : rest,
+  };
+}
+
+function atxTitle(text: string): { level: number; title: string } | null {
+  const match = ATX.exec(text);
+  if (!match) return null;
+  let title = (match[2] ?? "").trim();
+  if (/^#+$/.test(title)) title = "";
+  return { level: match[1]!.length, title };
+}
+
+/**
+ * Finds the top-level headings of a Markdown (or MDX) article. A CommonMark block scanner
+ * (fences, HTML blocks, indented code, list items, block quotes, GFM tables, frontmatter),
+ * checked against mdast-util-from-markdown in the outline tests; it reads the file once,
+ * line by line, so a megabyte takes milliseconds, and it never throws.
+ */
+function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
+  const headings: Heading[] = [];
+  let block: Block = { kind: "none" };
+  let container: Container | null = null;
+  const lineCount = lines.lineCount;
+
+  for (let number = firstLine; number <= lineCount; number++) {
+    const line = lines.lineText(number);
+
+    if (block.kind === "fence") {
+      if (closesFence(block.fence, line)) block = { kind: "none" };
+      continue;
+    }
+    if (block.kind === "html") {
+      if (block.end === null ? line.trim().length === 0 : block.end.test(line)) block = { kind: "none" };
+      continue;
+    }
+
+    const { columns, offset } = measureIndent(line);
+    const text = line.slice(offset);
+    const blank = text.length === 0;
+
+    if (container) {
+      if (container.kind === "list") {
+        if (blank) {
+          container.sawBlank = true;
+          if (!container.fence) container.paragraph = false;
+          continue;
+        }
+        if (columns >= container.width) {
+          container.sawBlank = false;
+          followContainer(container, stripColumns(line, container.width));
+          continue;
+        }
+        if (!container.fence && container.paragraph && !container.sawBlank && !interruptsParagraph(line))
+          continue;
+        const sibling = columns <= 3 && !THEMATIC_BREAK.test(text) ? listWidth(columns, text) : null;
+        if (sibling) {
+          container = { kind: "list", width: sibling.width, sawBlank: false, paragraph: false, fence: null };
+          followContainer(container, sibling.rest);
+          continue;
+        }
+      } else {
+        if (columns <= 3 && text[0] === ">") {
+          followContainer(container, text.slice(1).replace(/^[ \t]/, ""));
+          continue;
+        }
+        if (!blank && !container.fence && container.paragraph && !interruptsParagraph(line)) continue;
+      }
+      container = null;
+      block = { kind: "none" };
+    }
+
+    if (blank) {
+      block = { kind: "none" };
+      continue;
+    }
+
+    if (block.kind === "code" && columns >= 4) continue;
+
+    if (block.kind === "paragraph") {
+      if (columns <= 3 && SETEXT_UNDERLINE.test(text)) {
+        headings.push({
+          title: block.lines.map((part) => part.trim()).join(" "),
+          level: text[0] === "=" ? 1 : 2,
+          line: block.startLine,
+          bodyStartLine: number + 1,
+        });
+        block = { kind: "none" };
+        continue;
+      }
+      if (text.includes("|") || line.includes("|")) {
+        if (TABLE_DELIMITER.test(text) && text.includes("|") && block.lines.length > 0) {
+          block = { kind: "table" };
+          continue;
+        }
+      }
+      if (!interruptsParagraph(line)) {
+        block.lines.push(text);
+        continue;
+      }
+    } else if (block.kind === "table") {
+      if (!interruptsParagraph(line)) continue;
+    }
+
+    block = { kind: "none" };
+    if (columns >= 4) {
+      block = { kind: "code" };
+      continue;
+    }
+    const first = text[0];
+    if (first === "#") {
+      const heading = atxTitle(text);
+      if (heading) {
+        headings.push({ ...heading, line: number, bodyStartLine: number + 1 });
+        continue;
+      }
+    }
+    if (first === "`" || first === "~") {
+      const fence = openFence(text);
+      if (fence) {
+        block = { kind: "fence", fence };
+        continue;
+      }
+    }
+    if (first === "<") {
+      const html = HTML_BLOCKS.find((candidate) => candidate.start.test(text));
+      if (html) {
+        if (!(html.end?.test(text) ?? false)) block = { kind: "html", end: html.end };
+        continue;
+      }
+    }
+    if (THEMATIC_BREAK.test(text)) continue;
+    if (first === ">") {
+      container = { kind: "quote", paragraph: false, fence: null };
+      followContainer(container, text.slice(1).replace(/^[ \t]/, ""));
+      continue;
+    }
+    const item = listWidth(columns, text);
+    if (item) {
+      container = { kind: "list", width: item.width, sawBlank: false, paragraph: false, fence: null };
+      followContainer(container, item.rest);
+      continue;
+    }
+    block = { kind: "paragraph", startLine: number, lines: [text] };
+  }
+  return headings;
+}
+
+/** The heading tree of a Markdown article with line ranges (frontmatter excluded). */
+export function outlineMarkdown(content: string): Outline {
+  const lines = new LineIndex(content);
+  const lineCount = lines.lineCount;
+  const outline: Outline = { sections: [], lineCount };
+  const frontmatter = parseFrontmatter(content);
+  let firstLine = 1;
+  if (frontmatter && frontmatter.endLine <= lineCount && !frontmatter.error?.message.includes("no closing")) {
+    outline.frontmatter = { startLine: frontmatter.startLine, endLine: frontmatter.endLine };
+    firstLine = frontmatter.endLine + 1;
+  }
+  const headings = scanHeadings(lines, firstLine);
+
+  const stack: OutlineSection[] = [];
+  const seen = new Map<string, number>();
+  for (const [index, heading] of headings.entries()) {
+    while (stack.length > 0 && stack[stack.length - 1]!.level >= heading.level) stack.pop();
+    const parent = stack[stack.length - 1];
+    const base = parent ? `${parent.path}::${heading.title}` : heading.title;
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    let endLine = lineCount;
+    for (let next = index + 1; next < headings.length; next++) {
+      if (headings[next]!.level <= heading.level) {
+        endLine = headings[next]!.line - 1;
+        break;
+      }
+    }
+    const section: OutlineSection = {
+      title: heading.title,
+      path: count === 1 ? base : `${base} (${count})`,
+      level: heading.level,
+      line: heading.line,
+      endLine: Math.max(endLine, heading.bodyStartLine - 1),
+      bodyStartLine: heading.bodyStartLine,
+    };
+    outline.sections.push(section);
+    stack.push(section);
+  }
+  return outline;
+}
+
+/** Heading text without inline Markdown, for lenient matching: "`run` *now*" → "run now". */
+function plainTitle(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[`*_~]/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toLowerCase();
+}
+
+function describeSections(sections: OutlineSection[]): string {
+  return sections.map((section) => `  ${section.path} (h${section.level}, line ${section.line})`).join("\n");
+}
+
+const MAX_LISTED_SECTIONS = 200;
+
+/**
+ * Finds one section by heading text ("Options"), heading line ("## Options") or path
+ * ("Usage::Options", or its tail "Options (2)"). An exact match wins over a lenient one
+ * (case and inline Markdown ignored). The message is meant for the model.
+ */
+export function findSection(outline: Outline, query: string): FindSectionResult {
+  let wanted = query.trim();
+  let level: number | undefined;
+  const hashes = /^(#{1,6})\s+/.exec(wanted);
+  if (hashes) {
+    level = hashes[1]!.length;
+    wanted = wanted
+      .slice(hashes[0].length)
+      .replace(/\s+#+\s*$/, "")
+      .trim();
+  }
+  const candidates = outline.sections.filter((section) => level === undefined || section.level === level);
+  const tail = (section: OutlineSection) => section.path.slice(section.path.lastIndexOf("::") + 2);
+  const passes: ((section: OutlineSection) => boolean)[] = [
+    (section) => section.path === wanted,
+    (section) => section.path.endsWith(`::${wanted}`),
+    (section) => section.title === wanted || tail(section) === wanted,
+    (section) =>
+      plainTitle(section.title) === plainTitle(wanted) ||
+      plainTitle(section.path) === plainTitle(wanted) ||
+      plainTitle(section.path).endsWith(`::${plainTitle(wanted)}`),
+  ];
+  for (const pass of passes) {
+    const matches = candidates.filter(pass);
+    if (matches.length === 1) return { ok: true, section: matches[0]! };
+    if (matches.length > 1) {
+      return {
+        ok: false,
+        code: "section_ambiguous",
+        message: `section "${query}" matches ${matches.length} sections; use one of these paths:\n${describeSections(matches)}`,
+      };
+    }
+  }
+  if (outline.sections.length === 0) {
+    return {
+      ok: false,
+      code: "section_not_found",
+      message: `section "${query}" not found: the article has no headings; use a replace edit instead.`,
+    };
+  }
+  const listed = outline.sections.slice(0, MAX_LISTED_SECTIONS);
+  const more =
+    outline.sections.length > listed.length
+      ? `\n  … and ${outline.sections.length - listed.length} more`
+      : "";
+  return {
+    ok: false,
+    code: "section_not_found",
+    message: `section "${query}" not found. Available sections (path, level, line):\n${describeSections(listed)}${more}`,
+  };
+}
+
+/** The `outline_article` tool result: a header line, then one line per section. */
+export function formatOutline(path: string, content: string): string {
+  const outline = outlineMarkdown(content);
+  const header = `${path} · ${outline.lineCount} lines · hash ${contentHash(content)}`;
+  const lines = [header];
+  if (outline.frontmatter) {
+    lines.push(`frontmatter: lines ${outline.frontmatter.startLine}-${outline.frontmatter.endLine}`);
+  }
+  if (outline.sections.length === 0) lines.push("(no headings)");
+  for (const section of outline.sections) {
+    const indent = "  ".repeat(section.level - 1);
+    lines.push(`${indent}${section.path}  (h${section.level}, lines ${section.line}-${section.endLine})`);
+  }
+  return lines.join("\n");
+}
