@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { BacktestReportSchema } from "../cli/detect/backtest.js";
+import type { CommandIo } from "../cli/io.js";
+import { main } from "../cli/main.js";
+import { gitRepo } from "./helpers/git-repo.js";
+
+function captureIo(cwd: string): CommandIo & { out: string; err: string } {
+  const io = {
+    out: "",
+    err: "",
+    cwd,
+    env: {},
+    isTTY: false,
+    signal: new AbortController().signal,
+    readStdin: async () => "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+  };
+  return io;
+}
+
+/** A history with known answers: 3 commits changed code and an existing article. */
+function history() {
+  const repo = gitRepo({
+    "src/alpha.ts": "export function alphaThing(a: string) {}\n",
+    "src/beta.ts": "export function betaThing(b: string) {}\n",
+    "src/delta.ts": "export const deltaValue = 1;\n",
+    "docs/alpha.md": "# Alpha\n\nCall `alphaThing(a)`.\n",
+    "docs/beta.md": "# Beta\n\nCall `betaThing(b)`.\n",
+    "docs/gamma.md": "# Gamma\n\nNothing named.\n",
+    "docs/delta.md": "---\nattention:\n  - op: file\n    path: src/delta.ts\n---\n# Delta\n",
+  });
+  // Found by reference.
+  repo.commit(
+    {
+      "src/alpha.ts": "export function alphaThing(a: string, b: number) {}\n",
+      "docs/alpha.md": "# Alpha\n\nCall `alphaThing(a, b)`.\n",
+    },
+    "alpha takes b",
+  );
+  // The author fixed gamma, the detector flags beta: one miss, one false alarm.
+  repo.commit(
+    {
+      "src/beta.ts": "export function betaThing(b: number) {}\n",
+      "docs/gamma.md": "# Gamma\n\nNow it talks about numbers.\n",
+    },
+    "beta takes a number",
+  );
+  repo.commit({ "src/alpha.ts": "export function alphaThing(a: string, c: number) {}\n" }, "code only");
+  // Found by attention.
+  repo.commit(
+    {
+      "src/delta.ts": "export const deltaValue = 2;\n",
+      "docs/delta.md": "---\nattention:\n  - op: file\n    path: src/delta.ts\n---\n# Delta\n\nTwo.\n",
+    },
+    "delta is two",
+  );
+  repo.commit({ "docs/gamma.md": "# Gamma\n\nDocs only.\n" }, "docs only");
+  return repo;
+}
+
+describe("impact plan --backtest", () => {
+  it("scores recall and precision on a history with known answers, overall and per reason kind", async () => {
+    const repo = history();
+    const io = captureIo(repo.dir);
+    expect(await main(["plan", "--backtest", "10"], io)).toBe(0);
+    expect(io.out.replace(/\b[0-9a-f]{12}\b/g, "<sha>")).toMatchInlineSnapshot(`
+      "Backtest over the last 3 commits that changed code and docs (only 3 found)
+
+      COMMIT        CHANGED  FLAGGED  FOUND  SUBJECT
+      <sha>  1        1        1      delta is two
+      <sha>  1        1        0      beta takes a number
+      <sha>  1        1        1      alpha takes b
+
+      recall     67% (2/3)
+      precision  67% (2/3)
+      flagged per commit  1.0
+
+      REASON     FLAGGED  RECALL     PRECISION
+      attention  1        33% (1/3)  100% (1/1)
+      mapping    0        0% (0/3)   n/a (0/0)
+      reference  2        33% (1/3)  50% (1/2)
+
+      Missed (changed by the commit, not flagged):
+        <sha> docs/gamma.md
+      "
+    `);
+    const jsonIo = captureIo(repo.dir);
+    expect(await main(["plan", "--backtest", "10", "--json"], jsonIo)).toBe(0);
+    const report = BacktestReportSchema.parse(JSON.parse(jsonIo.out));
+    expect(report.commits.map((commit) => [commit.subject, commit.changed, commit.flagged])).toEqual([
+      ["delta is two", ["docs/delta.md"], ["docs/delta.md"]],
+      ["beta takes a number", ["docs/gamma.md"], ["docs/beta.md"]],
+      ["alpha takes b", ["docs/alpha.md"], ["docs/alpha.md"]],
+    ]);
+    expect([report.recall.rate, report.precision.rate, report.flaggedPerCommit]).toEqual([2 / 3, 2 / 3, 1]);
+    expect(report.byKind.attention).toEqual({
+      flagged: 1,
+      recall: { hits: 1, of: 3, rate: 1 / 3 },
+      precision: { hits: 1, of: 1, rate: 1 },
+    });
+  });
+
+  it("stops after N commits and refuses flags that make no sense with it", async () => {
+    const repo = history();
+    const io = captureIo(repo.dir);
+    expect(await main(["plan", "--backtest", "1", "--json"], io)).toBe(0);
+    expect(BacktestReportSchema.parse(JSON.parse(io.out)).commits.map((commit) => commit.subject)).toEqual([
+      "delta is two",
+    ]);
+    const bad = captureIo(repo.dir);
+    expect(await main(["plan", "--backtest", "0"], bad)).toBe(2);
+    expect(bad.err).toBe('impact: --backtest takes a whole number of 1 or more, got "0"\n');
+  });
+});
