@@ -102,7 +102,6 @@ async function run(
     options.signal,
   );
   const code = await main(["run", ...args], io);
-  if (process.env.DEBUG_RUN) console.log(io.err);
   const auditPath = join(repo.dir, ".impact/audit.json");
   let audit: Audit | undefined;
   try {
@@ -179,7 +178,15 @@ describe("impact run, end to end through the openai SDK", () => {
       execFileSync("git", ["apply", join(repo.dir, ".impact/impact.patch")], { cwd: repo.dir });
       expect(readFileSync(join(repo.dir, "docs/cli.md"), "utf8")).toContain("| --port | 9090 |");
       expect(contentHash(readFileSync(join(repo.dir, "docs/server.md")))).toBe(server_.hashAfter);
-      expect(io.out.replace(/\d[\d,]* tokens/, "N tokens")).toMatchInlineSnapshot();
+      expect(io.out.replace(/\d[\d,]* tokens/, "N tokens")).toMatchInlineSnapshot(`
+        "updated   docs/cli.md (2 edits)
+        updated   docs/server.md (1 edit)
+
+        2 updated, 0 unchanged, 0 failed; N tokens
+        audit: .impact/audit.json
+        patch: .impact/impact.patch
+        "
+      `);
     });
   }
 
@@ -196,7 +203,56 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(other.body.messages![0]).toEqual(system);
     expect(other.body.tools).toEqual(request.body.tools);
     const text = String(user?.content).replace(/[0-9a-f]{7,}\.\.[0-9a-f]{7,}/g, "<index>");
-    expect(text).toMatchInlineSnapshot();
+    expect(text).toMatchInlineSnapshot(`
+      "Article: docs/server.md
+      Hash: ab0cb7d1c883f49a
+
+      ## Why this article was flagged
+      - attention src/server.ts: attention file src/server.ts
+
+      ## Outline
+      frontmatter: lines 1-6
+      Server  (h1, lines 7-15)
+        Server::Starting  (h2, lines 9-12)
+        Server::Stopping  (h2, lines 13-15)
+
+      ## Article text
+      <article path="docs/server.md">
+      ---
+      title: Server
+      attention:
+        - op: file
+          path: src/server.ts
+      ---
+      # Server
+
+      ## Starting
+
+      Start the server with \`serve()\`. It listens on port 8080 by default.
+
+      ## Stopping
+
+      Call \`stop()\` to stop it.
+      </article>
+
+      ## The code change (relevant hunks)
+      <diff>
+      diff --git a/src/server.ts b/src/server.ts
+      index <index> 100644
+      --- a/src/server.ts
+      +++ b/src/server.ts
+      @@ -1,3 +1,3 @@
+      -export const DEFAULT_PORT = 8080;
+      +export const DEFAULT_PORT = 9090;
+       export function serve() {}
+       export function stop() {}
+      </diff>
+
+      Nothing was left out.
+
+      Check the article against the change. If something is wrong, fix it with one edit_article call (done: true when complete); if nothing is wrong, say why in a sentence or two.
+      "
+    `);
   });
 
   it("reads, then edits", async () => {
@@ -318,7 +374,12 @@ describe("impact run, end to end through the openai SDK", () => {
       .filter((entry) => entry.article === "docs/server.md")
       .slice(1)
       .map((entry) => String(entry.body.messages!.at(-1)?.content).split("\n")[0]);
-    expect(replies).toMatchInlineSnapshot();
+    expect(replies).toMatchInlineSnapshot(`
+      [
+        "Error: The arguments of edit_article are not valid JSON (Unexpected end of JSON input). Send one JSON object matching the tool's schema.",
+        "Error: There is no tool named "delete_everything". Available tools: read_file, outline_article, search_repo, list_files, edit_article.",
+      ]
+    `);
   });
 
   it("fails an article that never stops calling tools at the turn cap, and exits 1", async () => {
@@ -363,8 +424,9 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(io.err).toContain("interrupted");
     expect(audit?.applied).toBe(false);
     expect(article("docs/server.md")?.status).toBe("cancelled");
-    // cli.md runs first or is cancelled before starting; either way no file changed.
-    expect(["updated", "cancelled"]).toContain(article("docs/cli.md")?.status);
+    // cli.md (first in plan order) finished before the abort; --apply still wrote nothing.
+    expect(article("docs/cli.md")?.status).toBe("updated");
+    expect(audit?.totals).toMatchObject({ updated: 1, cancelled: 1 });
     expect(readFileSync(join(repo.dir, "docs/cli.md"), "utf8")).toBe(CLI_DOC);
     expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toBe(SERVER_DOC);
   });
@@ -435,7 +497,11 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(bad.server.requests).toHaveLength(0);
     const io = captureIo(repo.dir, {});
     expect(await main(["run"], io)).toBe(2);
-    expect(`${bad.io.err}${io.err}`).toMatchInlineSnapshot();
+    expect(`${bad.io.err}${io.err}`).toMatchInlineSnapshot(`
+      "impact: --shard takes I/N with 1 ≤ I ≤ N, got "3/2"
+      impact: no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server), or use a router with --router URL or IMPACT_ROUTER_URL, or replay a recording with --model replay:FILE (\`impact plan\` needs no key)
+      "
+    `);
   });
 
   it("keeps secrets out of the audit, even when the model writes one", async () => {
