@@ -213,7 +213,8 @@ function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
   const lineCount = lines.lineCount;
 
   for (let number = firstLine; number <= lineCount; number++) {
-    const line = lines.lineText(number);
+    let line = lines.lineText(number);
+    if (number === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
 
     if (block.kind === "fence") {
       if (closesFence(block.fence, line)) block = { kind: "none" };
@@ -413,7 +414,7 @@ export function findSection(outline: Outline, query: string): FindSectionResult 
   const tail = (section: OutlineSection) => section.path.slice(section.path.lastIndexOf("::") + 2);
   const passes: ((section: OutlineSection) => boolean)[] = [
     (section) => section.path === wanted,
-    (section) => section.path.endsWith(`::${wanted}`),
+    (section) => wanted.includes("::") && section.path.endsWith(`::${wanted}`),
     (section) => section.title === wanted || tail(section) === wanted,
     (section) =>
       plainTitle(section.title) === plainTitle(wanted) ||
