@@ -42,8 +42,10 @@ export class PullRequestQueue {
     if (this.#closed) return "full";
     const key = keyOf(job);
     let superseded = this.#pending.delete(key);
-    if (!superseded && this.#pending.size >= this.#options.maxPending) return "full";
     const running = this.#running.get(key);
+    // A push to a running PR takes the place of that run, so it may pass the bound
+    // (by at most `concurrency`): the pending list stays bounded.
+    if (!superseded && !running && this.#pending.size >= this.#options.maxPending) return "full";
     if (running) {
       running.controller.abort(new Error(`superseded by delivery ${job.deliveryId}`));
       superseded = true;

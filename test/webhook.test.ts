@@ -1,0 +1,449 @@
+import { createHmac } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../backend/app.js";
+import { createPullRequestPipeline } from "../backend/pipeline.js";
+import { type PullRequestJob, PullRequestQueue } from "../backend/queue.js";
+import { createLogger } from "../backend/server.js";
+import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
+
+const SECRET = "whsec-test-not-a-real-secret";
+const GITHUB_TOKEN = "ghs_test_not_a_real_token_0000";
+const FIXTURES = join(import.meta.dirname, "fixtures", "github");
+const BASE_SHA = "1".repeat(40);
+const HEAD_SHA = "2".repeat(40);
+
+function fixture(name: string, values: { base?: string; head?: string; cloneUrl?: string } = {}): string {
+  return readFileSync(join(FIXTURES, `${name}.json`), "utf8")
+    .replaceAll("__BASE_SHA__", values.base ?? BASE_SHA)
+    .replaceAll("__HEAD_SHA__", values.head ?? HEAD_SHA)
+    .replaceAll("__CLONE_URL__", values.cloneUrl ?? "https://github.com/acme/widgets.git");
+}
+
+function sign(body: string | Uint8Array, secret = SECRET): string {
+  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+}
+
+function delivery(
+  body: string,
+  options: { event?: string; id?: string; signature?: string | null } = {},
+): Request {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-github-event": options.event ?? "pull_request",
+    "x-github-delivery": options.id ?? "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+    "user-agent": "GitHub-Hookshot/044aadd",
+  };
+  const signature = options.signature === undefined ? sign(body) : options.signature;
+  if (signature !== null) headers["x-hub-signature-256"] = signature;
+  return new Request("http://bot.test/webhooks/github", { method: "POST", headers, body });
+}
+
+function botApp(options: { full?: boolean } = {}) {
+  const jobs: PullRequestJob[] = [];
+  const logs: string[] = [];
+  const app = createApp({
+    logger: createLogger((line) => logs.push(line), { GITHUB_WEBHOOK_SECRET: SECRET }),
+    webhook: {
+      secret: SECRET,
+      enqueue: (job) => {
+        if (options.full) return "full";
+        jobs.push(job);
+        return "queued";
+      },
+    },
+  });
+  return { app, jobs, logs };
+}
+
+describe("GitHub webhook", () => {
+  it("accepts a signed pull_request delivery with 202 and queues one job", async () => {
+    const { app, jobs, logs } = botApp();
+    const response = await app.fetch(delivery(fixture("pull_request.opened")));
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ queued: true, superseded: false });
+    expect(jobs).toEqual([
+      {
+        deliveryId: "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        repository: { fullName: "acme/widgets", cloneUrl: "https://github.com/acme/widgets.git" },
+        number: 42,
+        headSha: HEAD_SHA,
+        baseSha: BASE_SHA,
+      },
+    ]);
+    expect(logs.join("")).not.toContain(SECRET);
+  });
+
+  it("acts on synchronize, reopened and ready_for_review too", async () => {
+    const { app, jobs } = botApp();
+    const opened = fixture("pull_request.opened");
+    const bodies = [
+      fixture("pull_request.synchronize"),
+      opened.replace('"action": "opened"', '"action": "reopened"'),
+      opened.replace('"action": "opened"', '"action": "ready_for_review"'),
+    ];
+    for (const [index, body] of bodies.entries()) {
+      expect((await app.fetch(delivery(body, { id: `delivery-${index}` }))).status).toBe(202);
+    }
+    expect(jobs).toHaveLength(3);
+  });
+
+  it("refuses a wrong or missing signature with 401, and does not remember that delivery id", async () => {
+    const { app, jobs } = botApp();
+    const body = fixture("pull_request.opened");
+    const wrongSecret = await app.fetch(delivery(body, { signature: sign(body, "another-secret") }));
+    expect(wrongSecret.status).toBe(401);
+    expect(await wrongSecret.json()).toEqual({
+      error: { code: "unauthorized", message: "missing or wrong X-Hub-Signature-256" },
+    });
+    const tampered = await app.fetch(
+      delivery(body.replace('"number": 42', '"number": 43'), { signature: sign(body) }),
+    );
+    expect(tampered.status).toBe(401);
+    expect((await app.fetch(delivery(body, { signature: null }))).status).toBe(401);
+    expect((await app.fetch(delivery(body, { signature: "sha1=abc" }))).status).toBe(401);
+    expect(jobs).toHaveLength(0);
+    // The same delivery id, now signed correctly, is acted on: forged requests cannot burn ids.
+    expect((await app.fetch(delivery(body))).status).toBe(202);
+    expect(jobs).toHaveLength(1);
+  });
+
+  it("ignores a repeated delivery id with 204", async () => {
+    const { app, jobs } = botApp();
+    const body = fixture("pull_request.opened");
+    expect((await app.fetch(delivery(body, { id: "d-1" }))).status).toBe(202);
+    const again = await app.fetch(delivery(body, { id: "d-1" }));
+    expect(again.status).toBe(204);
+    expect(await again.text()).toBe("");
+    expect((await app.fetch(delivery(body, { id: "d-2" }))).status).toBe(202);
+    expect(jobs.map((job) => job.deliveryId)).toEqual(["d-1", "d-2"]);
+  });
+
+  it("answers 204 to ping, other events and other actions", async () => {
+    const { app, jobs } = botApp();
+    expect((await app.fetch(delivery(fixture("ping"), { event: "ping", id: "p" }))).status).toBe(204);
+    expect((await app.fetch(delivery(fixture("pull_request.closed"), { id: "c" }))).status).toBe(204);
+    expect(
+      (await app.fetch(delivery(fixture("pull_request.opened"), { event: "issues", id: "i" }))).status,
+    ).toBe(204);
+    expect(jobs).toHaveLength(0);
+  });
+
+  it("names the bad field of a malformed pull_request payload with 400", async () => {
+    const { app } = botApp();
+    const body = fixture("pull_request.opened", { head: "not-a-sha" });
+    const response = await app.fetch(delivery(body));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchInlineSnapshot(`
+      {
+        "error": {
+          "code": "invalid_body",
+          "issues": [
+            {
+              "message": "Invalid string: must match pattern /^[0-9a-f]{40}$/",
+              "path": "pull_request.head.sha",
+            },
+          ],
+          "message": "invalid pull_request payload at pull_request.head.sha",
+        },
+      }
+    `);
+  });
+
+  it("refuses bodies over 25 MB with 413", async () => {
+    const { app } = botApp();
+    const body = JSON.stringify({ padding: "x".repeat(25 * 1024 * 1024) });
+    const response = await app.fetch(delivery(body));
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("body_too_large");
+  });
+
+  it("answers 503 when the queue is full, and takes the redelivery later", async () => {
+    const full = botApp({ full: true });
+    const response = await full.app.fetch(delivery(fixture("pull_request.opened"), { id: "busy" }));
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("60");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("queue_full");
+    // The id was forgotten: a redelivery is not taken for a duplicate.
+    expect((await full.app.fetch(delivery(fixture("pull_request.opened"), { id: "busy" }))).status).toBe(503);
+  });
+});
+
+function job(number: number, deliveryId: string, repository = "acme/widgets"): PullRequestJob {
+  return {
+    deliveryId,
+    repository: { fullName: repository, cloneUrl: "/dev/null" },
+    number,
+    headSha: HEAD_SHA,
+    baseSha: BASE_SHA,
+  };
+}
+
+describe("PullRequestQueue", () => {
+  it("keeps one job per pull request: a newer push replaces a waiting job and aborts a running one", async () => {
+    const events: string[] = [];
+    const releases = new Map<string, () => void>();
+    const queue = new PullRequestQueue({
+      concurrency: 1,
+      maxPending: 2,
+      logger: createLogger(() => {}, {}),
+      run: (current, signal) =>
+        new Promise<void>((resolve, reject) => {
+          events.push(`start ${current.deliveryId}`);
+          releases.set(current.deliveryId, () => {
+            events.push(`done ${current.deliveryId}`);
+            resolve();
+          });
+          signal.addEventListener("abort", () => {
+            events.push(`aborted ${current.deliveryId}`);
+            reject(signal.reason);
+          });
+        }),
+    });
+    expect(queue.enqueue(job(1, "a"))).toBe("queued"); // runs at once
+    expect(queue.enqueue(job(2, "b"))).toBe("queued"); // waits
+    expect(queue.enqueue(job(2, "c"))).toBe("superseded"); // replaces b
+    expect(queue.enqueue(job(3, "d"))).toBe("queued");
+    expect(queue.enqueue(job(4, "e"))).toBe("full");
+    expect(queue.enqueue(job(1, "f"))).toBe("superseded"); // aborts a, then waits behind c and d
+    expect(queue.pending).toBe(2 + 1);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    releases.get("c")?.();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    releases.get("d")?.();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    releases.get("f")?.();
+    await queue.idle();
+    expect(events).toEqual([
+      "start a",
+      "aborted a",
+      "start c",
+      "done c",
+      "start d",
+      "done d",
+      "start f",
+      "done f",
+    ]);
+  });
+
+  it("stops running jobs and drops waiting ones on close", async () => {
+    const events: string[] = [];
+    const queue = new PullRequestQueue({
+      concurrency: 1,
+      maxPending: 5,
+      logger: createLogger(() => {}, {}),
+      run: (current, signal) =>
+        new Promise<void>((_resolve, reject) => {
+          events.push(`start ${current.deliveryId}`);
+          signal.addEventListener("abort", () => reject(signal.reason));
+        }),
+    });
+    queue.enqueue(job(1, "a"));
+    queue.enqueue(job(2, "b"));
+    await queue.close();
+    expect(events).toEqual(["start a"]);
+    expect(queue.running).toBe(0);
+    expect(queue.enqueue(job(3, "c"))).toBe("full");
+  });
+});
+
+/**
+ * Stands in for `node dist/cli/bin.js`: records how the bot called it and what it saw,
+ * and writes an audit for `run`. The real `impact comment` is tested in comment.test.ts.
+ */
+const FAKE_CLI = `
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+const [command, ...rest] = process.argv.slice(2);
+const flag = (name) => rest[rest.indexOf(name) + 1];
+const record = {
+  command,
+  argv: rest,
+  env: Object.keys(process.env).filter((key) => /GITHUB|OPENAI|IMPACT|FAKE/.test(key)).sort(),
+};
+if (command === "run") {
+  const repo = flag("--repo");
+  record.head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
+  record.readme = readFileSync(repo + "/docs/a.md", "utf8");
+  record.config = readFileSync(flag("--config"), "utf8");
+  record.gitConfig = readFileSync(repo + "/.git/config", "utf8");
+  writeFileSync(flag("--out"), "{}");
+}
+appendFileSync(process.env.FAKE_IMPACT_LOG, JSON.stringify(record) + "\\n");
+process.exit(Number(process.env[\`FAKE_EXIT_\${command}\`] ?? 0));
+`;
+
+describe("the PR bot end to end (fake CLI, real git)", () => {
+  it("clones the PR head, uses the base commit's config, runs impact run then impact comment", async () => {
+    const source = gitRepo({
+      "impact.config.json": '{"docs": ["docs/**/*.md"]}\n',
+      "docs/a.md": "# A\n\nRun `impact login --user NAME`.\n",
+      "src/login.ts": "export const flag = '--user';\n",
+    });
+    const base = source.git("rev-parse", "HEAD");
+    // The PR changes the code and tries to choose its own config.
+    const head = source.commit({
+      "src/login.ts": "export const flag = '--account';\n",
+      "impact.config.json": '{"docs": ["evil/**"]}\n',
+    });
+    source.git("checkout", "-q", "-b", "elsewhere", base); // the head is not the checked-out branch
+
+    const work = makeTempDir();
+    const cli = join(work, "fake-impact.mjs");
+    writeFileSync(cli, FAKE_CLI);
+    const log = join(work, "calls.jsonl");
+    const logs: string[] = [];
+    const logger = createLogger((line) => logs.push(line), { GITHUB_TOKEN });
+    const queue = new PullRequestQueue({
+      concurrency: 1,
+      maxPending: 10,
+      logger,
+      run: createPullRequestPipeline({
+        cli: { command: process.execPath, args: [cli] },
+        runEnv: { OPENAI_API_KEY: "sk-test-not-a-real-key", FAKE_IMPACT_LOG: log },
+        commentEnv: { GITHUB_TOKEN, GITHUB_API_URL: "http://127.0.0.1:9/api", FAKE_IMPACT_LOG: log },
+        githubToken: GITHUB_TOKEN,
+        timeoutMs: 60_000,
+        workRoot: work,
+        logger,
+      }),
+    });
+    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
+
+    const body = fixture("pull_request.opened", { base, head, cloneUrl: source.dir });
+    expect((await app.fetch(delivery(body, { id: "e2e-1" }))).status).toBe(202);
+    await queue.idle();
+
+    const calls = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(calls.map((call) => call.command)).toEqual(["run", "comment"]);
+    const [runCall, commentCall] = calls;
+    expect(runCall.head).toBe(head);
+    expect(runCall.readme).toBe("# A\n\nRun `impact login --user NAME`.\n");
+    expect(runCall.config).toBe('{"docs": ["docs/**/*.md"]}\n');
+    expect(runCall.gitConfig).not.toContain(GITHUB_TOKEN);
+    expect(runCall.gitConfig).not.toContain(source.dir);
+    const normalise = (argv: string[]) =>
+      argv.map((arg) =>
+        arg
+          .replace(work, "<work>")
+          .replace(/impact-pr-[^/]+/, "<job>")
+          .replace(base, "<base>")
+          .replace(head, "<head>"),
+      );
+    expect(normalise(runCall.argv)).toMatchInlineSnapshot(`
+      [
+        "--repo",
+        "<work>/<job>/repo",
+        "--base",
+        "<base>",
+        "--head",
+        "<head>",
+        "--config",
+        "<work>/<job>/impact.config.json",
+        "--out",
+        "<work>/<job>/audit.json",
+        "--patch",
+        "<work>/<job>/impact.patch",
+        "--quiet",
+      ]
+    `);
+    expect(normalise(commentCall.argv)).toEqual([
+      "<work>/<job>/audit.json",
+      "--pr",
+      "42",
+      "--repo",
+      "acme/widgets",
+    ]);
+    // The run gets the model settings only; the comment gets the GitHub token only.
+    expect(runCall.env).toEqual(["FAKE_IMPACT_LOG", "OPENAI_API_KEY"]);
+    expect(commentCall.env).toEqual(["FAKE_IMPACT_LOG", "GITHUB_API_URL", "GITHUB_TOKEN"]);
+    expect(logs.join("")).toContain('"msg":"comment done"');
+    expect(logs.join("")).not.toContain(GITHUB_TOKEN);
+  });
+
+  it("uses an empty config when the base commit has none, and comments even when articles failed", async () => {
+    const source = gitRepo({ "docs/a.md": "# A\n" });
+    const base = source.git("rev-parse", "HEAD");
+    const head = source.commit({ "impact.config.json": '{"docs": ["evil/**"]}\n', "docs/a.md": "# A!\n" });
+    const work = makeTempDir();
+    const cli = join(work, "fake-impact.mjs");
+    writeFileSync(cli, FAKE_CLI);
+    const log = join(work, "calls.jsonl");
+    const logs: string[] = [];
+    const logger = createLogger((line) => logs.push(line), {});
+    const pipeline = createPullRequestPipeline({
+      cli: { command: process.execPath, args: [cli] },
+      runEnv: { FAKE_IMPACT_LOG: log, FAKE_EXIT_run: "1" },
+      commentEnv: { GITHUB_TOKEN, FAKE_IMPACT_LOG: log },
+      timeoutMs: 60_000,
+      workRoot: work,
+      logger,
+    });
+    await pipeline(
+      {
+        deliveryId: "x",
+        repository: { fullName: "acme/widgets", cloneUrl: `file://${source.dir}` },
+        number: 5,
+        headSha: head,
+        baseSha: base,
+      },
+      new AbortController().signal,
+    );
+    const calls = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(calls.map((call) => call.command)).toEqual(["run", "comment"]);
+    expect(calls[0].config).toBe("{}\n");
+  });
+
+  it("fails the job without a comment when impact run fails with a usage error", async () => {
+    const source = gitRepo({ "docs/a.md": "# A\n" });
+    const base = source.git("rev-parse", "HEAD");
+    const head = source.commit({ "docs/a.md": "# B\n" });
+    const work = makeTempDir();
+    const cli = join(work, "fake-impact.mjs");
+    writeFileSync(cli, FAKE_CLI);
+    const log = join(work, "calls.jsonl");
+    const pipeline = createPullRequestPipeline({
+      cli: { command: process.execPath, args: [cli] },
+      runEnv: { FAKE_IMPACT_LOG: log, FAKE_EXIT_run: "2" },
+      commentEnv: { GITHUB_TOKEN, FAKE_IMPACT_LOG: log },
+      timeoutMs: 60_000,
+      workRoot: work,
+      logger: createLogger(() => {}, {}),
+    });
+    const pending = pipeline(
+      {
+        deliveryId: "x",
+        repository: { fullName: "acme/widgets", cloneUrl: source.dir },
+        number: 5,
+        headSha: head,
+        baseSha: base,
+      },
+      new AbortController().signal,
+    );
+    await expect(pending).rejects.toThrow("impact run exited with code 2");
+    const calls = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(calls.map((call) => call.command)).toEqual(["run"]);
+    await expect(
+      pipeline(
+        {
+          deliveryId: "y",
+          repository: { fullName: "acme/widgets", cloneUrl: source.dir },
+          number: 5,
+          headSha: "3".repeat(40),
+          baseSha: base,
+        },
+        new AbortController().signal,
+      ),
+    ).rejects.toThrow(/^git fetch failed: /);
+  });
+});
