@@ -22,8 +22,22 @@ const CLOSING = /^(---|\.\.\.)[ \t]*$/;
 export function parseFrontmatter(content: string): Frontmatter | null {
   const opening = OPENING.exec(content);
   if (!opening) return null;
-  const lines = content.slice(opening[0].length).split(/\r?\n/);
-  const closingIndex = lines.findIndex((line) => CLOSING.test(line));
+  // Walk line by line up to the closing fence: a megabyte article is not split whole.
+  const lines: string[] = [];
+  let closingIndex = -1;
+  let at = opening[0].length;
+  while (at <= content.length) {
+    const newline = content.indexOf("\n", at);
+    const end = newline === -1 ? content.length : newline;
+    const line = content.slice(at, end > at && content.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    if (CLOSING.test(line)) {
+      closingIndex = lines.length;
+      break;
+    }
+    lines.push(line);
+    if (newline === -1) break;
+    at = newline + 1;
+  }
   if (closingIndex < 0) {
     return {
       data: undefined,
@@ -33,7 +47,7 @@ export function parseFrontmatter(content: string): Frontmatter | null {
       error: { message: "frontmatter has no closing --- line", line: 1 },
     };
   }
-  const raw = lines.slice(0, closingIndex).join("\n");
+  const raw = lines.join("\n");
   const frontmatter: Frontmatter = { data: undefined, raw, startLine: 1, endLine: closingIndex + 2 };
   const document = parseDocument(raw, { prettyErrors: false, uniqueKeys: true });
   const first = document.errors[0];
