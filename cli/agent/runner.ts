@@ -170,7 +170,7 @@ export class ImpactAgentRunner {
         patch: outcome.patch,
         hashBefore: outcome.hashBefore,
         hashAfter: outcome.hashAfter,
-        summary,
+        summary: summary !== "" ? summary : summariseEdits(outcome.edits),
         durationMs: elapsed(),
       };
       return [own, ...created];
@@ -262,8 +262,9 @@ export class ImpactAgentRunner {
       if (response.retries > 0) this.#progress.retries(response.retries);
 
       const message = normaliseMessage(response.message, usage.turns);
+      // The summary is the model's last words, not a plan it stated along the way.
       const content = message.content?.trim() ?? "";
-      if (content !== "") summary = content;
+      summary = content;
       const calls = message.tool_calls ?? [];
 
       if (calls.length === 0) {
@@ -328,6 +329,13 @@ function normaliseMessage(message: AssistantMessage, turn: number): AssistantMes
     content: message.content ?? null,
     ...(calls.length > 0 ? { tool_calls: calls } : {}),
   };
+}
+
+/** For a loop that ended with a silent `done`: what was edited, from the edit reasons. */
+function summariseEdits(edits: readonly AuditEdit[]): string {
+  if (edits.length === 0) return "No edit was needed.";
+  const reasons = [...new Set(edits.map((edit) => edit.reason.trim()))];
+  return `${edits.length} edit${edits.length === 1 ? "" : "s"}: ${reasons.join(" ")}`;
 }
 
 function capMessage(stop: StopReason, options: ImpactAgentRunnerOptions, budget: RunBudget): string {

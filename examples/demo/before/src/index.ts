@@ -1,0 +1,1 @@
+export { type GreetOptions, greet } from "./greet.js";
