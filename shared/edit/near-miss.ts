@@ -108,7 +108,11 @@ function fold(text: string, kinds: ReadonlySet<Difference>): Folded {
     }
     const horizontal = code === 32 || code === 9 || code === 0x3000 || (code >= 0x2000 && code <= 0x200a);
     if (horizontal) {
-      if (atLineStart && indentation) continue;
+      if (atLineStart) {
+        // Indentation is its own kind of difference; whitespace only folds runs inside a line.
+        if (!indentation) push(code, i);
+        continue;
+      }
       if (whitespace) {
         const previous = out[out.length - 1];
         if (previous === 32 || previous === 10 || out.length === 0) continue;
@@ -152,11 +156,16 @@ function trimFolded(text: string): string {
   return text.replace(/^[ \n]+|[ \n]+$/g, "");
 }
 
+/** Leading spaces stay: they are indentation, which has its own kind. */
+function trimEnds(text: string): string {
+  return text.replace(/^\n+|[ \n]+$/g, "");
+}
+
 /** The kinds of difference that are needed to make `wanted` equal `actual`. */
 export function differences(wanted: string, actual: string): Difference[] {
   const all = new Set(ALL);
   const equalUnder = (kinds: Set<Difference>) =>
-    trimFolded(fold(wanted, kinds).text) === trimFolded(fold(actual, kinds).text);
+    trimEnds(fold(wanted, kinds).text) === trimEnds(fold(actual, kinds).text);
   if (!equalUnder(all)) return [];
   const needed = ALL.filter((kind) => {
     const without = new Set(ALL);
@@ -198,7 +207,11 @@ export function findNearMiss(content: string, from: number, to: number, wanted: 
   if (at === -1) return null;
   let count = 0;
   for (let next = at; next !== -1 && count < 1000; next = haystack.text.indexOf(needle, next + 1)) count++;
-  const start = haystack.origin[at]!;
+  let start = haystack.origin[at]!;
+  // Folding trims the needle; take back the indentation the model wrote on the first line.
+  if (/^[ \t]/.test(wanted)) {
+    while (start > 0 && (region[start - 1] === " " || region[start - 1] === "\t")) start--;
+  }
   let end = haystack.origin[at + needle.length - 1]! + 1;
   // A folded "..." comes from one "…"; a folded "\n" may stand for "\r\n".
   if (region.charCodeAt(end - 1) === 13 && region.charCodeAt(end) === 10) end++;
@@ -217,7 +230,7 @@ export function findPartialMatch(
   wanted: string,
 ): PartialMatch | null {
   const kinds = new Set(ALL);
-  const lines = wanted.split("\n").slice(0, 200);
+  const lines = wanted.split(/\r?\n/).slice(0, 200);
   let haystack: Folded | null = null;
   for (const [index, line] of lines.entries()) {
     const needle = trimFolded(fold(line, kinds).text);
