@@ -401,10 +401,10 @@ const cases = [
 ];
 
 describe.each(cases)("argument schema %#", ({ schema, accept, reject }) => {
-  it.each(accept)("accepts %j", (value) => {
+  it.each(accept as unknown[])("accepts %j", (value: unknown) => {
     expect(schema.safeParse(value).success).toBe(true);
   });
-  it.each(reject)("rejects %j", (value) => {
+  it.each(reject as unknown[])("rejects %j", (value: unknown) => {
     expect(schema.safeParse(value).success).toBe(false);
   });
 });

@@ -11,6 +11,19 @@ export async function visibleFiles(context: ToolContext): Promise<string[]> {
   return [...files].filter((path) => context.sandbox.deniedReason(path) === null).sort();
 }
 
+/**
+ * The visible files whose real path passes the sandbox too: a symlink that leads out of
+ * the root, into `.git/` or to a denied file is left out, name and all.
+ */
+export async function sandboxedFiles(paths: string[], context: ToolContext): Promise<string[]> {
+  const allowed: string[] = [];
+  for (const path of paths) {
+    context.signal.throwIfAborted();
+    if ((await context.sandbox.resolve(path)).ok) allowed.push(path);
+  }
+  return allowed;
+}
+
 /** A glob the model wrote, checked like a path: repository-relative, no escapes. */
 export function checkGlob(
   glob: string,
@@ -32,5 +45,8 @@ export function checkGlob(
       message: `The glob ${shown} contains ".."; only files inside the repository can be listed.`,
     };
   const pattern = glob.replace(/^(\.\/)+/, "");
-  return { ok: true, match: picomatch(pattern, { dot: true }) };
+  const matcher = picomatch(pattern, { dot: true });
+  // One argument only: picomatch's second parameter returns an object (truthy) when set,
+  // which Array.filter would pass as the index.
+  return { ok: true, match: (path: string) => matcher(path) };
 }

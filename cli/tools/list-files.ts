@@ -1,11 +1,11 @@
 import { type ListFilesArgs, listFilesSpec } from "../../shared/tools/list-files.js";
 import { defineTool, fail, succeed } from "./define.js";
-import { checkGlob, visibleFiles } from "./files.js";
+import { checkGlob, sandboxedFiles, visibleFiles } from "./files.js";
 
 export const listFilesTool = defineTool(listFilesSpec, async (args: ListFilesArgs, context) => {
   const glob = checkGlob(args.glob);
   if (!glob.ok) return fail("invalid_glob", glob.message);
-  const matching = (await visibleFiles(context)).filter(glob.match);
+  const matching = await sandboxedFiles((await visibleFiles(context)).filter(glob.match), context);
   if (matching.length === 0) {
     const hint = /[*?[{]/.test(args.glob)
       ? 'Try a wider glob, such as "**/*.md".'

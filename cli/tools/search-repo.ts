@@ -36,7 +36,8 @@ export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepo
   }
   const cap = context.limits.searchMatches;
   const vm = createContext({ regex, lines: [] as string[], limit: cap + 1 });
-  const deadline = Date.now() + context.limits.regexTimeoutMs;
+  // Only time spent matching counts against the budget, not listing or reading files.
+  let regexMillis = 0;
   const matches: string[] = [];
   let searched = 0;
   let capped = false;
@@ -52,16 +53,19 @@ export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepo
     const lines = view.content.split(/\r?\n/);
     let hits: number[];
     if (regex) {
-      const remaining = deadline - Date.now();
+      const remaining = context.limits.regexTimeoutMs - regexMillis;
       if (remaining <= 0) return timedOut(context.limits.regexTimeoutMs);
       vm.lines = lines;
       vm.limit = cap + 1 - matches.length;
+      const started = performance.now();
       try {
-        hits = [...(SCAN.runInContext(vm, { timeout: Math.max(1, remaining) }) as number[])];
+        hits = [...(SCAN.runInContext(vm, { timeout: Math.max(1, Math.ceil(remaining)) }) as number[])];
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
           return timedOut(context.limits.regexTimeoutMs);
         throw error;
+      } finally {
+        regexMillis += performance.now() - started;
       }
     } else {
       hits = [];
