@@ -1,0 +1,138 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { applyEdits } from "../shared/edit/engine.js";
+import type { Edit, ReplaceEdit } from "../shared/edit/types.js";
+import { createFilePatch } from "../shared/patch.js";
+import { gitRepo } from "./helpers/git-repo.js";
+
+const words = ["alpha", "beta", "gamma", "delta", "naïve", "日本", "tab\there", "$&", "`code`", "—", "x"];
+const lineArbitrary = fc.oneof(
+  fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }).map((parts) => parts.join(" ")),
+  fc.constantFrom("", "# Title", "## Usage", "- [ ] todo", "```", "| a | b |"),
+);
+const eolArbitrary = fc.constantFrom("\n", "\r\n");
+
+/** An article with random line endings, maybe a BOM, maybe no final newline. */
+const articleArbitrary = fc
+  .record({
+    lines: fc.array(fc.tuple(lineArbitrary, eolArbitrary), { minLength: 1, maxLength: 30 }),
+    bom: fc.boolean(),
+    finalNewline: fc.boolean(),
+  })
+  .map(({ lines, bom, finalNewline }) => {
+    let text = lines.map(([line, eol]) => line + eol).join("");
+    if (!finalNewline) text = text.replace(/\r?\n$/, "");
+    return (bom ? "\uFEFF" : "") + text;
+  });
+
+/** Up to 4 replace edits of substrings that are unique at the time they apply. */
+function uniqueEdits(article: string, picks: [number, number, string][]): ReplaceEdit[] {
+  const edits: ReplaceEdit[] = [];
+  let current = article;
+  for (const [at, length, replacement] of picks) {
+    if (current.length === 0) break;
+    const start = at % current.length;
+    const old = current.slice(start, start + 1 + (length % 12));
+    if (current.indexOf(old) !== current.lastIndexOf(old) || old === replacement) continue;
+    // Keep fences balanced and CRLF pairs whole so the structure checks and EOL rules stay out of the way.
+    if (/[`\r\n]/.test(old) || replacement.includes("`")) continue;
+    edits.push({ old_string: old, new_string: replacement, reason: "property" });
+    const index = current.indexOf(old);
+    current = current.slice(0, index) + replacement + current.slice(index + old.length);
+  }
+  return edits;
+}
+
+const picksArbitrary = fc.array(
+  fc.tuple(fc.nat(), fc.nat(), fc.constantFrom("", "NEW", "new words", "$1 $$", "é")),
+  {
+    minLength: 1,
+    maxLength: 4,
+  },
+);
+
+describe("edit engine properties", () => {
+  it("changes only the targeted bytes: the result equals plain indexOf + slice", () => {
+    fc.assert(
+      fc.property(articleArbitrary, picksArbitrary, (article, picks) => {
+        const edits = uniqueEdits(article, picks);
+        fc.pre(edits.length > 0);
+        let expected = article;
+        for (const edit of edits) {
+          const index = expected.indexOf(edit.old_string);
+          expected =
+            expected.slice(0, index) + edit.new_string + expected.slice(index + edit.old_string.length);
+        }
+        const outcome = applyEdits(article, edits);
+        expect(outcome.ok ? outcome.content : outcome.error.message).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a batch with one failing edit fails as a whole and names that edit", () => {
+    fc.assert(
+      fc.property(articleArbitrary, picksArbitrary, fc.nat(), (article, picks, position) => {
+        const edits: Edit[] = uniqueEdits(article, picks);
+        const failing = position % (edits.length + 1);
+        edits.splice(failing, 0, { old_string: "\u0000absent\u0000", new_string: "x", reason: "property" });
+        const outcome = applyEdits(article, edits);
+        expect(outcome.ok).toBe(false);
+        if (!outcome.ok) expect(outcome.error.index).toBe(failing);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("section appends and prepends insert exactly the reported lines", () => {
+    const sectioned = fc
+      .tuple(articleArbitrary, articleArbitrary, eolArbitrary)
+      .map(([first, second, eol]) => {
+        // Section bodies without headings or fences, so the two sections are exactly One and Two.
+        const body = (text: string) => text.replace(/^\uFEFF/, "").replace(/^(#|```)/gm, "x");
+        return `# One${eol}${body(first)}${eol}# Two${eol}${body(second)}${eol}`;
+      });
+    fc.assert(
+      fc.property(
+        sectioned,
+        fc.constantFrom("append", "prepend") as fc.Arbitrary<"append" | "prepend">,
+        fc.constantFrom("One", "Two"),
+        (article, mode, section) => {
+          const outcome = applyEdits(article, [
+            { section, mode, content: "Inserted line.", reason: "property" },
+          ]);
+          if (!outcome.ok) throw new Error(outcome.error.message);
+          const lines = outcome.content.split("\n");
+          const [edit] = outcome.applied;
+          expect(
+            lines.slice(edit!.startLine - 1, edit!.endLine).map((line) => line.replace(/\r$/, "")),
+          ).toEqual(["Inserted line."]);
+          lines.splice(edit!.startLine - 1, 1);
+          expect(lines.join("\n")).toBe(article);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("the emitted patch, applied by git, gives the same bytes as the edits", () => {
+    const repo = gitRepo();
+    const file = join(repo.dir, "docs/a.md");
+    repo.write({ "docs/a.md": "" });
+    fc.assert(
+      fc.property(articleArbitrary, picksArbitrary, (article, picks) => {
+        const edits = uniqueEdits(article, picks);
+        fc.pre(edits.length > 0);
+        const outcome = applyEdits(article, edits);
+        if (!outcome.ok) throw new Error(outcome.error.message);
+        writeFileSync(file, article);
+        writeFileSync(join(repo.dir, "change.patch"), createFilePatch("docs/a.md", article, outcome.content));
+        repo.git("apply", "change.patch");
+        expect(readFileSync(file, "utf8")).toBe(outcome.content);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
