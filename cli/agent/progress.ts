@@ -72,7 +72,7 @@ export class TerminalProgress implements ProgressSink {
       `impact: ${this.#done}/${this.#total} articles`,
       `${this.#tokens.toLocaleString("en-US")} tokens`,
     ];
-    if (this.#retries > 0) parts.push(`${this.#retries} retries`);
+    if (this.#retries > 0) parts.push(`${this.#retries} ${this.#retries === 1 ? "retry" : "retries"}`);
     let text = parts.join(" · ");
     if (this.#active.size > 0) text += ` · ${[...this.#active].join(", ")}`;
     return text.length > this.#columns - 1 ? `${text.slice(0, this.#columns - 2)}…` : text;
