@@ -100,6 +100,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const limiter = deps.router
     ? new RateLimiter({ ...deps.router.rateLimit, ...(deps.now ? { now: deps.now } : {}) })
     : undefined;
+  // The manifest is the same for every turn with the same options; build it once.
+  const manifests = new Map<boolean, ToolDefinition[]>();
+  const toolsFor = (allowCreate: boolean): ToolDefinition[] => {
+    let tools = manifests.get(allowCreate);
+    if (!tools) {
+      tools = deps.router!.tools({ allowCreate });
+      manifests.set(allowCreate, tools);
+    }
+    return tools;
+  };
   const seen = new SeenIds({
     ttlMs: DELIVERY_TTL_MS,
     max: DELIVERY_MEMORY,
@@ -170,7 +180,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
               { role: "system", content: await router.systemPrompt() },
               ...(turn.messages as ChatMessage[]),
             ],
-            tools: router.tools({ allowCreate }),
+            tools: toolsFor(allowCreate),
             allowCreate,
           },
           signal,
