@@ -3,7 +3,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyEdits } from "../shared/edit/engine.js";
-import type { Edit, ReplaceEdit } from "../shared/edit/types.js";
+import type { Edit, ReplaceEdit } from "../shared/edit/schema.js";
 import { createFilePatch } from "../shared/patch.js";
 import { gitRepo } from "./helpers/git-repo.js";
 
