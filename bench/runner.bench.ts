@@ -189,7 +189,7 @@ export async function run(): Promise<void> {
     console.log(`ideal          ${idealMs.toFixed(0)} ms (articles × calls each × latency / concurrency)`);
     console.log(`ratio          ${(wallMs / idealMs).toFixed(3)}× of ideal (goal ≤ 1.15×)`);
     console.log(
-      `overhead/turn  ${overheadPerTurnMs.toFixed(2)} ms of runner work per model call, spread over ${CONCURRENCY} lanes`,
+      `overhead/turn  ${(overheadPerTurnMs * CONCURRENCY).toFixed(1)} ms added to each turn of a lane (${overheadPerTurnMs.toFixed(2)} ms of wall time per turn overall)`,
     );
 
     // The naive loop: whole diff in the prompt, the article fetched with read_file.
