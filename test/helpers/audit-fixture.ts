@@ -1,5 +1,9 @@
-import type { Audit, AuditArticle } from "../../shared/audit.js";
+import { readFileSync } from "node:fs";
+import type { CommandIo } from "../../cli/io.js";
+import { type Audit, type AuditArticle, AuditSchema } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
+import { gitRepo, type TestRepo } from "./git-repo.js";
+import type { Script } from "./scripted-model-server.js";
 
 /** A realistic audit article; `overrides` replace fields. */
 export function auditArticle(path: string, overrides: Partial<AuditArticle> = {}): AuditArticle {
@@ -54,4 +58,78 @@ export function auditOf(articles: AuditArticle[], overrides: Partial<Audit> = {}
     totals: computeTotals(articles, 5000),
     ...overrides,
   };
+}
+
+const doc = (title: string, line: string) => `---
+title: ${title}
+attention:
+  - op: file
+    path: src/server.ts
+---
+# ${title}
+
+${line}
+`;
+
+/** The last commit changes the default port; every doc that states it becomes wrong. */
+export function portRepo(names: string[]): TestRepo {
+  const files: Record<string, string> = { "src/server.ts": "export const DEFAULT_PORT = 8080;\n" };
+  for (const name of names)
+    files[`docs/${name}.md`] = doc(name, `The server listens on port 8080 by default.`);
+  const repo = gitRepo(files);
+  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
+  return repo;
+}
+
+/** Per article: one call that fixes the port and says it is done. */
+export function fixScript(names: string[]): Script {
+  return Object.fromEntries(
+    names.map((name) => [
+      `docs/${name}.md`,
+      [
+        {
+          toolCalls: [
+            {
+              name: "edit_article",
+              arguments: {
+                path: `docs/${name}.md`,
+                edits: [
+                  {
+                    old_string: "port 8080 by default",
+                    new_string: "port 9090 by default",
+                    reason: "DEFAULT_PORT changed from 8080 to 9090 in src/server.ts",
+                    evidence: ["src/server.ts:1"],
+                  },
+                ],
+                done: true,
+              },
+            },
+          ],
+        },
+      ],
+    ]),
+  );
+}
+
+export function captureIo(cwd: string, env: Record<string, string>) {
+  const io = {
+    out: "",
+    err: "",
+    cwd,
+    env,
+    isTTY: false,
+    signal: new AbortController().signal,
+    readStdin: async () => "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+  } satisfies CommandIo & { out: string; err: string };
+  return io;
+}
+
+export function readAuditAt(path: string): Audit {
+  return AuditSchema.parse(JSON.parse(readFileSync(path, "utf8")));
 }
