@@ -1,4 +1,5 @@
-import { lstat, realpath } from "node:fs/promises";
+import { lstatSync, realpathSync } from "node:fs";
+import { realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import picomatch from "picomatch";
 import { DEFAULT_DENY_GLOBS } from "../../shared/config.js";
@@ -168,9 +169,9 @@ export class SandboxPolicy {
 
 const DANGLING = "IMPACT_DANGLING_SYMLINK";
 
-async function isSymlink(path: string): Promise<boolean> {
+function isSymlink(path: string): boolean {
   try {
-    return (await lstat(path)).isSymbolicLink();
+    return lstatSync(path).isSymbolicLink();
   } catch {
     return false;
   }
@@ -186,13 +187,15 @@ async function realPathOfDeepestExisting(absolute: string): Promise<string> {
   let current = absolute;
   for (;;) {
     try {
-      const real = await realpath(current);
+      // Synchronous: a tool checks many paths at once (search, listing), and each async
+      // realpath is a thread-pool round trip costing far more than the call itself.
+      const real = realpathSync.native(current);
       return missing.length === 0 ? real : join(real, ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
       // A dangling symlink: where a write would land is decided by a target we cannot check.
-      if (code === "ENOENT" && (await isSymlink(current)))
+      if (code === "ENOENT" && isSymlink(current))
         throw Object.assign(new Error("dangling symlink"), { code: DANGLING });
       const parent = dirname(current);
       if (parent === current) throw error;

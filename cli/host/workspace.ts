@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { lstat, mkdir, readFile, realpath, stat } from "node:fs/promises";
+import { readFileSync, type Stats, statSync } from "node:fs";
+import { lstat, mkdir, readFile, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { contentHash } from "../../shared/hash.js";
@@ -10,6 +11,9 @@ const execFileAsync = promisify(execFile);
 
 /** Files larger than this are never loaded whole (read_file refuses them, search skips them). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+/** Files up to this size are read synchronously (see readView). */
+const SYNC_READ_BYTES = 1024 * 1024;
 
 /** What a path holds, as the tools see it: overlay first, then disk. */
 export type FileView =
@@ -59,10 +63,18 @@ export class Workspace {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   }
 
-  /** The file as tools see it: overlay first, then disk as first read. */
-  async load(path: string): Promise<FileView> {
+  /**
+   * The file as tools see it: overlay first, then disk as first read. With `cache: false`
+   * a file not read before is read from disk without being kept (a repository-wide search
+   * must not hold every file in memory for the rest of the run).
+   */
+  async load(path: string, options: { cache?: boolean } = {}): Promise<FileView> {
     const overlaid = this.#overlay.get(path);
     if (overlaid !== undefined) return textView(overlaid);
+    if (options.cache === false && !this.#base.has(path)) {
+      assertRelative(path);
+      return readView(join(this.root, path), this.maxFileBytes);
+    }
     return this.loadBase(path);
   }
 
@@ -255,10 +267,10 @@ export class ArticleDraft {
   }
 
   /** The file as this article sees it: draft, then overlay, then disk. */
-  async load(path: string = this.path): Promise<FileView> {
+  async load(path: string = this.path, options: { cache?: boolean } = {}): Promise<FileView> {
     const drafted = this.#files.get(path);
     if (drafted !== undefined) return textView(drafted);
-    return this.#workspace.load(path);
+    return this.#workspace.load(path, options);
   }
 
   /** The text as this article sees it, or null when the file does not exist. */
@@ -298,8 +310,18 @@ export class ArticleDraft {
   }
 }
 
-function textView(content: string): FileView {
-  return { kind: "text", content, hash: contentHash(content), bytes: Buffer.byteLength(content) };
+/** A text view whose hash is computed on first use: a search reads many files and hashes none. */
+function textView(content: string, bytes = Buffer.byteLength(content)): FileView {
+  let hash: string | undefined;
+  return {
+    kind: "text",
+    content,
+    bytes,
+    get hash() {
+      hash ??= contentHash(content);
+      return hash;
+    },
+  };
 }
 
 function assertRelative(path: string): void {
@@ -307,10 +329,15 @@ function assertRelative(path: string): void {
     throw new Error(`bug: workspace path must be repository-relative: ${JSON.stringify(path)}`);
 }
 
+/**
+ * Reads one file for the tools. Synchronous calls on purpose: for the small files a tool
+ * reads they cost microseconds, where each async call is a thread-pool round trip, which
+ * made repository-wide searches several times slower (bench/tool-host.bench.ts).
+ */
 async function readView(absolute: string, maxBytes: number): Promise<FileView> {
-  let info: Awaited<ReturnType<typeof stat>>;
+  let info: Stats;
   try {
-    info = await stat(absolute);
+    info = statSync(absolute);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
@@ -319,11 +346,11 @@ async function readView(absolute: string, maxBytes: number): Promise<FileView> {
   // FIFOs, sockets and devices would block or never end.
   if (!info.isFile()) return { kind: "not_file" };
   if (info.size > maxBytes) return { kind: "too_large", bytes: info.size };
-  const bytes = await readFile(absolute);
-  const hash = contentHash(bytes);
+  const bytes = info.size > SYNC_READ_BYTES ? await readFile(absolute) : readFileSync(absolute);
   const content = decodeText(bytes);
-  if (content === null) return { kind: "binary", hash, bytes: bytes.length };
-  return { kind: "text", content, hash, bytes: bytes.length };
+  if (content === null) return { kind: "binary", hash: contentHash(bytes), bytes: bytes.length };
+  // Valid UTF-8 re-encodes to the same bytes, so the text's hash is the file's hash.
+  return textView(content, bytes.length);
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

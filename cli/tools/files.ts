@@ -11,15 +11,22 @@ export async function visibleFiles(context: ToolContext): Promise<string[]> {
   return [...files].filter((path) => context.sandbox.deniedReason(path) === null).sort();
 }
 
+/** Paths whose real path is checked at once. */
+const RESOLVE_BATCH = 64;
+
 /**
  * The visible files whose real path passes the sandbox too: a symlink that leads out of
  * the root, into `.git/` or to a denied file is left out, name and all.
  */
 export async function sandboxedFiles(paths: string[], context: ToolContext): Promise<string[]> {
   const allowed: string[] = [];
-  for (const path of paths) {
+  for (let start = 0; start < paths.length; start += RESOLVE_BATCH) {
     context.signal.throwIfAborted();
-    if ((await context.sandbox.resolve(path)).ok) allowed.push(path);
+    const batch = paths.slice(start, start + RESOLVE_BATCH);
+    const checks = await Promise.all(batch.map((path) => context.sandbox.resolve(path)));
+    batch.forEach((path, index) => {
+      if (checks[index]?.ok) allowed.push(path);
+    });
   }
   return allowed;
 }

@@ -5,6 +5,8 @@ import { checkGlob, visibleFiles } from "./files.js";
 
 /** Characters of a matching line shown in a result. */
 export const SEARCH_LINE_CHARS = 240;
+/** Files sandbox-checked and read at once; their results are still reported in path order. */
+const SEARCH_READ_BATCH = 32;
 /** Longest regex accepted. */
 export const MAX_REGEX_LENGTH = 500;
 
@@ -41,46 +43,52 @@ export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepo
   const matches: string[] = [];
   let searched = 0;
   let capped = false;
-  for (const path of await visibleFiles(context)) {
-    if (glob && !glob(path)) continue;
+  const candidates = (await visibleFiles(context)).filter((path) => !glob || glob(path));
+  outer: for (let start = 0; start < candidates.length; start += SEARCH_READ_BATCH) {
     context.signal.throwIfAborted();
-    // The real path must pass the sandbox too (symlinks out of the root, or to denied files).
-    const resolved = await context.sandbox.resolve(path);
-    if (!resolved.ok) continue;
-    const view = await context.draft.load(path);
-    if (view.kind !== "text") continue;
-    searched += 1;
-    const lines = view.content.split(/\r?\n/);
-    let hits: number[];
-    if (regex) {
-      const remaining = context.limits.regexTimeoutMs - regexMillis;
-      if (remaining <= 0) return timedOut(context.limits.regexTimeoutMs);
-      vm.lines = lines;
-      vm.limit = cap + 1 - matches.length;
-      const started = performance.now();
-      try {
-        hits = [...(SCAN.runInContext(vm, { timeout: Math.max(1, Math.ceil(remaining)) }) as number[])];
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
-          return timedOut(context.limits.regexTimeoutMs);
-        throw error;
-      } finally {
-        regexMillis += performance.now() - started;
+    const loaded = (
+      await Promise.all(
+        candidates.slice(start, start + SEARCH_READ_BATCH).map(async (path) => {
+          // The real path must pass the sandbox too (symlinks out of the root, or to denied files).
+          if (!(await context.sandbox.resolve(path)).ok) return null;
+          const view = await context.draft.load(path, { cache: false });
+          return view.kind === "text" ? { path, content: view.content } : null;
+        }),
+      )
+    ).filter((file) => file !== null);
+    for (const { path, content } of loaded) {
+      searched += 1;
+      const lines = content.split(/\r?\n/);
+      let hits: number[];
+      if (regex) {
+        const remaining = context.limits.regexTimeoutMs - regexMillis;
+        if (remaining <= 0) return timedOut(context.limits.regexTimeoutMs);
+        vm.lines = lines;
+        vm.limit = cap + 1 - matches.length;
+        const started = performance.now();
+        try {
+          hits = [...(SCAN.runInContext(vm, { timeout: Math.max(1, Math.ceil(remaining)) }) as number[])];
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
+            return timedOut(context.limits.regexTimeoutMs);
+          throw error;
+        } finally {
+          regexMillis += performance.now() - started;
+        }
+      } else {
+        hits = [];
+        for (let index = 0; index < lines.length && hits.length < cap + 1 - matches.length; index++) {
+          if (lines[index]!.includes(args.pattern)) hits.push(index);
+        }
       }
-    } else {
-      hits = [];
-      for (let index = 0; index < lines.length && hits.length < cap + 1 - matches.length; index++) {
-        if (lines[index]!.includes(args.pattern)) hits.push(index);
+      for (const index of hits) {
+        if (matches.length === cap) {
+          capped = true;
+          break outer;
+        }
+        matches.push(`${path}:${index + 1}: ${shorten(lines[index]!)}`);
       }
     }
-    for (const index of hits) {
-      if (matches.length === cap) {
-        capped = true;
-        break;
-      }
-      matches.push(`${path}:${index + 1}: ${shorten(lines[index]!)}`);
-    }
-    if (capped) break;
   }
   const what = `${args.regex ? "regex" : "text"} ${JSON.stringify(args.pattern)}${args.glob ? ` in ${JSON.stringify(args.glob)}` : ""}`;
   if (matches.length === 0)
