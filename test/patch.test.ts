@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createFilePatch } from "../shared/patch.js";
 import { gitRepo } from "./helpers/git-repo.js";
@@ -71,4 +72,29 @@ describe("createFilePatch", () => {
       expect(gitApply("docs/a.md", before, patch)).toBe(after);
     });
   }
+
+  it("round-trips random line changes through git apply, repeated lines and odd endings included", () => {
+    const repo = gitRepo({ "README.md": "base\n" });
+    const file = join(repo.dir, "docs/a.md");
+    const lineArbitrary = fc.tuple(
+      fc.constantFrom("a", "b", "same", "", "- [ ] x", "é"),
+      fc.constantFrom("\n", "\r\n"),
+    );
+    const textArbitrary = fc
+      .tuple(fc.array(lineArbitrary, { maxLength: 25 }), fc.boolean())
+      .map(([lines, final]) => {
+        const text = lines.map(([line, eol]) => line + eol).join("");
+        return final ? text : text.replace(/\r?\n$/, "");
+      });
+    fc.assert(
+      fc.property(textArbitrary, textArbitrary, (before, after) => {
+        fc.pre(before !== after);
+        repo.write({ "docs/a.md": before });
+        writeFileSync(join(repo.dir, "change.patch"), createFilePatch("docs/a.md", before, after));
+        repo.git("apply", "change.patch");
+        expect(readFileSync(file, "utf8")).toBe(after);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
