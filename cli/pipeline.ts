@@ -39,11 +39,19 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
   const repoRoot = await repositoryRoot(options.repo);
   const config = await loadConfig(repoRoot, options.config);
   const diffText = options.diff === undefined ? undefined : await readDiff(options.diff, options.readStdin);
-  const changeSet = await loadChangeSet({ repo: repoRoot, base: options.base, head: options.head, diffText });
+  // git computes the diff while the articles are listed and read.
+  const changeSetPromise = loadChangeSet({
+    repo: repoRoot,
+    base: options.base,
+    head: options.head,
+    diffText,
+  });
+  changeSetPromise.catch(() => {});
   const articleSource = await articleSourceFor(repoRoot, options.head);
   const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
   const paths = await listArticles(repoRoot, config, { revision });
   const articles = await readArticles(repoRoot, paths, { revision });
+  const changeSet = await changeSetPromise;
   const plan = detectImpact({ changeSet, articles, config });
   return { plan, changeSet, config, repoRoot, articleSource };
 }

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
@@ -55,21 +55,16 @@ export async function readArticles(
       return content === undefined ? [] : [{ path, content }];
     });
   }
-  const articles: ({ path: string; content: string } | undefined)[] = new Array(paths.length);
-  let next = 0;
-  // A few reads in flight keep the disk busy without opening 20,000 files at once.
-  const worker = async () => {
-    while (next < paths.length) {
-      const index = next++;
-      const path = paths[index]!;
-      try {
-        articles[index] = { path, content: await readFile(join(repoRoot, path), "utf8") };
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR") throw error;
-      }
+  // Synchronous reads: for thousands of small files one system call each beats a round
+  // trip through the thread pool per step (open, stat, read, close).
+  const articles: { path: string; content: string }[] = [];
+  for (const path of paths) {
+    try {
+      articles.push({ path, content: readFileSync(join(repoRoot, path), "utf8") });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR") throw error;
     }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  return articles.filter((article) => article !== undefined);
+  }
+  return articles;
 }

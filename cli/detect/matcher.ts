@@ -1,18 +1,29 @@
 /**
- * One pass over a text finds every term it mentions: the text is cut into tokens once
- * (runs of letters, digits, `_`, `.`, `/`, `-`) and each token, its path suffixes and its
- * dotted parts are looked up in one hash map of all terms. The cost is proportional to the
- * text, whatever the number of terms: never articles × symbols.
+ * One pass over a text finds every term it mentions. The text is cut into runs of letters,
+ * digits, `_`, `.`, `/` and `-`; each run, its path suffixes (after a `/`) and its dotted or
+ * slashed parts are candidates, looked up in one hash map of all terms. The cost is
+ * proportional to the text, whatever the number of terms: never articles × symbols.
+ *
+ * To keep 80 MB of docs fast, the scan first hashes each run's parts as it reads the
+ * characters (no strings made) and checks them against a bitmap holding, for every term,
+ * the hash of its longest part. A run that contains a term contains that part, so only runs
+ * that pass the bitmap are turned into strings and looked up exactly.
  */
 export class ReferenceMatcher {
   private readonly ids = new Map<string, number>();
   private readonly stamps: Int32Array;
+  private readonly bitmap = new Uint32Array(BITMAP_BITS >>> 5);
   private stamp = 0;
 
   /** `terms[i]` is reported as id `i`; duplicate terms report the first id. */
   constructor(readonly terms: readonly string[]) {
     terms.forEach((term, id) => {
       if (!this.ids.has(term)) this.ids.set(term, id);
+      const longest = term
+        .split(/[./]/)
+        .reduce((best, part) => (part.length > best.length ? part : best), "");
+      const hash = hashOf(longest, 0, longest.length) & BITMAP_MASK;
+      this.bitmap[hash >>> 5]! |= 1 << (hash & 31);
     });
     this.stamps = new Int32Array(terms.length);
   }
@@ -26,39 +37,101 @@ export class ReferenceMatcher {
     const found: number[] = [];
     if (this.ids.size === 0) return found;
     this.stamp += 1;
-    const stamp = this.stamp;
-    const ids = this.ids;
-    const stamps = this.stamps;
-    const hit = (token: string) => {
-      const id = ids.get(token);
-      if (id !== undefined && stamps[id] !== stamp) {
-        stamps[id] = stamp;
-        found.push(id);
+    const bitmap = this.bitmap;
+    const length = text.length;
+    let index = 0;
+    while (index < length) {
+      // Skip to the start of a run.
+      let code = text.charCodeAt(index);
+      while (code >= 128 || TOKEN[code] === 0) {
+        index += 1;
+        if (index >= length) return found;
+        code = text.charCodeAt(index);
       }
-    };
-    const token = /[A-Za-z0-9_./-]+/g;
-    for (let match = token.exec(text); match !== null; match = token.exec(text)) {
-      let run = match[0];
-      if (run.length < 2) continue;
-      let start = 0;
-      let end = run.length;
-      while (start < end && (run.charCodeAt(start) === 46 || run.charCodeAt(start) === 47)) start += 1;
-      while (
-        end > start &&
-        (run.charCodeAt(end - 1) === 46 || run.charCodeAt(end - 1) === 47 || run.charCodeAt(end - 1) === 45)
-      )
-        end -= 1;
-      if (start > 0 || end < run.length) run = run.slice(start, end);
-      if (run.length === 0) continue;
-      hit(run);
-      const slash = run.indexOf("/");
-      const dot = run.indexOf(".");
-      if (slash < 0 && dot < 0) continue;
-      // Paths: every suffix after a slash (`./cli/x.ts`, URLs to the file on a forge).
-      for (let at = slash; at >= 0; at = run.indexOf("/", at + 1)) hit(run.slice(at + 1));
-      // Dotted and slashed parts: `config.loadConfig`, `process.env.NAME`, `--base/--head`.
-      for (const part of run.split(/[./]/)) if (part.length > 1) hit(part);
+      const start = index;
+      let candidate = false;
+      let hash = FNV_OFFSET;
+      // The hash of the part without its trailing dashes (`foo-` in `foo-.` is `foo`).
+      let settled = FNV_OFFSET;
+      let partLength = 0;
+      while (index < length) {
+        code = text.charCodeAt(index);
+        if (code >= 128) break;
+        const kind = TOKEN[code]!;
+        if (kind === 0) break;
+        if (kind === SEPARATOR) {
+          if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
+          hash = FNV_OFFSET;
+          settled = FNV_OFFSET;
+          partLength = 0;
+        } else {
+          hash = Math.imul(hash ^ code, FNV_PRIME);
+          if (kind !== DASH) settled = hash;
+          partLength += 1;
+        }
+        index += 1;
+      }
+      if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
+      if (candidate && index - start > 1) this.exact(text.slice(start, index), found);
     }
     return found;
   }
+
+  /** The exact lookups for one run that passed the bitmap. */
+  private exact(token: string, found: number[]): void {
+    let start = 0;
+    let end = token.length;
+    while (start < end && (token.charCodeAt(start) === 46 || token.charCodeAt(start) === 47)) start += 1;
+    while (end > start && TRAILING.has(token.charCodeAt(end - 1))) end -= 1;
+    const run = start > 0 || end < token.length ? token.slice(start, end) : token;
+    if (run.length === 0) return;
+    this.hit(run, found);
+    const slash = run.indexOf("/");
+    if (slash < 0 && run.indexOf(".") < 0) return;
+    // Paths: every suffix after a slash (`./cli/x.ts`, a URL to the file on a forge).
+    for (let at = slash; at >= 0; at = run.indexOf("/", at + 1)) this.hit(run.slice(at + 1), found);
+    // Dotted and slashed parts: `config.loadConfig`, `process.env.NAME`, `--base/--head`.
+    for (const part of run.split(/[./]/)) if (part.length > 1) this.hit(part, found);
+  }
+
+  private hit(token: string, found: number[]): void {
+    const id = this.ids.get(token);
+    if (id !== undefined && this.stamps[id] !== this.stamp) {
+      this.stamps[id] = this.stamp;
+      found.push(id);
+    }
+  }
+}
+
+const BITMAP_BITS = 1 << 22;
+const BITMAP_MASK = BITMAP_BITS - 1;
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+const WORD = 1;
+const SEPARATOR = 2;
+const DASH = 3;
+/** 0: not in a run; 1: letter, digit or `_`; 2: `.` or `/` (splits parts); 3: `-`. */
+const TOKEN = new Uint8Array(128);
+for (let code = 0; code < 128; code += 1) {
+  const char = String.fromCharCode(code);
+  if (/[A-Za-z0-9_]/.test(char)) TOKEN[code] = WORD;
+  else if (char === "." || char === "/") TOKEN[code] = SEPARATOR;
+  else if (char === "-") TOKEN[code] = DASH;
+}
+const TRAILING = new Set([45, 46, 47]);
+
+function hashOf(text: string, start: number, end: number): number {
+  let hash = FNV_OFFSET;
+  let settled = FNV_OFFSET;
+  for (let index = start; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    hash = Math.imul(hash ^ code, FNV_PRIME);
+    if (code !== 45) settled = hash;
+  }
+  return settled;
+}
+
+function testBit(bitmap: Uint32Array, hash: number): boolean {
+  const bit = hash & BITMAP_MASK;
+  return (bitmap[bit >>> 5]! & (1 << (bit & 31))) !== 0;
 }

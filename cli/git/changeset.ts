@@ -23,7 +23,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   await requireDirectory(options.repo);
   if (options.diffText !== undefined) return changeSetFromDiff(options, options.diffText);
   const git = gitAt(options.repo);
-  await requireRepository(git, options.repo);
+  const root = await requireRepository(git, options.repo);
   const { base, head } = await resolveRange(git, options.base, options.head);
   const diff = await git.raw([
     "diff",
@@ -39,7 +39,6 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     head,
   ]);
   const files = parseUnifiedDiff(diff);
-  const root = (await git.revparse(["--show-toplevel"])).trim();
   return { base, head, files, symbols: await symbolsOf(files, root, base, head) };
 }
 
@@ -69,9 +68,9 @@ async function requireDirectory(dir: string): Promise<void> {
   if (!info?.isDirectory()) throw new UsageError(`--repo ${dir}: no such directory`);
 }
 
-async function requireRepository(git: SimpleGit, dir: string): Promise<void> {
+async function requireRepository(git: SimpleGit, dir: string): Promise<string> {
   try {
-    await git.revparse(["--show-toplevel"]);
+    return (await git.revparse(["--show-toplevel"])).trim();
   } catch (error) {
     throw new GitError(
       `not a git repository: ${dir} (run impact inside a git checkout, or pass --repo DIR)`,
