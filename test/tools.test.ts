@@ -439,3 +439,63 @@ describe("AgentToolHost.execute", () => {
     expect(await workspace.read(ARTICLE)).toBe(GUIDE);
   });
 });
+
+describe("outline_article", () => {
+  it("shows the heading tree of the draft, with the hash", async () => {
+    const { run } = setup();
+    await run([
+      "edit_article",
+      { path: ARTICLE, edits: [{ old_string: "## Usage", new_string: "## Use", reason: "r" }] },
+    ]);
+    const [result] = await run(["outline_article", { path: ARTICLE }]);
+    expect(result?.ok).toBe(true);
+    expect(result?.content).toContain("Guide::Use");
+    expect(result?.content).not.toContain("Usage");
+    expect(result?.content).toContain(contentHash(GUIDE.replace("## Usage", "## Use")));
+  });
+});
+
+describe("several article loops on one workspace", () => {
+  it("run concurrently; each article's edits land together or not at all", async () => {
+    const { repo, workspace, host, run } = setup();
+    const second = new AgentToolHost({
+      root: repo.dir,
+      workspace,
+      articlePath: "docs/other.md",
+      changedFiles: [],
+      docsGlobs: ["docs/**/*.md"],
+      allowCreate: false,
+    });
+    const signal = new AbortController().signal;
+    const editOther = (id: string, from: string, to: string) =>
+      second.execute(
+        [
+          {
+            id,
+            type: "function",
+            function: {
+              name: "edit_article",
+              arguments: JSON.stringify({
+                path: "docs/other.md",
+                edits: [{ old_string: from, new_string: to, reason: "r" }],
+              }),
+            },
+          },
+        ],
+        signal,
+      );
+    const [mine, theirs] = await Promise.all([
+      run([
+        "edit_article",
+        { path: ARTICLE, edits: [{ old_string: "--old-flag", new_string: "--new-flag", reason: "r" }] },
+      ]),
+      editOther("o1", "# Other", "# Other article"),
+    ]);
+    expect([mine[0]?.ok, theirs[0]?.ok]).toEqual([true, true]);
+    // The other loop fails later: none of its edits may remain.
+    second.abandon();
+    host.finish();
+    expect(workspace.changes().map((change) => change.path)).toEqual([ARTICLE]);
+    expect(await workspace.read("docs/other.md")).toBe("# Other\n");
+  });
+});
