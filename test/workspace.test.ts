@@ -40,6 +40,21 @@ describe("Workspace overlay", () => {
     expect(() => workspace.beginArticle("docs/a.md")).not.toThrow();
   });
 
+  it("commits nothing of an article whose new file another article created first", async () => {
+    const repo = gitRepo({ "docs/a.md": "a\n", "docs/b.md": "b\n" });
+    const workspace = new Workspace(repo.dir);
+    const first = workspace.beginArticle("docs/a.md");
+    const second = workspace.beginArticle("docs/b.md");
+    await first.set("new from a\n", "docs/new.md");
+    await second.set("b2\n");
+    await second.set("new from b\n", "docs/new.md");
+    expect(first.commit()).toEqual({ committed: ["docs/new.md"], conflicts: [] });
+    expect(second.commit()).toEqual({ committed: [], conflicts: ["docs/new.md"] });
+    expect(workspace.changes().map((change) => [change.path, change.after])).toEqual([
+      ["docs/new.md", "new from a\n"],
+    ]);
+  });
+
   it("refuses a second open draft of the same article", () => {
     const workspace = new Workspace(gitRepo({ "docs/a.md": "a\n" }).dir);
     workspace.beginArticle("docs/a.md");

@@ -134,19 +134,19 @@ export class Workspace {
   }
 
   #commitDraft(_article: string, files: Map<string, string>): { committed: string[]; conflicts: string[] } {
-    const committed: string[] = [];
-    const conflicts: string[] = [];
-    for (const [path, content] of files) {
-      const base = this.#baseSettled.get(path);
-      // Two articles creating the same new file: the first one wins, the second is told.
-      if (base?.kind === "missing" && this.#overlay.has(path) && this.#overlay.get(path) !== content) {
-        conflicts.push(path);
-        continue;
-      }
-      this.#overlay.set(path, content);
-      committed.push(path);
-    }
-    return { committed, conflicts };
+    // Two articles creating the same new file with different text: the first one wins,
+    // and the second article commits nothing at all (its edits are all or nothing).
+    const conflicts = [...files]
+      .filter(([path, content]) => {
+        const overlaid = this.#overlay.get(path);
+        return (
+          this.#baseSettled.get(path)?.kind === "missing" && overlaid !== undefined && overlaid !== content
+        );
+      })
+      .map(([path]) => path);
+    if (conflicts.length > 0) return { committed: [], conflicts };
+    for (const [path, content] of files) this.#overlay.set(path, content);
+    return { committed: [...files.keys()].sort(), conflicts: [] };
   }
 
   /** Every file the overlay changed, sorted by path, with its patch from base bytes to overlay bytes. */
