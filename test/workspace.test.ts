@@ -1,10 +1,10 @@
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeFileAtomic } from "../cli/fs.js";
 import { Workspace } from "../cli/host/workspace.js";
 import { contentHash } from "../shared/hash.js";
-import { gitRepo } from "./helpers/git-repo.js";
+import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 
 async function edit(workspace: Workspace, path: string, change: (text: string | null) => string) {
   const draft = workspace.beginArticle(path);
@@ -97,6 +97,24 @@ describe("Workspace overlay", () => {
     expect((await workspace.load("bin/y.dat")).kind).toBe("binary");
     expect((await workspace.load("bin")).kind).toBe("not_file");
     await expect(workspace.read("bin/x.dat")).rejects.toThrow("not a text file");
+  });
+});
+
+describe("Workspace.listFiles", () => {
+  it("lists tracked and untracked files without ignored ones, plus overlay files", async () => {
+    const repo = gitRepo({ ".gitignore": "dist/\n", "docs/a.md": "a\n" });
+    repo.write({ "dist/out.js": "x\n", "notes.md": "n\n" });
+    const workspace = new Workspace(repo.dir);
+    await edit(workspace, "docs/new.md", () => "new\n");
+    expect(await workspace.listFiles()).toEqual([".gitignore", "docs/a.md", "docs/new.md", "notes.md"]);
+  });
+
+  it("walks a plain directory that is not a git work tree", async () => {
+    const dir = makeTempDir();
+    mkdirSync(join(dir, "docs/deep"), { recursive: true });
+    writeFileSync(join(dir, "docs/deep/a.md"), "a\n");
+    writeFileSync(join(dir, "README.md"), "r\n");
+    expect(await new Workspace(dir).listFiles()).toEqual(["README.md", "docs/deep/a.md"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync, type Stats, statSync } from "node:fs";
-import { lstat, mkdir, readFile, realpath } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { lstat, mkdir, readdir, readFile, realpath } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { contentHash } from "../../shared/hash.js";
 import { createFilePatch } from "../../shared/patch.js";
@@ -407,6 +407,12 @@ async function listRepositoryFiles(root: string): Promise<string[]> {
     const deleted = new Set((await git("ls-files", "-z", "--deleted")).split("\0").filter(Boolean));
     return [...new Set(listed.filter((path) => !deleted.has(path)))].sort();
   } catch {
-    return [];
+    // Not a git work tree (a run on a plain directory with --diff): every file but .git's.
+    const entries = await readdir(root, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+      .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
+      .filter((path) => !path.split("/").includes(".git"))
+      .sort();
   }
 }
