@@ -1,0 +1,162 @@
+import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../backend/app.js";
+import { createPullRequestPipeline } from "../backend/pipeline.js";
+import { PullRequestQueue } from "../backend/queue.js";
+import { createLogger, packageRoot } from "../backend/server.js";
+import { COMMENT_MARKER } from "../shared/render/comment.js";
+import { portRepo } from "./helpers/audit-fixture.js";
+import { startFakeGitHub } from "./helpers/fake-github.js";
+import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
+
+const SECRET = "whsec-e2e-not-a-real-secret";
+const GITHUB_TOKEN = "ghs_e2e_not_a_real_token_00000";
+const KEY = "sk-test-not-a-real-key-bot";
+
+/**
+ * The bot starts the built CLI (`node dist/cli/bin.js`) as a child process, so this suite
+ * compiles the package once into a throwaway folder under node_modules/.cache (from
+ * there, the CLI finds the package's prompts/ and dependencies as the real build does).
+ */
+let buildDir: string;
+beforeAll(() => {
+  const root = packageRoot();
+  const cache = join(root, "node_modules", ".cache");
+  mkdirSync(cache, { recursive: true });
+  buildDir = mkdtempSync(join(cache, "impact-bot-e2e-"));
+  try {
+    execFileSync(
+      process.execPath,
+      [
+        join(root, "node_modules", "typescript", "bin", "tsc"),
+        "-p",
+        "tsconfig.build.json",
+        "--outDir",
+        buildDir,
+      ],
+      { cwd: root, stdio: "pipe" },
+    );
+  } catch {
+    // Type errors in files being written by others still emit JavaScript; the check below decides.
+  }
+  if (!existsSync(join(buildDir, "cli", "bin.js"))) throw new Error("the CLI did not build");
+}, 180_000);
+afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
+
+function signedDelivery(body: string, id: string, event = "pull_request"): Request {
+  return new Request("http://bot.test/webhooks/github", {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": event,
+      "x-github-delivery": id,
+      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
+    },
+    body,
+  });
+}
+
+function payload(action: string, values: { base: string; head: string; cloneUrl: string }): string {
+  return readFileSync(join(import.meta.dirname, "fixtures", "github", "pull_request.opened.json"), "utf8")
+    .replace('"action": "opened"', `"action": "${action}"`)
+    .replaceAll("__BASE_SHA__", values.base)
+    .replaceAll("__HEAD_SHA__", values.head)
+    .replaceAll("__CLONE_URL__", values.cloneUrl);
+}
+
+const fix = (from: string, to: string) => ({
+  toolCalls: [
+    {
+      name: "edit_article",
+      arguments: {
+        path: "docs/alpha.md",
+        edits: [
+          {
+            old_string: `port ${from} by default`,
+            new_string: `port ${to} by default`,
+            reason: `DEFAULT_PORT changed from ${from} to ${to} in src/server.ts`,
+            evidence: ["src/server.ts:1"],
+          },
+        ],
+        done: true,
+      },
+    },
+  ],
+});
+
+describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
+  it("comments on a PR, updates the same comment on a push, and deletes it when the PR fixes the doc itself", async () => {
+    const repo = portRepo(["alpha"]);
+    const head1 = repo.git("rev-parse", "HEAD");
+    const base = repo.git("rev-parse", "HEAD~1");
+    const upstream = await startScriptedModelServer({
+      "docs/alpha.md": [fix("8080", "9090"), fix("8080", "7070")],
+    });
+    const github = await startFakeGitHub({ token: GITHUB_TOKEN });
+    const logs: string[] = [];
+    const logger = createLogger((line) => logs.push(line), { GITHUB_TOKEN, OPENAI_API_KEY: KEY });
+    const queue = new PullRequestQueue({
+      concurrency: 1,
+      maxPending: 10,
+      logger,
+      run: createPullRequestPipeline({
+        cli: { command: process.execPath, args: [join(buildDir, "cli", "bin.js")] },
+        runEnv: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: upstream.url, IMPACT_MODEL: "test-model" },
+        commentEnv: { GITHUB_TOKEN, GITHUB_API_URL: github.url },
+        githubToken: GITHUB_TOKEN,
+        timeoutMs: 120_000,
+        logger,
+      }),
+    });
+    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (job) => queue.enqueue(job) } });
+    const deliver = async (action: string, head: string, id: string) => {
+      const response = await app.fetch(
+        signedDelivery(payload(action, { base, head, cloneUrl: repo.dir }), id),
+      );
+      expect(response.status).toBe(202);
+      await queue.idle();
+    };
+    const comments = () => github.comments("acme/widgets", 42);
+    const failures = () => logs.filter((line) => line.includes('"job failed"'));
+
+    await deliver("opened", head1, "e2e-1");
+    expect(failures()).toEqual([]);
+    expect(comments()).toHaveLength(1);
+    const first = comments()[0]!;
+    expect(first.body.startsWith(COMMENT_MARKER)).toBe(true);
+    expect(first.body).toContain("### Impact: 1 doc article needs changes after this PR");
+    expect(first.body).toContain("+The server listens on port 9090 by default.");
+
+    // A new push changes the port again: the same comment is updated.
+    const head2 = repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 7070;\n" });
+    await deliver("synchronize", head2, "e2e-2");
+    expect(failures()).toEqual([]);
+    expect(comments()).toHaveLength(1);
+    expect(comments()[0]!.id).toBe(first.id);
+    expect(comments()[0]!.body).toContain("+The server listens on port 7070 by default.");
+
+    // The author fixes the doc in the PR: nothing left to say, the comment goes away.
+    const head3 = repo.commit({
+      "docs/alpha.md": readFileSync(join(repo.dir, "docs/alpha.md"), "utf8").replace("8080", "7070"),
+    });
+    await deliver("synchronize", head3, "e2e-3");
+    expect(failures()).toEqual([]);
+    expect(comments()).toEqual([]);
+
+    expect(upstream.requests).toHaveLength(2);
+    expect(github.requests.map((request) => request.method)).toEqual([
+      "GET",
+      "POST",
+      "GET",
+      "PATCH",
+      "GET",
+      "DELETE",
+    ]);
+    expect(logs.join("\n")).not.toContain(GITHUB_TOKEN);
+    expect(logs.join("\n")).not.toContain(KEY);
+    await upstream.close();
+  }, 120_000);
+});
