@@ -5,164 +5,181 @@ type Hunk = StructuredPatch["hunks"][number];
 const CONTEXT_LINES = 3;
 const NO_NEWLINE = "\\ No newline at end of file";
 
-/** One line of the line diff: kept, removed from `before`, or added from `after`. */
-interface LineOp {
-  kind: " " | "-" | "+";
-  text: string;
+/** A changed stretch: before[aFrom, aTo) became after[bFrom, bTo). */
+interface Block {
+  aFrom: number;
+  aTo: number;
+  bFrom: number;
+  bTo: number;
 }
 
-/** Lines with their "\n" kept, so a last line without one differs from the same text with one. */
-function splitLines(text: string): string[] {
-  const lines: string[] = [];
-  let start = 0;
-  while (start < text.length) {
-    const newline = text.indexOf("\n", start);
-    const end = newline === -1 ? text.length : newline + 1;
-    lines.push(text.slice(start, end));
-    start = end;
-  }
-  return lines;
+interface FileLines {
+  /** Line texts without their "\n" ("\r" stays). */
+  lines: string[];
+  /** The last line has no "\n" after it. */
+  missingFinalNewline: boolean;
+}
+
+function splitLines(text: string): FileLines {
+  if (text.length === 0) return { lines: [], missingFinalNewline: false };
+  const lines = text.split("\n");
+  const missingFinalNewline = lines[lines.length - 1] !== "";
+  if (!missingFinalNewline) lines.pop();
+  return { lines, missingFinalNewline };
+}
+
+interface LineEntry {
+  id: number;
+  countA: number;
+  countB: number;
+  positionB: number;
 }
 
 /**
- * A patience-style line diff: lines that occur once on each side anchor the two files
+ * A patience-style line diff: lines that occur once in each file anchor the two
  * (longest increasing subsequence), and only the short stretches between anchors go to
- * the `diff` package's Myers diff. Docs are mostly unique lines, so a megabyte with a
- * few hundred scattered edits costs about as much as reading it.
+ * the `diff` package's Myers diff. Docs are mostly unique lines, so a megabyte with a few
+ * hundred scattered edits costs about one pass over each file.
  */
-function diffLines(before: string[], after: string[]): LineOp[] {
-  const ids = new Map<string, number>();
-  const idOf = (line: string) => {
-    let id = ids.get(line);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(line, id);
+function diffBlocks(before: FileLines, after: FileLines): Block[] {
+  const entries = new Map<string, LineEntry>();
+  // The last line without "\n" must not equal the same text with one: it gets its own key.
+  const keyOf = (file: FileLines, index: number) => {
+    const line = file.lines[index]!;
+    return file.missingFinalNewline && index === file.lines.length - 1 ? `${line}\n\u0000` : line;
+  };
+  const entryOf = (key: string) => {
+    let entry = entries.get(key);
+    if (!entry) {
+      entry = { id: entries.size, countA: 0, countB: 0, positionB: -1 };
+      entries.set(key, entry);
     }
-    return id;
+    return entry;
   };
-  const a = before.map(idOf);
-  const b = after.map(idOf);
-  const ops: LineOp[] = [];
-  const keep = (from: number, to: number) => {
-    for (let index = from; index < to; index++) ops.push({ kind: " ", text: before[index]! });
-  };
+  const a = new Int32Array(before.lines.length);
+  const anchorsA: LineEntry[] = new Array(before.lines.length);
+  for (let index = 0; index < a.length; index++) {
+    const entry = entryOf(keyOf(before, index));
+    entry.countA++;
+    a[index] = entry.id;
+    anchorsA[index] = entry;
+  }
+  const b = new Int32Array(after.lines.length);
+  for (let index = 0; index < b.length; index++) {
+    const entry = entryOf(keyOf(after, index));
+    entry.countB++;
+    entry.positionB = index;
+    b[index] = entry.id;
+  }
 
+  const blocks: Block[] = [];
   const gap = (aFrom: number, aTo: number, bFrom: number, bTo: number) => {
     if (aFrom === aTo && bFrom === bTo) return;
-    for (const part of diffArrays(a.slice(aFrom, aTo), b.slice(bFrom, bTo))) {
-      for (let k = 0; k < part.count; k++) {
-        if (part.removed) ops.push({ kind: "-", text: before[aFrom++]! });
-        else if (part.added) ops.push({ kind: "+", text: after[bFrom++]! });
-        else {
-          ops.push({ kind: " ", text: before[aFrom++]! });
-          bFrom++;
-        }
-      }
+    if (aFrom === aTo || bFrom === bTo) {
+      blocks.push({ aFrom, aTo, bFrom, bTo });
+      return;
     }
+    let open: Block | null = null;
+    for (const part of diffArrays(Array.from(a.subarray(aFrom, aTo)), Array.from(b.subarray(bFrom, bTo)))) {
+      if (part.removed || part.added) {
+        open ??= { aFrom, aTo: aFrom, bFrom, bTo: bFrom };
+        if (part.removed) aFrom = open.aTo = aFrom + part.count;
+        else bFrom = open.bTo = bFrom + part.count;
+        continue;
+      }
+      if (open) blocks.push(open);
+      open = null;
+      aFrom += part.count;
+      bFrom += part.count;
+    }
+    if (open) blocks.push(open);
   };
 
-  let aStart = 0;
-  let bStart = 0;
-  let aEnd = a.length;
-  let bEnd = b.length;
-  while (aStart < aEnd && bStart < bEnd && a[aStart] === b[bStart]) {
-    aStart++;
-    bStart++;
+  let aAt = 0;
+  let bAt = 0;
+  for (let index = 0; index < a.length; index++) {
+    const entry = anchorsA[index]!;
+    if (entry.countA !== 1 || entry.countB !== 1) continue;
+    // Anchors found in order of `before`; those out of order in `after` are dropped below.
+    anchorPairs.push(index, entry.positionB);
   }
-  let suffix = 0;
-  while (aEnd > aStart && bEnd > bStart && a[aEnd - 1] === b[bEnd - 1]) {
-    aEnd--;
-    bEnd--;
-    suffix++;
-  }
-  keep(0, aStart);
-
-  // Anchors: ids seen exactly once on each side of the middle part.
-  const countA = new Map<number, number>();
-  const countB = new Map<number, number>();
-  const positionB = new Map<number, number>();
-  for (let index = aStart; index < aEnd; index++) countA.set(a[index]!, (countA.get(a[index]!) ?? 0) + 1);
-  for (let index = bStart; index < bEnd; index++) {
-    countB.set(b[index]!, (countB.get(b[index]!) ?? 0) + 1);
-    positionB.set(b[index]!, index);
-  }
-  const anchors: [number, number][] = [];
-  for (let index = aStart; index < aEnd; index++) {
-    const id = a[index]!;
-    if (countA.get(id) === 1 && countB.get(id) === 1) anchors.push([index, positionB.get(id)!]);
-  }
-  const chain = longestIncreasing(anchors);
-
-  let aAt = aStart;
-  let bAt = bStart;
-  for (const [aIndex, bIndex] of chain) {
+  const chain = longestIncreasing(anchorPairs);
+  anchorPairs.length = 0;
+  for (let link = 0; link < chain.length; link += 2) {
+    const aIndex = chain[link]!;
+    const bIndex = chain[link + 1]!;
     gap(aAt, aIndex, bAt, bIndex);
-    ops.push({ kind: " ", text: before[aIndex]! });
     aAt = aIndex + 1;
     bAt = bIndex + 1;
   }
-  gap(aAt, aEnd, bAt, bEnd);
-  keep(aEnd, aEnd + suffix);
-  return ops;
+  gap(aAt, a.length, bAt, b.length);
+  return blocks;
 }
 
-/** The longest chain of anchors increasing on both sides (patience sorting, O(n log n)). */
-function longestIncreasing(anchors: [number, number][]): [number, number][] {
+/** Scratch list of anchor pairs [aIndex, bIndex, aIndex, bIndex, …]. */
+const anchorPairs: number[] = [];
+
+/** The longest chain of anchor pairs increasing on both sides (patience sorting, O(n log n)). */
+function longestIncreasing(pairs: number[]): number[] {
+  const count = pairs.length / 2;
   const tails: number[] = [];
-  const previous = new Int32Array(anchors.length).fill(-1);
-  for (const [index, [, b]] of anchors.entries()) {
+  const previous = new Int32Array(count).fill(-1);
+  for (let index = 0; index < count; index++) {
+    const b = pairs[index * 2 + 1]!;
     let low = 0;
     let high = tails.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (anchors[tails[middle]!]![1] < b) low = middle + 1;
+      if (pairs[tails[middle]! * 2 + 1]! < b) low = middle + 1;
       else high = middle;
     }
     if (low > 0) previous[index] = tails[low - 1]!;
     tails[low] = index;
   }
-  const chain: [number, number][] = [];
+  const chain: number[] = [];
   for (let at = tails.length > 0 ? tails[tails.length - 1]! : -1; at !== -1; at = previous[at]!) {
-    chain.push(anchors[at]!);
+    chain.push(pairs[at * 2 + 1]!, pairs[at * 2]!);
   }
   return chain.reverse();
 }
 
-/** Groups the line diff into unified hunks with CONTEXT_LINES of context. */
-function toHunks(ops: LineOp[]): Hunk[] {
-  const oldBefore = new Int32Array(ops.length + 1);
-  const newBefore = new Int32Array(ops.length + 1);
-  const changes: number[] = [];
-  for (const [index, op] of ops.entries()) {
-    oldBefore[index + 1] = oldBefore[index]! + (op.kind === "+" ? 0 : 1);
-    newBefore[index + 1] = newBefore[index]! + (op.kind === "-" ? 0 : 1);
-    if (op.kind !== " ") changes.push(index);
-  }
+/** Groups the changed blocks into unified hunks with CONTEXT_LINES of context. */
+function toHunks(before: FileLines, after: FileLines, blocks: Block[]): Hunk[] {
   const hunks: Hunk[] = [];
-  let group = 0;
-  while (group < changes.length) {
-    let last = group;
-    while (last + 1 < changes.length && changes[last + 1]! - changes[last]! - 1 <= 2 * CONTEXT_LINES) last++;
-    const from = Math.max(0, changes[group]! - CONTEXT_LINES);
-    const to = Math.min(ops.length, changes[last]! + CONTEXT_LINES + 1);
+  const push = (lines: string[], prefix: string, file: FileLines, index: number) => {
+    lines.push(prefix + file.lines[index]!);
+    if (file.missingFinalNewline && index === file.lines.length - 1) lines.push(NO_NEWLINE);
+  };
+  let first = 0;
+  while (first < blocks.length) {
+    let last = first;
+    while (last + 1 < blocks.length && blocks[last + 1]!.aFrom - blocks[last]!.aTo <= 2 * CONTEXT_LINES)
+      last++;
+    const head = blocks[first]!;
+    const tail = blocks[last]!;
+    const leading = Math.min(CONTEXT_LINES, head.aFrom);
+    const trailing = Math.min(CONTEXT_LINES, before.lines.length - tail.aTo);
+    const aStart = head.aFrom - leading;
+    const bStart = head.bFrom - leading;
     const lines: string[] = [];
-    for (let index = from; index < to; index++) {
-      const op = ops[index]!;
-      const endsWithNewline = op.text.endsWith("\n");
-      lines.push(op.kind + (endsWithNewline ? op.text.slice(0, -1) : op.text));
-      if (!endsWithNewline) lines.push(NO_NEWLINE);
+    let aAt = aStart;
+    for (let index = first; index <= last; index++) {
+      const block = blocks[index]!;
+      for (; aAt < block.aFrom; aAt++) push(lines, " ", before, aAt);
+      for (let line = block.aFrom; line < block.aTo; line++) push(lines, "-", before, line);
+      for (let line = block.bFrom; line < block.bTo; line++) push(lines, "+", after, line);
+      aAt = block.aTo;
     }
-    const oldLines = oldBefore[to]! - oldBefore[from]!;
-    const newLines = newBefore[to]! - newBefore[from]!;
+    for (; aAt < tail.aTo + trailing; aAt++) push(lines, " ", before, aAt);
     hunks.push({
       // 1-based; formatPatch itself writes one less for an empty side, as unified diffs do.
-      oldStart: oldBefore[from]! + 1,
-      oldLines,
-      newStart: newBefore[from]! + 1,
-      newLines,
+      oldStart: aStart + 1,
+      oldLines: tail.aTo + trailing - aStart,
+      newStart: bStart + 1,
+      newLines: tail.bTo + trailing - bStart,
       lines,
     });
-    group = last + 1;
+    first = last + 1;
   }
   return hunks;
 }
@@ -181,9 +198,12 @@ export function createFilePatch(path: string, before: string | null, after: stri
     newFileName: after === null ? "/dev/null" : `b/${path}`,
     oldHeader: undefined,
     newHeader: undefined,
-    hunks: toHunks(diffLines(splitLines(before ?? ""), splitLines(after ?? ""))),
+    hunks: [],
     isGit: true,
   };
+  const oldFile = splitLines(before ?? "");
+  const newFile = splitLines(after ?? "");
+  patch.hunks = toHunks(oldFile, newFile, diffBlocks(oldFile, newFile));
   if (before === null) {
     patch.isCreate = true;
     patch.newMode = "100644";

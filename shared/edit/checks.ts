@@ -30,7 +30,7 @@ export interface FenceScan {
   blocks: [number, number][];
 }
 
-const FENCE_PREFIX = /^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?$/;
+const FENCE_PREFIX = /^\uFEFF?[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?$/;
 
 /**
  * Finds fenced code blocks with indexOf jumps between "```" and "~~~" runs instead of
