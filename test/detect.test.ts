@@ -37,6 +37,9 @@ describe("ReferenceMatcher", () => {
       "commands/plan.ts",
     ]);
     expect(matcher.scan("nothing here")).toEqual([]);
+    // Bytes scan without decoding and find the same terms; non-ASCII text around them is fine.
+    const bytes = Buffer.from(`Ünïcödé — ${text}`, "utf8");
+    expect(matcher.scan(bytes)).toEqual(matcher.scan(text));
   });
 });
 
@@ -203,6 +206,26 @@ describe("detectImpact", () => {
     expect(plan.dropped).toEqual([
       { symbol: "everywhereThing", why: "found in 5 of 5 articles" },
       { symbol: "skipThing", why: "ignored by config (ignoreSymbols)" },
+    ]);
+  });
+
+  it("reads attention from articles given as bytes, BOM included, and skips the frontmatter when scanning", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [file("src/watched.ts")],
+      symbols: [{ name: "watchedThing", kind: "function", change: "removed", file: "src/watched.ts" }],
+    };
+    const content =
+      "\uFEFF---\nattention:\n  - op: file\n    path: src/watched.ts\n---\nUses watchedThing.\n";
+    const plan = detectImpact({
+      changeSet,
+      articles: [{ path: "docs/w.md", content: Buffer.from(content, "utf8") }],
+      config: ConfigSchema.parse({}),
+    });
+    expect(plan.articles[0]?.impact.map((reason) => reason.detail)).toEqual([
+      "attention file src/watched.ts",
+      "mentions watchedThing (function, removed)",
     ]);
   });
 

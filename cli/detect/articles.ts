@@ -36,14 +36,14 @@ export async function listArticles(
 }
 
 /**
- * Reads articles: from the working tree, or from a revision's blobs. Paths that no longer
+ * Reads articles: from the working tree (as bytes), or from a revision's blobs (as text). Paths that no longer
  * exist (deleted in the working tree but still in the index) are left out.
  */
 export async function readArticles(
   repoRoot: string,
   paths: string[],
   options: { revision?: string } = {},
-): Promise<{ path: string; content: string }[]> {
+): Promise<{ path: string; content: string | Uint8Array }[]> {
   const { revision } = options;
   if (revision !== undefined) {
     const blobs = await readBlobs(
@@ -57,10 +57,11 @@ export async function readArticles(
   }
   // Synchronous reads: for thousands of small files one system call each beats a round
   // trip through the thread pool per step (open, stat, read, close).
-  const articles: { path: string; content: string }[] = [];
+  // Bytes, not text: the matcher scans UTF-8 as it is, which saves decoding 80 MB of docs.
+  const articles: { path: string; content: Uint8Array }[] = [];
   for (const path of paths) {
     try {
-      articles.push({ path, content: readFileSync(join(repoRoot, path), "utf8") });
+      articles.push({ path, content: readFileSync(join(repoRoot, path)) });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR") throw error;

@@ -10,7 +10,8 @@ import { ReferenceMatcher } from "./matcher.js";
 
 export interface ArticleText {
   path: string;
-  content: string;
+  /** The article's text, or its UTF-8 bytes (scanned without decoding). */
+  content: string | Uint8Array;
 }
 
 /** Names shorter than this are never reference evidence (flags and env vars excepted). */
@@ -253,14 +254,32 @@ function frontmatterBlock(content: string): string {
   return closing ? content.slice(0, closing.index + 3 + closing[0].length) : content.slice(0, 4096);
 }
 
-function bodyOf(content: string): string {
-  const block = frontmatterBlock(content);
+/** Frontmatter fits in this much of the start of an article; bytes are decoded only that far. */
+const HEAD_BYTES = 65_536;
+// Keeps a BOM, so byte offsets computed from the decoded head stay right.
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** The start of the article as text: all of it for text, a decoded prefix for bytes. */
+function headOf(content: string | Uint8Array): string {
+  if (typeof content === "string") return content;
+  // "---" or a BOM: only then can there be frontmatter worth decoding.
+  if (content[0] !== 0x2d && content[0] !== 0xef) return "";
+  return UTF8.decode(content.subarray(0, HEAD_BYTES));
+}
+
+function bodyOf(content: string | Uint8Array): string | Uint8Array {
+  const head = headOf(content);
+  const block = frontmatterBlock(head);
   const closed = block !== "" && CLOSING_FENCE.test(block.slice(3));
-  return closed && block.includes("attention") ? content.slice(block.length) : content;
+  if (!(closed && block.includes("attention"))) return content;
+  return typeof content === "string"
+    ? content.slice(block.length)
+    : content.subarray(Buffer.byteLength(block));
 }
 
 function attentionOf(article: ArticleText, warnings: string[]): z.infer<typeof AttentionEntrySchema>[] {
-  const { content, path } = article;
+  const { path } = article;
+  const content = headOf(article.content);
   // Cheap gate: only frontmatter that mentions `attention` is worth a YAML parse.
   const block = frontmatterBlock(content);
   if (!block.includes("attention")) return [];

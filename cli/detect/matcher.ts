@@ -32,11 +32,20 @@ export class ReferenceMatcher {
     return this.ids.size;
   }
 
-  /** The ids of the terms mentioned in `text`, each once, in order of first mention. */
-  scan(text: string): number[] {
+  /**
+   * The ids of the terms mentioned in `text`, each once, in order of first mention. Bytes
+   * (UTF-8) scan without decoding: runs are ASCII, so only candidate runs become strings.
+   */
+  scan(text: string | Uint8Array): number[] {
     const found: number[] = [];
     if (this.ids.size === 0) return found;
     this.stamp += 1;
+    if (typeof text === "string") this.scanString(text, found);
+    else this.scanBytes(text, found);
+    return found;
+  }
+
+  private scanString(text: string, found: number[]): void {
     const bitmap = this.bitmap;
     const length = text.length;
     let index = 0;
@@ -45,7 +54,7 @@ export class ReferenceMatcher {
       let code = text.charCodeAt(index);
       while (code >= 128 || TOKEN[code] === 0) {
         index += 1;
-        if (index >= length) return found;
+        if (index >= length) return;
         code = text.charCodeAt(index);
       }
       const start = index;
@@ -74,7 +83,45 @@ export class ReferenceMatcher {
       if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
       if (candidate && index - start > 1) this.exact(text.slice(start, index), found);
     }
-    return found;
+  }
+
+  // The same loop over bytes; kept separate so each stays monomorphic and fast.
+  private scanBytes(bytes: Uint8Array, found: number[]): void {
+    const bitmap = this.bitmap;
+    const length = bytes.length;
+    let index = 0;
+    while (index < length) {
+      let code = bytes[index]!;
+      while (code >= 128 || TOKEN[code] === 0) {
+        index += 1;
+        if (index >= length) return;
+        code = bytes[index]!;
+      }
+      const start = index;
+      let candidate = false;
+      let hash = FNV_OFFSET;
+      let settled = FNV_OFFSET;
+      let partLength = 0;
+      while (index < length) {
+        code = bytes[index]!;
+        if (code >= 128) break;
+        const kind = TOKEN[code]!;
+        if (kind === 0) break;
+        if (kind === SEPARATOR) {
+          if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
+          hash = FNV_OFFSET;
+          settled = FNV_OFFSET;
+          partLength = 0;
+        } else {
+          hash = Math.imul(hash ^ code, FNV_PRIME);
+          if (kind !== DASH) settled = hash;
+          partLength += 1;
+        }
+        index += 1;
+      }
+      if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
+      if (candidate && index - start > 1) this.exact(LATIN1.decode(bytes.subarray(start, index)), found);
+    }
   }
 
   /** The exact lookups for one run that passed the bitmap. */
@@ -119,6 +166,7 @@ for (let code = 0; code < 128; code += 1) {
   else if (char === "-") TOKEN[code] = DASH;
 }
 const TRAILING = new Set([45, 46, 47]);
+const LATIN1 = new TextDecoder("latin1");
 
 function hashOf(text: string, start: number, end: number): number {
   let hash = FNV_OFFSET;
