@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Audit, AuditSchema } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { combinedPatch, mergeAudits } from "../../shared/merge.js";
 import { parseCommandArgs } from "../args.js";
+import { type PreparedWrite, prepareAtomicWrite } from "../fs.js";
 import type { Command } from "../io.js";
 
 const HELP = `Usage: impact merge <audit.json...> --out FILE [--patch FILE] [--quiet]
@@ -40,8 +40,21 @@ export const command: Command = async (argv, io) => {
   for (const path of positionals) audits.push(await readAudit(resolve(io.cwd, path), path));
   const merged = mergeAudits(audits);
 
-  await writeFileAtomic(resolve(io.cwd, values.out), `${JSON.stringify(merged, null, 2)}\n`);
-  if (values.patch) await writeFileAtomic(resolve(io.cwd, values.patch), combinedPatch(merged));
+  // Both files are written in full before either is renamed into place.
+  const writes: PreparedWrite[] = [];
+  try {
+    for (const [path, content] of [
+      [values.out, `${JSON.stringify(merged, null, 2)}\n`],
+      ...(values.patch ? [[values.patch, combinedPatch(merged)]] : []),
+    ] as Array<[string, string]>) {
+      const full = resolve(io.cwd, path);
+      await mkdir(dirname(full), { recursive: true });
+      writes.push(await prepareAtomicWrite(full, content));
+    }
+    for (const write of writes) await write.commit();
+  } finally {
+    for (const write of writes) await write.abort();
+  }
   if (!values.quiet) {
     const { totals } = merged;
     io.stdout(
@@ -83,16 +96,4 @@ export async function readAudit(fullPath: string, shown: string, command = "merg
     );
   }
   return parsed.data;
-}
-
-async function writeFileAtomic(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  try {
-    await writeFile(temp, content);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
 }
