@@ -69,7 +69,7 @@ function captureIo(cwd: string, env: Record<string, string>, signal?: AbortSigna
     err: "",
     cwd,
     env,
-    isTTY: false,
+    isTTY: false as boolean,
     signal: signal ?? new AbortController().signal,
     readStdin: async () => "",
     stdout: (text: string) => {
@@ -92,7 +92,7 @@ async function run(
   repo: TestRepo,
   script: Script,
   args: string[] = [],
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; isTTY?: boolean } = {},
 ) {
   const server = await startScriptedModelServer(script);
   servers.push(server);
@@ -101,6 +101,7 @@ async function run(
     { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "test-model" },
     options.signal,
   );
+  io.isTTY = options.isTTY ?? false;
   const code = await main(["run", ...args], io);
   const auditPath = join(repo.dir, ".impact/audit.json");
   let audit: Audit | undefined;
@@ -516,5 +517,49 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(audit?.articles.find((entry) => entry.path === "docs/server.md")?.summary).toBe(
       "Nothing to change. My key is [redacted].",
     );
+  });
+
+  it("--apply refuses a file that changed on disk during the run, names it, and exits 2", async () => {
+    const repo = portRepo();
+    const script: Script = (request) => {
+      if (request.article === "docs/server.md") {
+        writeFileSync(join(repo.dir, "docs/server.md"), `${SERVER_DOC}\nEdited meanwhile.\n`);
+        return { toolCalls: [SERVER_FIX] };
+      }
+      return { toolCalls: [CLI_FIX] };
+    };
+    const { code, io, audit } = await run(repo, script, ["--apply"]);
+    expect(code).toBe(2);
+    expect(io.err.replace(/hash \w+, expected \w+/, "hash …")).toMatchInlineSnapshot(`
+      "impact: --apply wrote nothing: docs/server.md: it changed since the audit (hash …); the audit and patch were written (impact apply can retry)
+      "
+    `);
+    // All or nothing: the article that was still fine was not written either.
+    expect(readFileSync(join(repo.dir, "docs/cli.md"), "utf8")).toBe(CLI_DOC);
+    expect(audit?.applied).toBe(false);
+    expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toContain("Edited meanwhile.");
+  });
+
+  it("draws progress on a terminal's stderr, and nothing on stdout but the summary", async () => {
+    const repo = portRepo();
+    const { code, io } = await run(
+      repo,
+      { "docs/server.md": [{ toolCalls: [SERVER_FIX] }], "docs/cli.md": [{ content: "Fine." }] },
+      [],
+      { isTTY: true },
+    );
+    expect(code).toBe(0);
+    const frames = io.err.split("\r\x1b[2K").filter(Boolean);
+    expect(frames.at(-1)).toMatch(/^impact: 2\/2 articles · [\d,]+ tokens$/);
+    expect(io.out).not.toContain("\x1b");
+    const quiet = await run(
+      repo,
+      { "docs/server.md": [{ content: "Fine." }], "docs/cli.md": [{ content: "Fine." }] },
+      ["--quiet"],
+      {
+        isTTY: true,
+      },
+    );
+    expect(`${quiet.io.out}${quiet.io.err}`).toBe("");
   });
 });

@@ -8,6 +8,7 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { systemPrompt } from "../../shared/prompts.js";
 import { type Shard, shardOf } from "../../shared/shard.js";
 import { buildToolManifest } from "../../shared/tools/manifest.js";
+import { applyAudit, StaleFiles } from "../audit/apply-audit.js";
 import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
 import { Workspace } from "../host/workspace.js";
@@ -40,8 +41,8 @@ export interface RunImpactOptions {
 export interface RunImpactResult {
   audit: Audit;
   interrupted: boolean;
-  /** Files `--apply` refused because they changed on disk during the run. */
-  refused: { path: string; reason: string }[];
+  /** Why `--apply` wrote nothing (a file changed on disk during the run), if it did not. */
+  refused?: string;
 }
 
 /**
@@ -103,18 +104,23 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   for (const article of await runner.run(toRun, options.signal)) trail.record(article);
 
   const interrupted = options.signal.aborted;
-  let applied = false;
-  let refused: RunImpactResult["refused"] = [];
+  const finishedAt = now();
+  let audit = trail.build(finishedAt, false);
+  let refused: string | undefined;
   if (options.apply && !interrupted) {
-    const result = await workspace.commitToDisk();
-    refused = result.refused;
-    applied = refused.length === 0;
+    // The same all-or-nothing, hash-checked write as `impact apply`, from the audit itself.
+    try {
+      await applyAudit(audit, repoRoot);
+      audit = trail.build(finishedAt, true);
+    } catch (error) {
+      if (!(error instanceof StaleFiles)) throw error;
+      refused = error.problems.join("; ");
+    }
   }
-  const audit = trail.build(now(), applied);
   await mkdir(dirname(options.out), { recursive: true });
   await mkdir(dirname(options.patch), { recursive: true });
   await writeAuditFiles(audit, { out: options.out, patch: options.patch });
-  return { audit, interrupted, refused };
+  return { audit, interrupted, ...(refused === undefined ? {} : { refused }) };
 }
 
 /** The plan's articles that this run covers: `--only` glob and `--shard` applied, plan order kept. */

@@ -6,6 +6,15 @@ import { UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
 import { type PreparedWrite, prepareAtomicWrite } from "../fs.js";
 
+/** Some files cannot take their patch (changed since, or outside the repository); nothing was written. */
+export class StaleFiles extends UsageError {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`refusing to apply, nothing was written: ${problems.join("; ")}`, { code: "stale" });
+    this.problems = problems;
+  }
+}
+
 export interface ApplyAuditResult {
   /** Files written. */
   written: string[];
@@ -58,9 +67,7 @@ export async function applyAudit(audit: Audit, root: string): Promise<ApplyAudit
     }
     planned.push({ path, target, content: after });
   }
-  if (problems.length > 0) {
-    throw new UsageError(`refusing to apply, nothing was written: ${problems.join("; ")}`, { code: "stale" });
-  }
+  if (problems.length > 0) throw new StaleFiles(problems);
   const prepared: PreparedWrite[] = [];
   try {
     for (const file of planned) {

@@ -83,6 +83,11 @@ export const command: Command = async (argv, io) => {
     config: values.config === undefined ? undefined : resolve(io.cwd, values.config),
     readStdin: io.readStdin,
   });
+  if (values.apply && built.articleSource.kind === "revision") {
+    throw new UsageError(
+      "--apply writes the working tree, so --head must be the checked-out commit (or left out)",
+    );
+  }
   let model: ModelClient = await resolveModelClient({
     ...(values.model === undefined
       ? built.config.model
@@ -146,9 +151,9 @@ export const command: Command = async (argv, io) => {
   else if (!values.quiet) io.stdout(renderSummary(audit, out, patch, io));
   if (interrupted)
     throw new Interrupted("interrupted: unfinished articles are cancelled in the audit; no file was changed");
-  if (refused.length > 0) {
+  if (refused !== undefined) {
     throw new UsageError(
-      `--apply refused ${refused.map((file) => `${file.path} (${file.reason})`).join(", ")}; the audit and patch were written`,
+      `--apply wrote nothing: ${refused}; the audit and patch were written (impact apply can retry)`,
       { code: "stale" },
     );
   }
