@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
@@ -14,6 +16,7 @@ import {
 } from "./helpers/scripted-model-server.js";
 
 const KEY = "sk-test-not-a-real-key";
+const SCHEMA_FILE = fileURLToPath(new URL("../schema/audit.schema.json", import.meta.url));
 
 const SERVER_DOC = `---
 title: Server
@@ -153,6 +156,11 @@ describe("impact run, end to end through the openai SDK", () => {
       expect(server.requests.every((request) => request.body.stream === stream)).toBe(true);
       expect(audit?.totals).toMatchObject({ articles: 2, updated: 2, failed: 0 });
       expect(audit?.model).toBe("test-model");
+      // The written file validates against the published JSON Schema, read back independently of zod's source schema.
+      const published = z.fromJSONSchema(JSON.parse(readFileSync(SCHEMA_FILE, "utf8")));
+      const written = JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8"));
+      expect(published.safeParse(written).success).toBe(true);
+      expect(published.safeParse({ ...written, articles: [{ path: 1 }] }).success).toBe(false);
       const server_ = article("docs/server.md")!;
       expect(server_.usage).toMatchObject({
         turns: 1,
@@ -561,5 +569,24 @@ describe("impact run, end to end through the openai SDK", () => {
       },
     );
     expect(`${quiet.io.out}${quiet.io.err}`).toBe("");
+  });
+
+  it("records articles the change already edits as touched, and sends them only with --include-touched", async () => {
+    const repo = portRepo();
+    repo.commit({
+      "src/server.ts":
+        "export const DEFAULT_PORT = 7070;\nexport function serve() {}\nexport function stop() {}\n",
+      "docs/cli.md": CLI_DOC.replaceAll("8080", "7070"),
+    });
+    const plain = await run(repo, { "docs/server.md": [{ content: "Fine." }] });
+    expect(plain.code).toBe(0);
+    expect(plain.article("docs/cli.md")).toMatchObject({ status: "touched", usage: { llmCalls: 0 } });
+    expect(plain.server.requests.map((request) => request.article)).toEqual(["docs/server.md"]);
+    const included = await run(
+      repo,
+      { "docs/server.md": [{ content: "Fine." }], "docs/cli.md": [{ content: "Already right." }] },
+      ["--include-touched"],
+    );
+    expect(included.article("docs/cli.md")).toMatchObject({ status: "unchanged", summary: "Already right." });
   });
 });
