@@ -338,23 +338,29 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(toolReply("docs/cli.md", 2)).toMatch(/^Error: Edit 1: /);
   });
 
-  it("survives 429s, 500s and dropped connections", async () => {
-    const repo = portRepo();
-    const { code, article } = await run(repo, {
-      "docs/server.md": [
-        { status: 429, retryAfterMs: "5" },
-        { status: 500, retryAfterMs: "5" },
-        { toolCalls: [SERVER_FIX] },
-      ],
-      "docs/cli.md": [{ drop: true }, { toolCalls: [CLI_FIX] }],
+  for (const stream of [false, true]) {
+    it(`survives 429s, 500s and dropped connections (${stream ? "streaming" : "non-streaming"})`, async () => {
+      const repo = portRepo();
+      const { code, article } = await run(
+        repo,
+        {
+          "docs/server.md": [
+            { status: 429, retryAfterMs: "5" },
+            { status: 500, retryAfterMs: "5" },
+            { toolCalls: [SERVER_FIX] },
+          ],
+          "docs/cli.md": [{ drop: true }, { drop: true, afterHeaders: true }, { toolCalls: [CLI_FIX] }],
+        },
+        stream ? ["--stream"] : [],
+      );
+      expect(code).toBe(0);
+      expect(article("docs/server.md")).toMatchObject({
+        status: "updated",
+        usage: { llmCalls: 1, retries: 2 },
+      });
+      expect(article("docs/cli.md")).toMatchObject({ status: "updated", usage: { llmCalls: 1, retries: 2 } });
     });
-    expect(code).toBe(0);
-    expect(article("docs/server.md")).toMatchObject({
-      status: "updated",
-      usage: { llmCalls: 1, retries: 2 },
-    });
-    expect(article("docs/cli.md")).toMatchObject({ status: "updated", usage: { llmCalls: 1, retries: 1 } });
-  });
+  }
 
   it("answers malformed arguments, unknown tools and empty answers with errors the model can act on", async () => {
     const repo = portRepo();
