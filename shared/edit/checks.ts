@@ -41,9 +41,12 @@ export function scanFences(content: string): FenceScan {
   const blocks: [number, number][] = [];
   let open: { marker: string; length: number; start: number } | null = null;
   let from = 0;
+  // Each next position is searched again only once passed, so a marker that never occurs costs one scan.
+  let backtick = -2;
+  let tilde = -2;
   while (from < content.length) {
-    const backtick = content.indexOf("```", from);
-    const tilde = content.indexOf("~~~", from);
+    if (backtick !== -1 && backtick < from) backtick = content.indexOf("```", from);
+    if (tilde !== -1 && tilde < from) tilde = content.indexOf("~~~", from);
     const at = backtick === -1 ? tilde : tilde === -1 ? backtick : Math.min(backtick, tilde);
     if (at === -1) break;
     const lineStart = content.lastIndexOf("\n", at - 1) + 1;
