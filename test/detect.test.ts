@@ -229,6 +229,30 @@ describe("detectImpact", () => {
     ]);
   });
 
+  it("counts single-word names only in code formatting, and never counts added names", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [file("src/a.ts")],
+      symbols: [
+        { name: "frobnicate", kind: "function", change: "removed", file: "src/a.ts" },
+        { name: "brandNewThing", kind: "function", change: "added", file: "src/a.ts" },
+      ],
+    };
+    const articles = [
+      { path: "docs/prose.md", content: "We frobnicate the data. Also brandNewThing.\n" },
+      { path: "docs/code.md", content: "Call `frobnicate()` first.\n" },
+      { path: "docs/dotted.md", content: "Use lib.frobnicate here.\n" },
+      { path: "docs/block.md", content: '```json\n{"frobnicate": true}\n```\n' },
+    ];
+    const plan = detectImpact({ changeSet, articles, config: ConfigSchema.parse({}) });
+    expect(plan.articles.map((article) => article.path)).toEqual([
+      "docs/block.md",
+      "docs/code.md",
+      "docs/dotted.md",
+    ]);
+  });
+
   it("warns about broken frontmatter with file and line, and still finds references", () => {
     const changeSet: ChangeSet = {
       base: "b",

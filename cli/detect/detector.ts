@@ -112,7 +112,10 @@ export function detectImpact(input: {
 
   // 3. references: one pass over each article for all terms
   const { terms, dropped } = referenceTerms(changeSet, articlePaths, config);
-  const matcher = new ReferenceMatcher(terms.map((term) => term.text));
+  const matcher = new ReferenceMatcher(
+    terms.map((term) => term.text),
+    (text) => SINGLE_WORD.test(text),
+  );
   const mentions: { article: string; ids: number[] }[] = [];
   const documentCount = new Int32Array(terms.length);
   for (const article of articles) {
@@ -166,6 +169,9 @@ export function detectImpact(input: {
   };
 }
 
+/** Single words (`fetch`, `Client`) read as prose; they count only where formatted as code. */
+const SINGLE_WORD = /^(?:[a-z]+|[A-Z][a-z]+)$/;
+
 const KIND_ORDER = { attention: 0, mapping: 1, reference: 2 } as const;
 
 function compareReasons(left: ImpactReason, right: ImpactReason): number {
@@ -197,8 +203,9 @@ const CHANGE_WORDS: Record<ChangedSymbol["change"], string> = {
 
 /**
  * The terms to look for: changed non-article files by path (and path suffix), and changed
- * symbols by name (old name too, for renames). Body-only changes are left out: the name an
- * article uses stays right when only the implementation moved. Too-common names are dropped.
+ * symbols by name (old name too, for renames). Body-only changes and additions are left out:
+ * the name an article uses stays right when only the implementation moved, and an article
+ * cannot yet name what was just added. Too-common names are dropped.
  */
 function referenceTerms(changeSet: ChangeSet, articlePaths: Set<string>, config: ImpactConfig) {
   const terms: Term[] = [];
@@ -217,7 +224,9 @@ function referenceTerms(changeSet: ChangeSet, articlePaths: Set<string>, config:
     }
   }
   for (const symbol of changeSet.symbols) {
-    if (symbol.change === "body" || articlePaths.has(symbol.file)) continue;
+    // An existing article can name an added symbol only by coincidence (or for another
+    // thing of the same name), so added names are no evidence; renames keep the old name.
+    if (symbol.change === "body" || symbol.change === "added" || articlePaths.has(symbol.file)) continue;
     const what =
       symbol.change === "renamed" && symbol.oldName
         ? `${symbol.kind}, renamed ${symbol.oldName} → ${symbol.name}`

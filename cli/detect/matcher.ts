@@ -12,13 +12,25 @@
 export class ReferenceMatcher {
   private readonly ids = new Map<string, number>();
   private readonly stamps: Int32Array;
+  /** 1 for terms that count only in code formatting (see the constructor). */
+  private readonly strict: Uint8Array;
   private readonly bitmap = new Uint32Array(BITMAP_BITS >>> 5);
   private stamp = 0;
 
-  /** `terms[i]` is reported as id `i`; duplicate terms report the first id. */
-  constructor(readonly terms: readonly string[]) {
+  /**
+   * `terms[i]` is reported as id `i`; duplicate terms report the first id. A term for which
+   * `isStrict` holds counts only where the text formats it as code: right after a backtick,
+   * quote or opening bracket, right before a backtick, quote or `(`, or as a dotted part
+   * (`client.fetch`). Single words (`fetch`, `Client`) are prose otherwise.
+   */
+  constructor(
+    readonly terms: readonly string[],
+    isStrict: (term: string) => boolean = () => false,
+  ) {
+    this.strict = new Uint8Array(terms.length);
     terms.forEach((term, id) => {
       if (!this.ids.has(term)) this.ids.set(term, id);
+      if (isStrict(term)) this.strict[id] = 1;
       const longest = term
         .split(/[./]/)
         .reduce((best, part) => (part.length > best.length ? part : best), "");
@@ -81,7 +93,13 @@ export class ReferenceMatcher {
         index += 1;
       }
       if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
-      if (candidate && index - start > 1) this.exact(text.slice(start, index), found);
+      if (candidate && index - start > 1) {
+        const code = isCodeContext(
+          start > 0 ? text.charCodeAt(start - 1) : 0,
+          index < length ? text.charCodeAt(index) : 0,
+        );
+        this.exact(text.slice(start, index), found, code);
+      }
     }
   }
 
@@ -120,30 +138,33 @@ export class ReferenceMatcher {
         index += 1;
       }
       if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
-      if (candidate && index - start > 1) this.exact(LATIN1.decode(bytes.subarray(start, index)), found);
+      if (candidate && index - start > 1) {
+        const code = isCodeContext(start > 0 ? bytes[start - 1]! : 0, index < length ? bytes[index]! : 0);
+        this.exact(LATIN1.decode(bytes.subarray(start, index)), found, code);
+      }
     }
   }
 
   /** The exact lookups for one run that passed the bitmap. */
-  private exact(token: string, found: number[]): void {
+  private exact(token: string, found: number[], codeContext: boolean): void {
     let start = 0;
     let end = token.length;
     while (start < end && (token.charCodeAt(start) === 46 || token.charCodeAt(start) === 47)) start += 1;
     while (end > start && TRAILING.has(token.charCodeAt(end - 1))) end -= 1;
     const run = start > 0 || end < token.length ? token.slice(start, end) : token;
     if (run.length === 0) return;
-    this.hit(run, found);
+    this.hit(run, found, codeContext);
     const slash = run.indexOf("/");
     if (slash < 0 && run.indexOf(".") < 0) return;
     // Paths: every suffix after a slash (`./cli/x.ts`, a URL to the file on a forge).
-    for (let at = slash; at >= 0; at = run.indexOf("/", at + 1)) this.hit(run.slice(at + 1), found);
+    for (let at = slash; at >= 0; at = run.indexOf("/", at + 1)) this.hit(run.slice(at + 1), found, true);
     // Dotted and slashed parts: `config.loadConfig`, `process.env.NAME`, `--base/--head`.
-    for (const part of run.split(/[./]/)) if (part.length > 1) this.hit(part, found);
+    for (const part of run.split(/[./]/)) if (part.length > 1) this.hit(part, found, true);
   }
 
-  private hit(token: string, found: number[]): void {
+  private hit(token: string, found: number[], codeContext: boolean): void {
     const id = this.ids.get(token);
-    if (id !== undefined && this.stamps[id] !== this.stamp) {
+    if (id !== undefined && this.stamps[id] !== this.stamp && (codeContext || this.strict[id] === 0)) {
       this.stamps[id] = this.stamp;
       found.push(id);
     }
@@ -177,6 +198,13 @@ function hashOf(text: string, start: number, end: number): number {
     if (code !== 45) settled = hash;
   }
   return settled;
+}
+
+const CODE_BEFORE = new Set([..."`\"'([{<@$"].map((char) => char.charCodeAt(0)));
+const CODE_AFTER = new Set([..."`\"'(["].map((char) => char.charCodeAt(0)));
+
+function isCodeContext(before: number, after: number): boolean {
+  return CODE_BEFORE.has(before) || CODE_AFTER.has(after);
 }
 
 function testBit(bitmap: Uint32Array, hash: number): boolean {

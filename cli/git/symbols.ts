@@ -78,7 +78,7 @@ export function extractSymbols(input: {
         : regexDeclarations(language, text);
     symbols.push(...compareDeclarations(declare(before, oldPath), declare(after, file.path), file.path));
   }
-  symbols.push(...lineSymbols(file));
+  symbols.push(...lineSymbols(file, input.before, input.after));
   return dedupe(symbols);
 }
 
@@ -449,7 +449,12 @@ interface LineFinding {
   line: number;
 }
 
-function lineSymbols(file: ChangedFile): ChangedSymbol[] {
+/**
+ * Flags, env vars and config keys on the changed lines. With the whole files at hand, a
+ * name on removed lines that is still elsewhere in the new file (or on added lines that was
+ * already in the old one) is a usage that moved, not a change, and is left out.
+ */
+function lineSymbols(file: ChangedFile, before?: string, after?: string): ChangedSymbol[] {
   const removed: LineFinding[] = [];
   const added: LineFinding[] = [];
   const configPath = CONFIG_PATH.test(file.path);
@@ -478,10 +483,27 @@ function lineSymbols(file: ChangedFile): ChangedSymbol[] {
     file: file.path,
     line: finding.line,
   });
-  for (const [id, finding] of addedKeys)
-    symbols.push(make(finding, removedKeys.has(id) ? "signature" : "added"));
-  for (const [id, finding] of removedKeys) if (!addedKeys.has(id)) symbols.push(make(finding, "removed"));
+  for (const [id, finding] of addedKeys) {
+    if (removedKeys.has(id)) symbols.push(make(finding, "signature"));
+    else if (!(before !== undefined && containsName(before, finding.name)))
+      symbols.push(make(finding, "added"));
+  }
+  for (const [id, finding] of removedKeys) {
+    if (!addedKeys.has(id) && !(after !== undefined && containsName(after, finding.name))) {
+      symbols.push(make(finding, "removed"));
+    }
+  }
   return symbols;
+}
+
+/** Whether `name` occurs in `text` as a whole name (`IMPACT_MODEL` is not in `IMPACT_MODEL_NAME`). */
+function containsName(text: string, name: string): boolean {
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    const before = text.charCodeAt(at - 1);
+    const after = text.charCodeAt(at + name.length);
+    if (!isWordChar(before) && before !== 45 && !isWordChar(after) && after !== 45) return true;
+  }
+  return false;
 }
 
 function findOnLine(text: string, line: number, configPath: boolean, into: LineFinding[]): void {
