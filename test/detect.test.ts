@@ -244,6 +244,7 @@ describe("detectImpact", () => {
       { path: "docs/code.md", content: "Call `frobnicate()` first.\n" },
       { path: "docs/dotted.md", content: "Use lib.frobnicate here.\n" },
       { path: "docs/block.md", content: '```json\n{"frobnicate": true}\n```\n' },
+      ...["x", "y", "z"].map((name) => ({ path: `docs/${name}.md`, content: "Unrelated.\n" })),
     ];
     const plan = detectImpact({ changeSet, articles, config: ConfigSchema.parse({}) });
     expect(plan.articles.map((article) => article.path)).toEqual([
