@@ -196,7 +196,7 @@ export async function run(): Promise<void> {
     const naiveModel = scriptedModel(true);
     const naiveWorkspace = new Workspace(built.repoRoot);
     const wholeDiff = built.changeSet.files.map((file) => file.patch).join("");
-    const naiveSample = articles.slice(0, 40);
+    const naiveSample = articles;
     const naiveRoundTrips: number[] = [];
     await Promise.all(
       naiveSample.map(async (article) => {

@@ -255,6 +255,20 @@ describe("the first message", () => {
     ]);
   });
 
+  it("sends the whole section that names a term when it is short enough", () => {
+    const filler = (title: string) =>
+      `## ${title}\n\n${Array.from({ length: 60 }, (_, index) => `${title} filler line ${index + 1}.`).join("\n")}\n`;
+    const content = `# Guide\n\n${filler("Intro")}\n## Ports\n\nIntro to ports.\n\nSet PORT to 8080.\n\nMore on ports.\n\n${filler("Outro")}`;
+    const { text: excerpt, leftOut } = articleText(content, ["PORT"], 300);
+    expect(excerpt).toMatch(
+      /^\[lines 66–73 of \d+\]\n## Ports\n\nIntro to ports\.\n\nSet PORT to 8080\.\n\nMore on ports\.\n/,
+    );
+    expect(leftOut.map((line) => line.replace(/\d+/g, "N"))).toEqual([
+      "article lines N–N (read_file with offset N)",
+      "article lines N–N (read_file with offset N)",
+    ]);
+  });
+
   it("fills the article template with the reasons and the trimmed-note", async () => {
     const message = await buildFirstMessage({
       article: article("docs/a.md"),

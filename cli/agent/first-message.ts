@@ -1,6 +1,6 @@
 import type { ChangedFile, ChangeSet, Hunk } from "../../shared/changeset.js";
 import { contentHash } from "../../shared/hash.js";
-import { formatOutline } from "../../shared/markdown/outline.js";
+import { formatOutline, outlineMarkdown } from "../../shared/markdown/outline.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { articlePrompt } from "../../shared/prompts.js";
 import { estimateTokens, FIRST_MESSAGE_ARTICLE_TOKENS, FIRST_MESSAGE_DIFF_TOKENS } from "./budget.js";
@@ -136,12 +136,15 @@ function hunkText(hunk: Hunk): string {
   return `${hunk.header}\n${hunk.lines.join("\n")}\n`;
 }
 
-/** Lines of context kept around each line that names a relevant term, in a large article. */
+/** Lines of context kept around a line that names a relevant term, when its section is too long to send whole. */
 const EXCERPT_CONTEXT_LINES = 25;
+/** A section up to this many lines is sent whole when it names a relevant term. */
+const WHOLE_SECTION_LINES = 120;
 
 /**
- * The article's full text, or for a very large one its frontmatter and the passages
- * around lines that name a relevant term, each headed by its line range.
+ * The article's full text, or for a very large one its frontmatter and the relevant
+ * sections (those that name a term of the change; a long section only around those
+ * lines), each headed by its line range.
  */
 export function articleText(
   content: string,
@@ -150,29 +153,34 @@ export function articleText(
 ): { text: string; leftOut: string[] } {
   if (estimateTokens(content) <= budget) return { text: content.replace(/\n$/, ""), leftOut: [] };
   const lines = content.split("\n");
+  const outline = outlineMarkdown(content);
   const keep = new Array<boolean>(lines.length).fill(false);
-  const frontmatterEnd = /^\uFEFF?---\s*$/.test(lines[0] ?? "") ? lines.indexOf("---", 1) : -1;
-  for (let index = 0; index <= frontmatterEnd; index++) keep[index] = true;
   let used = 0;
-  lines.forEach((line, index) => {
-    if (used > budget || !terms.some((term) => line.includes(term))) return;
-    for (
-      let other = Math.max(0, index - EXCERPT_CONTEXT_LINES);
-      other <= Math.min(lines.length - 1, index + EXCERPT_CONTEXT_LINES);
-      other++
-    ) {
-      if (!keep[other]) {
-        keep[other] = true;
-        used += estimateTokens(lines[other]!) + 1;
+  const mark = (from: number, to: number) => {
+    for (let index = Math.max(0, from); index <= Math.min(lines.length - 1, to); index++) {
+      if (!keep[index]) {
+        keep[index] = true;
+        used += estimateTokens(lines[index]!) + 1;
       }
+    }
+  };
+  if (outline.frontmatter) mark(outline.frontmatter.startLine - 1, outline.frontmatter.endLine - 1);
+  const frontmatterEnd = outline.frontmatter ? outline.frontmatter.endLine - 1 : -1;
+  lines.forEach((line, index) => {
+    if (used > budget || index <= frontmatterEnd || !terms.some((term) => line.includes(term))) return;
+    // The innermost section holding the line (outline lines are 1-based).
+    const section = outline.sections
+      .filter((candidate) => candidate.line <= index + 1 && index + 1 <= candidate.endLine)
+      .at(-1);
+    if (section && section.endLine - section.line < WHOLE_SECTION_LINES) {
+      mark(section.line - 1, section.endLine - 1);
+    } else {
+      mark(index - EXCERPT_CONTEXT_LINES, index + EXCERPT_CONTEXT_LINES);
     }
   });
   // Nothing named a term: the start of the article is the best guess.
   if (!keep.some((kept, index) => kept && index > frontmatterEnd)) {
-    for (let index = 0; index < lines.length && used <= budget; index++) {
-      keep[index] = true;
-      used += estimateTokens(lines[index]!) + 1;
-    }
+    for (let index = 0; index < lines.length && used <= budget; index++) mark(index, index);
   }
   const parts: string[] = [];
   const leftOut: string[] = [];

@@ -83,6 +83,8 @@ export const command: Command = async (argv, io) => {
     config: values.config === undefined ? undefined : resolve(io.cwd, values.config),
     readStdin: io.readStdin,
   });
+  if (!values.json && !values.quiet)
+    for (const warning of built.plan.warnings) io.stderr(`warning: ${warning}\n`);
   if (values.apply && built.articleSource.kind === "revision") {
     throw new UsageError(
       "--apply writes the working tree, so --head must be the checked-out commit (or left out)",
