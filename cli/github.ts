@@ -4,7 +4,7 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { ImpactError, UsageError } from "../shared/errors.js";
 import { redactSecrets } from "../shared/redact.js";
-import { COMMENT_MARKER } from "../shared/render/comment.js";
+import { COMMENT_MARKER, diffRightLines, type ReviewSuggestion } from "../shared/render/comment.js";
 
 const GitHubOctokit = Octokit.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof GitHubOctokit>;
@@ -171,6 +171,80 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
       },
     );
   }
+}
+
+/** Per file of a pull request, the lines of its head version that the PR's diff shows. */
+export async function pullRequestDiffLines(
+  client: GitHubClient,
+  target: PullRequestTarget,
+): Promise<Map<string, Set<number>>> {
+  const lines = new Map<string, Set<number>>();
+  // GitHub lists at most 3,000 files of a pull request, 100 a page.
+  for (let page = 1; page <= 30; page++) {
+    const response = await call(() =>
+      client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", {
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.number,
+        per_page: PAGE_SIZE,
+        page,
+      }),
+    );
+    const files = response.data as Array<{ filename: string; patch?: string }>;
+    for (const file of files) {
+      if (file.patch) lines.set(file.filename, diffRightLines(file.patch));
+    }
+    if (files.length < PAGE_SIZE) break;
+  }
+  return lines;
+}
+
+/**
+ * Posts suggestions as one review ("COMMENT") on `commitId`, leaving out those already on
+ * the PR (same path, line and body), so a re-run adds nothing twice. Returns how many were posted.
+ */
+export async function postReviewSuggestions(
+  client: GitHubClient,
+  target: PullRequestTarget,
+  commitId: string,
+  suggestions: readonly ReviewSuggestion[],
+): Promise<number> {
+  if (suggestions.length === 0) return 0;
+  const existing = new Set<string>();
+  for (let page = 1; page <= 100; page++) {
+    const response = await call(() =>
+      client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.number,
+        per_page: PAGE_SIZE,
+        page,
+      }),
+    );
+    const comments = response.data as Array<{ path: string; line?: number | null; body: string }>;
+    for (const comment of comments) existing.add(`${comment.path}:${comment.line ?? ""}:${comment.body}`);
+    if (comments.length < PAGE_SIZE) break;
+  }
+  const fresh = suggestions.filter((item) => !existing.has(`${item.path}:${item.line}:${item.body}`));
+  if (fresh.length === 0) return 0;
+  await call(() =>
+    client.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
+      owner: target.owner,
+      repo: target.repo,
+      pull_number: target.number,
+      commit_id: commitId,
+      event: "COMMENT",
+      body: `Impact: ${fresh.length} suggested doc edit${fresh.length === 1 ? "" : "s"} on lines this pull request changed; each can be committed in one click.`,
+      comments: fresh.map((item) => ({
+        path: item.path,
+        line: item.line,
+        side: "RIGHT" as const,
+        ...(item.startLine < item.line ? { start_line: item.startLine, start_side: "RIGHT" as const } : {}),
+        body: item.body,
+      })),
+    }),
+  );
+  return fresh.length;
 }
 
 /**

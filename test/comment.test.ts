@@ -6,7 +6,9 @@ import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import type { Audit } from "../shared/audit.js";
 import {
+  buildSuggestions,
   COMMENT_MARKER,
+  diffRightLines,
   GITHUB_COMMENT_LIMIT,
   hasCommentWorthyArticles,
   renderComment,
@@ -297,5 +299,96 @@ describe("GitHub client", () => {
     ).rejects.toThrowErrorMatchingInlineSnapshot(
       `[ImpactError: GitHub API: 404: Not Found (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)]`,
     );
+  });
+});
+
+describe("review suggestions", () => {
+  // The PR itself rewrote lines 3-5 of docs/guide.md; Impact then fixed line 4 and inserted after 5,
+  // and also fixed line 9, which the PR did not touch.
+  const prPatch =
+    "@@ -1,5 +1,5 @@\n # Guide\n \n-Old intro.\n-Use `--user` to log in.\n-Then run it.\n+New intro.\n+Use `--user` to log in.\n+Then run it.\n";
+  const articlePatch =
+    "--- a/docs/guide.md\n+++ b/docs/guide.md\n@@ -3,7 +3,8 @@\n New intro.\n-Use `--user` to log in.\n+Use `--account` to log in.\n Then run it.\n+It asks for a password.\n \n ## More\n \n-Pass --user again.\n+Pass --account again.\n";
+  const audit = () =>
+    auditOf([
+      auditArticle("docs/guide.md", {
+        patch: articlePatch,
+        edits: [
+          {
+            kind: "replace",
+            reason: "The flag is now --account.",
+            startLine: 4,
+            endLine: 4,
+            evidence: ["src/auth.ts:3"],
+          },
+          {
+            kind: "replace",
+            reason: "Login now asks for a password.",
+            startLine: 6,
+            endLine: 6,
+            evidence: [],
+          },
+        ],
+      }),
+      auditArticle("docs/other.md"),
+    ]);
+
+  it("suggests only the edits on lines the PR changed, anchoring insertions on the line before", () => {
+    expect([...diffRightLines(prPatch)]).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      buildSuggestions(audit(), new Map([["docs/guide.md", diffRightLines(prPatch)]])),
+    ).toMatchInlineSnapshot(`
+      [
+        {
+          "body": "The flag is now --account.
+
+      \`\`\`suggestion
+      Use \`--account\` to log in.
+      \`\`\`
+
+      <sub>Impact</sub>",
+          "line": 4,
+          "path": "docs/guide.md",
+          "startLine": 4,
+        },
+        {
+          "body": "Login now asks for a password.
+
+      \`\`\`suggestion
+      Then run it.
+      It asks for a password.
+      \`\`\`
+
+      <sub>Impact</sub>",
+          "line": 5,
+          "path": "docs/guide.md",
+          "startLine": 5,
+        },
+      ]
+    `);
+  });
+
+  it("posts them as one review, once, with --suggestions", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    github.setPullFiles("acme/widgets", 11, [
+      { filename: "src/auth.ts", patch: "@@ -1 +1 @@\n-a\n+b\n" },
+      { filename: "docs/guide.md", patch: prPatch },
+    ]);
+    const dir = makeTempDir();
+    writeAudit(dir, audit());
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "acme/widgets" };
+    const first = captureIo(dir, env);
+    expect(await main(["comment", "audit.json", "--pr", "11", "--suggestions"], first)).toBe(0);
+    expect(first.err).toBe("");
+    expect(first.out).toContain("impact comment: 2 new review suggestions on lines the PR changed\n");
+    const again = captureIo(dir, env);
+    expect(await main(["comment", "audit.json", "--pr", "11", "--suggestions"], again)).toBe(0);
+    expect(again.out).toContain("impact comment: 0 new review suggestions");
+    const review = github.reviewComments("acme/widgets", 11);
+    expect(review.map(({ path, line, commit_id }) => ({ path, line, commit_id }))).toEqual([
+      { path: "docs/guide.md", line: 4, commit_id: "b".repeat(40) },
+      { path: "docs/guide.md", line: 5, commit_id: "b".repeat(40) },
+    ]);
+    expect(github.requests.filter((request) => request.path.endsWith("/reviews"))).toHaveLength(1);
   });
 });

@@ -1,18 +1,20 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
-import { hasCommentWorthyArticles, renderComment } from "../../shared/render/comment.js";
+import { buildSuggestions, hasCommentWorthyArticles, renderComment } from "../../shared/render/comment.js";
 import { parseCommandArgs, parsePositiveInt } from "../args.js";
 import {
   createGitHubClient,
   parseRepository,
+  postReviewSuggestions,
+  pullRequestDiffLines,
   upsertPullRequestComment,
   writeStepSummary,
 } from "../github.js";
 import type { Command } from "../io.js";
 import { readAudit } from "./merge.js";
 
-const HELP = `Usage: impact comment <audit.json> --pr N [--repo owner/name] [--dry-run] [--quiet]
+const HELP = `Usage: impact comment <audit.json> --pr N [--repo owner/name] [--suggestions] [--dry-run] [--quiet]
 
 Posts the audit as one comment on a pull request, found again by a hidden marker and
 updated on every run. When no article was updated or failed, nothing is posted and an
@@ -20,6 +22,9 @@ earlier comment is deleted.
 
   --pr N             the pull request number (default: from GITHUB_EVENT_PATH in Actions)
   --repo owner/name  the GitHub repository (default: GITHUB_REPOSITORY)
+  --suggestions      also post edits that fall on lines the PR changed as review
+                     suggestions (one click to commit); needs the audit's head to be
+                     the PR's head
   --dry-run          print the comment body; write nothing to GitHub
   --quiet            print nothing on success
 
@@ -35,6 +40,7 @@ export const command: Command = async (argv, io) => {
       pr: { type: "string" },
       repo: { type: "string" },
       "dry-run": { type: "boolean" },
+      suggestions: { type: "boolean" },
       quiet: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -81,6 +87,13 @@ export const command: Command = async (argv, io) => {
   });
   const result = await upsertPullRequestComment(client, { owner, repo, number }, rendered?.body ?? null);
 
+  let suggested: number | undefined;
+  if (values.suggestions && rendered) {
+    const target = { owner, repo, number };
+    const suggestions = buildSuggestions(audit, await pullRequestDiffLines(client, target));
+    suggested = await postReviewSuggestions(client, target, audit.head, suggestions);
+  }
+
   const summary = rendered ? rendered.body : "### Impact: no doc article needs changes after this change.\n";
   await writeStepSummary(summary, io.env);
 
@@ -99,6 +112,11 @@ export const command: Command = async (argv, io) => {
     const folded =
       rendered && rendered.folded.length > 0 ? ` (${rendered.folded.length} diffs folded to fit)` : "";
     io.stdout(`impact comment: ${line}${folded}\n`);
+    if (suggested !== undefined) {
+      io.stdout(
+        `impact comment: ${suggested} new review suggestion${suggested === 1 ? "" : "s"} on lines the PR changed\n`,
+      );
+    }
   }
   return 0;
 };

@@ -172,3 +172,167 @@ function escapeHtml(text: string): string {
 function short(sha: string): string {
   return /^[0-9a-f]{40}$/.test(sha) ? sha.slice(0, 12) : sha;
 }
+
+/** A GitHub review comment with a ```suggestion block, replacing lines of the PR's head file. */
+export interface ReviewSuggestion {
+  path: string;
+  /** First and last line (1-based, head file) the suggestion replaces. */
+  startLine: number;
+  line: number;
+  body: string;
+}
+
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/**
+ * The lines of the new side of a unified diff (as GitHub's pulls/N/files `patch` gives it)
+ * that a review comment may be put on: added and context lines.
+ */
+export function diffRightLines(patch: string): Set<number> {
+  const lines = new Set<number>();
+  let newLine = 0;
+  for (const text of patch.split("\n")) {
+    const header = HUNK_HEADER.exec(text);
+    if (header) {
+      newLine = Number(header[3]);
+      continue;
+    }
+    if (newLine === 0 || text.startsWith("\\")) continue;
+    if (text.startsWith("+") || text.startsWith(" ")) lines.add(newLine++);
+  }
+  return lines;
+}
+
+/**
+ * Review suggestions for the edits of updated articles that fall on lines the pull request
+ * itself changed (`prLines`: per path, the lines its diff shows), pure. Each change block of
+ * an article's patch becomes one suggestion over the head-file lines it replaces; a block
+ * that only inserts takes the line before it along. Blocks off the PR's lines are left out:
+ * GitHub accepts review comments only there.
+ */
+export function buildSuggestions(
+  audit: Audit,
+  prLines: ReadonlyMap<string, ReadonlySet<number>>,
+): ReviewSuggestion[] {
+  const suggestions: ReviewSuggestion[] = [];
+  for (const article of audit.articles) {
+    const allowed = prLines.get(article.path);
+    if (article.status !== "updated" || !article.patch || !allowed) continue;
+    for (const block of changeBlocks(article.patch)) {
+      let startLine = block.oldStart;
+      let line = block.oldStart + block.removed.length - 1;
+      let replacement = block.added;
+      if (block.removed.length === 0) {
+        // A pure insertion: anchor it on the line before (or after, at the top of the file).
+        if (block.before !== undefined) {
+          startLine = line = block.oldStart - 1;
+          replacement = [block.before, ...block.added];
+        } else if (block.after !== undefined) {
+          startLine = line = block.oldStart;
+          replacement = [...block.added, block.after];
+        } else {
+          continue;
+        }
+      }
+      let inside = true;
+      for (let number = startLine; number <= line; number++) inside &&= allowed.has(number);
+      if (!inside || startLine < 1) continue;
+      const reason =
+        article.edits.find((edit) => edit.startLine <= block.newEnd && edit.endLine >= block.newStart)
+          ?.reason ??
+        article.editReasons[0] ??
+        "Keeps this article true to the code.";
+      const text = replacement.join("\n");
+      const fence = fenceFor(text);
+      suggestions.push({
+        path: article.path,
+        startLine,
+        line,
+        body: `${inline(reason)}\n\n${fence}suggestion\n${text}${text === "" ? "" : "\n"}${fence}\n\n<sub>Impact</sub>`,
+      });
+    }
+  }
+  return suggestions;
+}
+
+interface ChangeBlock {
+  /** Head-file line of the first removed line (or where the insertion goes). */
+  oldStart: number;
+  removed: string[];
+  added: string[];
+  /** New-file line range of the added text (for finding the edit's reason). */
+  newStart: number;
+  newEnd: number;
+  before?: string;
+  after?: string;
+}
+
+function changeBlocks(patch: string): ChangeBlock[] {
+  const blocks: ChangeBlock[] = [];
+  let oldLine = 0;
+  let newLine = 0;
+  // Lines left in the current hunk, by its header: a body line like "---" is not a file header.
+  let oldLeft = 0;
+  let newLeft = 0;
+  let current: ChangeBlock | undefined;
+  let lastContext: string | undefined;
+  const close = (after?: string) => {
+    if (current) {
+      if (after !== undefined) current.after = after;
+      blocks.push(current);
+      current = undefined;
+    }
+  };
+  for (const raw of patch.split("\n")) {
+    if (oldLeft === 0 && newLeft === 0) {
+      const header = HUNK_HEADER.exec(raw);
+      if (!header) continue;
+      close();
+      oldLine = Math.max(1, Number(header[1]));
+      newLine = Math.max(1, Number(header[3]));
+      oldLeft = header[2] === undefined ? 1 : Number(header[2]);
+      newLeft = header[4] === undefined ? 1 : Number(header[4]);
+      lastContext = undefined;
+      continue;
+    }
+    if (raw.startsWith("\\")) continue;
+    const text = raw.slice(1).replace(/\r$/, "");
+    if (raw.startsWith("-")) {
+      current ??= openBlock(oldLine, newLine, lastContext);
+      current.removed.push(text);
+      oldLine++;
+      oldLeft--;
+    } else if (raw.startsWith("+")) {
+      current ??= openBlock(oldLine, newLine, lastContext);
+      current.added.push(text);
+      current.newEnd = newLine;
+      newLine++;
+      newLeft--;
+    } else {
+      close(text);
+      lastContext = text;
+      oldLine++;
+      newLine++;
+      oldLeft--;
+      newLeft--;
+    }
+    if (oldLeft <= 0 && newLeft <= 0) {
+      oldLeft = 0;
+      newLeft = 0;
+      close();
+    }
+  }
+  close();
+  return blocks;
+}
+
+function openBlock(oldStart: number, newStart: number, before: string | undefined): ChangeBlock {
+  return {
+    oldStart,
+    removed: [],
+    added: [],
+    newStart,
+    newEnd: newStart,
+    ...(before !== undefined ? { before } : {}),
+  };
+}

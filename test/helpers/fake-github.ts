@@ -9,6 +9,15 @@ export interface FakeComment {
   user: { login: string; type: string };
 }
 
+export interface FakeReviewComment {
+  id: number;
+  path: string;
+  line: number;
+  start_line?: number;
+  body: string;
+  commit_id: string;
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -31,6 +40,9 @@ export interface FakeGitHub {
   comments(repository: string, number: number): FakeComment[];
   /** Adds a comment as if someone (or an earlier run) had posted it. */
   seed(repository: string, number: number, body: string, login?: string): FakeComment;
+  /** Sets what GET pulls/N/files answers: the PR's files and their diffs. */
+  setPullFiles(repository: string, number: number, files: Array<{ filename: string; patch?: string }>): void;
+  reviewComments(repository: string, number: number): FakeReviewComment[];
   /** The next matching requests answer with these failures first. */
   failNext(...failures: InjectedFailure[]): void;
   close(): Promise<void>;
@@ -47,6 +59,17 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
   const unexpected: string[] = [];
   const failures: InjectedFailure[] = [];
   let nextId = 1000;
+  const pullFiles = new Map<string, Array<{ filename: string; patch?: string }>>();
+  const reviews = new Map<string, FakeReviewComment[]>();
+  const reviewThread = (repository: string, number: number) => {
+    const key = `${repository}#${number}`;
+    let list = reviews.get(key);
+    if (!list) {
+      list = [];
+      reviews.set(key, list);
+    }
+    return list;
+  };
   const thread = (repository: string, number: number) => {
     const key = `${repository}#${number}`;
     let list = threads.get(key);
@@ -131,6 +154,68 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
       found.list[found.index]!.body = commentBody;
       return send(200, found.list[found.index]);
     }
+    match = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)\/(files|comments|reviews)$/.exec(url.pathname);
+    if (match) {
+      const [, repository, numberText, what] = match as unknown as [string, string, string, string];
+      const number = Number(numberText);
+      const page = Number(url.searchParams.get("page") ?? 1);
+      const perPage = Number(url.searchParams.get("per_page") ?? 30);
+      const slice = <T>(list: T[]) => list.slice((page - 1) * perPage, page * perPage);
+      if (method === "GET" && what === "files") {
+        requests.push({ method, path: url.pathname, body });
+        return send(200, slice(pullFiles.get(`${repository}#${number}`) ?? []));
+      }
+      if (method === "GET" && what === "comments") {
+        requests.push({ method, path: url.pathname, body });
+        return send(200, slice(reviewThread(repository, number)));
+      }
+      if (method === "POST" && what === "reviews") {
+        const review = body as {
+          commit_id?: unknown;
+          event?: unknown;
+          body?: unknown;
+          comments?: Array<{
+            path?: unknown;
+            line?: unknown;
+            start_line?: unknown;
+            side?: unknown;
+            body?: unknown;
+          }>;
+        };
+        if (
+          typeof review?.commit_id !== "string" ||
+          review.event !== "COMMENT" ||
+          typeof review.body !== "string"
+        ) {
+          return refuse("review without commit_id, event COMMENT and body");
+        }
+        const files = pullFiles.get(`${repository}#${number}`) ?? [];
+        for (const comment of review.comments ?? []) {
+          if (
+            typeof comment.path !== "string" ||
+            typeof comment.line !== "number" ||
+            typeof comment.body !== "string"
+          ) {
+            return refuse("review comment without path, line and body");
+          }
+          if (comment.side !== "RIGHT" || !files.some((file) => file.filename === comment.path)) {
+            return refuse(`review comment on ${comment.path}, which is not in the pull request`);
+          }
+        }
+        requests.push({ method, path: url.pathname, body });
+        for (const comment of review.comments ?? []) {
+          reviewThread(repository, number).push({
+            id: nextId++,
+            path: comment.path as string,
+            line: comment.line as number,
+            ...(typeof comment.start_line === "number" ? { start_line: comment.start_line } : {}),
+            body: comment.body as string,
+            commit_id: review.commit_id,
+          });
+        }
+        return send(200, { id: nextId++, state: "COMMENTED" });
+      }
+    }
     return refuse("no such route in the fake");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -141,6 +226,10 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
     unexpected,
     comments: (repository, number) => thread(repository, number),
     seed: (repository, number, body, login = "someone") => addComment(repository, number, body, login),
+    setPullFiles: (repository, number, files) => {
+      pullFiles.set(`${repository}#${number}`, files);
+    },
+    reviewComments: (repository, number) => reviewThread(repository, number),
     failNext: (...more) => {
       failures.push(...more);
     },
