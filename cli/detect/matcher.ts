@@ -109,11 +109,10 @@ export class ReferenceMatcher {
     const length = bytes.length;
     let index = 0;
     while (index < length) {
-      let code = bytes[index]!;
-      while (code >= 128 || TOKEN[code] === 0) {
+      // TOKEN has 256 entries, all 0 above ASCII, so bytes need no range check.
+      while (TOKEN[bytes[index]!] === 0) {
         index += 1;
         if (index >= length) return;
-        code = bytes[index]!;
       }
       const start = index;
       let candidate = false;
@@ -121,8 +120,7 @@ export class ReferenceMatcher {
       let settled = FNV_OFFSET;
       let partLength = 0;
       while (index < length) {
-        code = bytes[index]!;
-        if (code >= 128) break;
+        const code = bytes[index]!;
         const kind = TOKEN[code]!;
         if (kind === 0) break;
         if (kind === SEPARATOR) {
@@ -179,7 +177,7 @@ const WORD = 1;
 const SEPARATOR = 2;
 const DASH = 3;
 /** 0: not in a run; 1: letter, digit or `_`; 2: `.` or `/` (splits parts); 3: `-`. */
-const TOKEN = new Uint8Array(128);
+const TOKEN = new Uint8Array(256);
 for (let code = 0; code < 128; code += 1) {
   const char = String.fromCharCode(code);
   if (/[A-Za-z0-9_]/.test(char)) TOKEN[code] = WORD;
