@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CommandIo } from "../cli/io.js";
@@ -201,6 +201,16 @@ describe("impact plan", () => {
     expect(result.code).toBe(0);
     expect(result.out).toContain("docs/broken.md");
     expect(result.err).toMatch(/^warning: docs\/broken\.md:2: frontmatter is not valid YAML/);
+  });
+
+  it("does not follow a symlinked article out of the repository", async () => {
+    const outside = makeTempDir();
+    writeFileSync(join(outside, "secret.md"), "loginUser lives here\n");
+    const repo = project();
+    symlinkSync(join(outside, "secret.md"), join(repo.dir, "docs", "linked.md"));
+    repo.commit({ "src/auth.ts": "export function loginUser(a: number) {}\n" });
+    const result = ImpactPlanSchema.parse(JSON.parse((await plan(repo, ["--json"])).raw));
+    expect(result.articles.map((article) => article.path)).toEqual(["docs/auth.md", "docs/login.md"]);
   });
 
   it("reads the docs of --head from that commit, and the working tree for the default head", async () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
@@ -61,10 +61,16 @@ export async function readArticles(
   const articles: { path: string; content: Uint8Array }[] = [];
   for (const path of paths) {
     try {
-      articles.push({ path, content: readFileSync(join(repoRoot, path)) });
+      // O_NOFOLLOW: a symlinked "article" may point outside the repository; it is skipped.
+      const fd = openSync(join(repoRoot, path), constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        articles.push({ path, content: readFileSync(fd) });
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR") throw error;
+      if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR" && code !== "ELOOP") throw error;
     }
   }
   return articles;
