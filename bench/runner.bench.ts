@@ -56,7 +56,7 @@ function articleSource(index: number): string {
   return `---\ntitle: Article ${index}\nattention:\n  - op: file\n    path: src/module-${module}.ts\n---\n# Article ${index}\n\n${filler.slice(0, 6).join("\n\n")}\n\n## Limits\n\nThe limit of module ${module} in article ${index} is 10.\n\n${filler.slice(6).join("\n\n")}\n`;
 }
 
-function buildRepository(): string {
+function buildRepository(changedModules: number): string {
   const dir = mkdtempSync(join(tmpdir(), "impact-bench-runner-"));
   const write = (path: string, content: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -69,7 +69,8 @@ function buildRepository(): string {
   for (let index = 0; index < ARTICLES; index++) write(`docs/article-${index}.md`, articleSource(index));
   git("add", "-A");
   git("commit", "-q", "-m", "before");
-  for (let index = 0; index < MODULES; index++) write(`src/module-${index}.ts`, moduleSource(index, 20));
+  for (let index = 0; index < changedModules; index++)
+    write(`src/module-${index}.ts`, moduleSource(index, 20));
   git("add", "-A");
   git("commit", "-q", "-m", "limits doubled");
   return dir;
@@ -149,34 +150,106 @@ function scriptedModel(readFirst: boolean): ModelClient & { tokens: Map<string, 
 const average = (values: number[]) =>
   values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 
-export async function run(): Promise<void> {
-  const dir = buildRepository();
-  try {
-    const built = await buildPlan({ repo: dir, readStdin: async () => "" });
-    const articles = built.plan.articles.filter((article) => article.status === "impacted");
-    const tools = buildToolManifest({ allowCreate: false });
-    const system = await systemPrompt();
+type Built = Awaited<ReturnType<typeof buildPlan>>;
 
-    // Ours: the first message carries the article and only its relevant hunks.
-    const model = scriptedModel(false);
-    const workspace = new Workspace(built.repoRoot);
-    const runner = new ImpactAgentRunner({
-      model,
-      systemPrompt: system,
-      tools,
+/** Our runner over the plan's impacted articles: wall time, turns, and the model's view of the prompts. */
+async function runOurs(built: Built, system: string) {
+  const articles = built.plan.articles.filter((article) => article.status === "impacted");
+  const model = scriptedModel(false);
+  const workspace = new Workspace(built.repoRoot);
+  const runner = new ImpactAgentRunner({
+    model,
+    systemPrompt: system,
+    tools: buildToolManifest({ allowCreate: false }),
+    changeSet: built.changeSet,
+    openArticle: toolHostSessions({
+      root: built.repoRoot,
+      workspace,
       changeSet: built.changeSet,
-      openArticle: toolHostSessions({
+      config: built.config,
+      allowCreate: false,
+    }),
+    concurrency: CONCURRENCY,
+  });
+  const started = performance.now();
+  const results = await runner.run(articles, new AbortController().signal);
+  const wallMs = performance.now() - started;
+  return { articles, results, wallMs, tokens: model.tokens };
+}
+
+/** The naive loop: whole diff in the prompt, the article fetched with a read_file round trip. */
+async function runNaive(built: Built, system: string) {
+  const articles = built.plan.articles.filter((article) => article.status === "impacted");
+  const tools = buildToolManifest({ allowCreate: false });
+  const model = scriptedModel(true);
+  const workspace = new Workspace(built.repoRoot);
+  const wholeDiff = built.changeSet.files.map((file) => file.patch).join("");
+  const roundTrips: number[] = [];
+  await Promise.all(
+    articles.map(async (article) => {
+      const host = new AgentToolHost({
         root: built.repoRoot,
         workspace,
-        changeSet: built.changeSet,
-        config: built.config,
+        articlePath: article.path,
+        changedFiles: built.changeSet.files.map((file) => file.path),
+        docsGlobs: built.config.docs,
         allowCreate: false,
-      }),
-      concurrency: CONCURRENCY,
-    });
-    const started = performance.now();
-    const results = await runner.run(articles, new AbortController().signal);
-    const wallMs = performance.now() - started;
+      });
+      const messages: ChatMessage[] = [
+        { role: "system", content: system },
+        {
+          role: "user",
+          content: `Article: ${article.path}\nReasons:\n${article.impact.map((reason) => `- ${reason.kind} ${reason.source}: ${reason.detail}`).join("\n")}\n\nThe change:\n${wholeDiff}\nRead the article and fix what the change makes wrong.`,
+        },
+      ];
+      let trips = 0;
+      while (!host.done && trips < 4) {
+        trips += 1;
+        const response = await model.complete(
+          { model: "naive", article: article.path, messages, tools },
+          new AbortController().signal,
+        );
+        messages.push({
+          role: "assistant",
+          content: response.message.content,
+          tool_calls: response.message.tool_calls ?? [],
+        });
+        const output = await host.execute(response.message.tool_calls ?? [], new AbortController().signal);
+        for (const result of output)
+          messages.push({ role: "tool", tool_call_id: result.toolCallId, content: result.content });
+      }
+      host.abandon();
+      roundTrips.push(trips);
+    }),
+  );
+  return { tokens: model.tokens, roundTrips };
+}
+
+function printTokens(
+  label: string,
+  built: Built,
+  ours: Map<string, number[]>,
+  naive: Awaited<ReturnType<typeof runNaive>>,
+) {
+  const articles = built.plan.articles.filter((article) => article.status === "impacted");
+  const perArticle = (source: Map<string, number[]>) =>
+    articles.map((article) => (source.get(article.path) ?? []).reduce((sum, value) => sum + value, 0));
+  const oursTokens = average(perArticle(ours));
+  const naiveTokens = average(perArticle(naive.tokens));
+  const oursTrips = average(articles.map((article) => ours.get(article.path)?.length ?? 0));
+  console.log(
+    `${label}: prompt tokens per article: ours ${oursTokens.toFixed(0)}, naive ${naiveTokens.toFixed(0)} → ${(100 * (1 - oursTokens / naiveTokens)).toFixed(1)}% fewer (goal ≥ 40%); round trips ours ${oursTrips.toFixed(2)}, naive ${average(naive.roundTrips).toFixed(2)} (goal: one fewer)`,
+  );
+}
+
+export async function run(): Promise<void> {
+  const system = await systemPrompt();
+  const dir = buildRepository(MODULES);
+  const small = buildRepository(1);
+  try {
+    const built = await buildPlan({ repo: dir, readStdin: async () => "" });
+    const ours = await runOurs(built, system);
+    const { articles, results, wallMs } = ours;
     const updated = results.filter((result) => result.status === "updated").length;
     const turns = results.reduce((sum, result) => sum + result.usage.turns, 0);
     const callsEach = turns / results.length;
@@ -191,62 +264,14 @@ export async function run(): Promise<void> {
     console.log(
       `overhead/turn  ${(overheadPerTurnMs * CONCURRENCY).toFixed(1)} ms added to each turn of a lane (${overheadPerTurnMs.toFixed(2)} ms of wall time per turn overall)`,
     );
+    printTokens(`change of ${MODULES} modules`, built, ours.tokens, await runNaive(built, system));
 
-    // The naive loop: whole diff in the prompt, the article fetched with read_file.
-    const naiveModel = scriptedModel(true);
-    const naiveWorkspace = new Workspace(built.repoRoot);
-    const wholeDiff = built.changeSet.files.map((file) => file.patch).join("");
-    const naiveSample = articles;
-    const naiveRoundTrips: number[] = [];
-    await Promise.all(
-      naiveSample.map(async (article) => {
-        const host = new AgentToolHost({
-          root: built.repoRoot,
-          workspace: naiveWorkspace,
-          articlePath: article.path,
-          changedFiles: built.changeSet.files.map((file) => file.path),
-          docsGlobs: built.config.docs,
-          allowCreate: false,
-        });
-        const messages: ChatMessage[] = [
-          { role: "system", content: system },
-          {
-            role: "user",
-            content: `Article: ${article.path}\nReasons:\n${article.impact.map((reason) => `- ${reason.kind} ${reason.source}: ${reason.detail}`).join("\n")}\n\nThe change:\n${wholeDiff}\nRead the article and fix what the change makes wrong.`,
-          },
-        ];
-        let roundTrips = 0;
-        while (!host.done && roundTrips < 4) {
-          roundTrips += 1;
-          const response = await naiveModel.complete(
-            { model: "naive", article: article.path, messages, tools },
-            new AbortController().signal,
-          );
-          messages.push({
-            role: "assistant",
-            content: response.message.content,
-            tool_calls: response.message.tool_calls ?? [],
-          });
-          const output = await host.execute(response.message.tool_calls ?? [], new AbortController().signal);
-          for (const result of output)
-            messages.push({ role: "tool", tool_call_id: result.toolCallId, content: result.content });
-        }
-        host.abandon();
-        naiveRoundTrips.push(roundTrips);
-      }),
-    );
-    const sampleTokens = (source: Map<string, number[]>) =>
-      naiveSample.map((article) => (source.get(article.path) ?? []).reduce((sum, value) => sum + value, 0));
-    const ours = average(sampleTokens(model.tokens));
-    const naive = average(sampleTokens(naiveModel.tokens));
-    const oursTrips = average(naiveSample.map((article) => model.tokens.get(article.path)?.length ?? 0));
-    console.log(
-      `prompt tokens per article: ours ${ours.toFixed(0)}, naive ${naive.toFixed(0)} → ${(100 * (1 - ours / naive)).toFixed(1)}% fewer (goal ≥ 40%)`,
-    );
-    console.log(
-      `round trips per article:   ours ${oursTrips.toFixed(2)}, naive ${average(naiveRoundTrips).toFixed(2)} (goal: one fewer)`,
-    );
+    // The least favourable case for us: a one-file change, so the whole diff is the relevant diff.
+    const builtSmall = await buildPlan({ repo: small, readStdin: async () => "" });
+    const oursSmall = await runOurs(builtSmall, system);
+    printTokens("change of 1 module  ", builtSmall, oursSmall.tokens, await runNaive(builtSmall, system));
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(small, { recursive: true, force: true });
   }
 }
