@@ -170,7 +170,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = AbortSignal.any([timeout, c.req.raw.signal]);
       const started = performance.now();
-      const log = logger.child({ token: c.get("tokenId"), article: turn.article.path });
+      const log = logger.child({ tokenId: c.get("tokenId"), article: turn.article.path });
       try {
         const response = await router.upstream.complete(
           {

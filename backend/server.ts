@@ -41,6 +41,9 @@ export async function listen(
     ) as Server;
     server.once("error", reject);
   });
+  // Slow senders may not hold sockets open forever; answers may take longer (the upstream turn).
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 120_000;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
