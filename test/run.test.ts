@@ -595,4 +595,21 @@ describe("impact run, end to end through the openai SDK", () => {
     );
     expect(included.article("docs/cli.md")).toMatchObject({ status: "unchanged", summary: "Already right." });
   });
+
+  it("takes the change from --diff FILE, with diff: ids for base and head", async () => {
+    const repo = portRepo();
+    writeFileSync(
+      join(repo.dir, "change.diff"),
+      execFileSync("git", ["diff", "HEAD~1", "HEAD"], { cwd: repo.dir, encoding: "utf8" }),
+    );
+    const { code, audit } = await run(
+      repo,
+      { "docs/server.md": [{ toolCalls: [SERVER_FIX] }], "docs/cli.md": [{ content: "Fine." }] },
+      ["--diff", "change.diff"],
+    );
+    expect(code).toBe(0);
+    expect(audit?.base).toMatch(/^diff:[0-9a-f]{16}$/);
+    expect(audit?.head).toBe(audit?.base);
+    expect(audit?.totals).toMatchObject({ updated: 1, unchanged: 1 });
+  });
 });
