@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { listArticles, readArticles } from "../cli/detect/articles.js";
 import { detectImpact } from "../cli/detect/detector.js";
 import { compileMapping } from "../cli/detect/mapping.js";
 import { ReferenceMatcher } from "../cli/detect/matcher.js";
 import type { ChangedFile, ChangeSet } from "../shared/changeset.js";
 import { ConfigSchema } from "../shared/config.js";
+import { gitRepo } from "./helpers/git-repo.js";
 
 const file = (path: string, extra: Partial<ChangedFile> = {}): ChangedFile => ({
   path,
@@ -275,5 +277,22 @@ describe("detectImpact", () => {
         "docs/odd.md: attention[0] is not {op: file, path} or {op: glob, pattern}; it is ignored",
       ]
     `);
+  });
+});
+
+describe("readArticles", () => {
+  it("returns every article's exact bytes, across arena boundaries and for large files", async () => {
+    const files: Record<string, string> = {};
+    for (let index = 0; index < 10; index += 1)
+      files[`docs/part-${index}.md`] = `${index}`.repeat(1_000_000 + index);
+    files["docs/big.md"] = "b".repeat(5_000_000);
+    files["docs/empty.md"] = "";
+    const repo = gitRepo(files);
+    const paths = await listArticles(repo.dir, ConfigSchema.parse({}));
+    const articles = await readArticles(repo.dir, [...paths, "docs/missing.md"]);
+    expect(articles.map((article) => article.path)).toEqual(paths);
+    for (const article of articles) {
+      expect(Buffer.from(article.content).toString("utf8")).toBe(files[article.path]);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
@@ -59,12 +59,13 @@ export async function readArticles(
   // trip through the thread pool per step (open, stat, read, close).
   // Bytes, not text: the matcher scans UTF-8 as it is, which saves decoding 80 MB of docs.
   const articles: { path: string; content: Uint8Array }[] = [];
+  const arena = { buffer: Buffer.allocUnsafe(ARENA_BYTES), used: 0 };
   for (const path of paths) {
     try {
       // O_NOFOLLOW: a symlinked "article" may point outside the repository; it is skipped.
       const fd = openSync(join(repoRoot, path), constants.O_RDONLY | constants.O_NOFOLLOW);
       try {
-        articles.push({ path, content: readFileSync(fd) });
+        articles.push({ path, content: readInto(arena, fd) });
       } finally {
         closeSync(fd);
       }
@@ -74,4 +75,35 @@ export async function readArticles(
     }
   }
   return articles;
+}
+
+const ARENA_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Reads a file into a shared arena and returns a view of it: no stat and no allocation per
+ * file, which is most of the cost of reading 20,000 small articles. Files too large for the
+ * room left in the arena start a new one; files larger than an arena get their own buffer.
+ */
+function readInto(arena: { buffer: Buffer; used: number }, fd: number): Uint8Array {
+  const room = arena.buffer.length - arena.used;
+  let filled = 0;
+  while (filled < room) {
+    const count = readSync(fd, arena.buffer, arena.used + filled, room - filled, null);
+    if (count === 0) break;
+    filled += count;
+  }
+  if (filled < room) {
+    const view = arena.buffer.subarray(arena.used, arena.used + filled);
+    arena.used += filled;
+    return view;
+  }
+  // The file did not fit: read it whole on its own if it is big, else retry in a fresh arena.
+  const rest = readFileSync(fd);
+  const whole = Buffer.concat([arena.buffer.subarray(arena.used, arena.used + filled), rest]);
+  if (whole.length >= ARENA_BYTES / 4) return whole;
+  arena.buffer = Buffer.allocUnsafe(ARENA_BYTES);
+  arena.used = 0;
+  whole.copy(arena.buffer);
+  arena.used = whole.length;
+  return arena.buffer.subarray(0, whole.length);
 }
