@@ -612,4 +612,43 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(audit?.head).toBe(audit?.base);
     expect(audit?.totals).toMatchObject({ updated: 1, unchanged: 1 });
   });
+
+  it("--allow-create: a created article gets its own audit entry, and the patch creates it", async () => {
+    const repo = portRepo();
+    const create = {
+      name: "create_article",
+      arguments: {
+        path: "docs/ports.md",
+        content: "# Ports\n\nThe default port is 9090.\n",
+        reason: "DEFAULT_PORT needs its own page",
+      },
+    };
+    const { code, audit, article, server } = await run(
+      repo,
+      {
+        "docs/server.md": [{ toolCalls: [create] }, { content: "Created docs/ports.md." }],
+        "docs/cli.md": [{ content: "Fine." }],
+      },
+      ["--allow-create"],
+    );
+    expect(code).toBe(0);
+    expect(server.requests[0]?.body.tools?.length).toBe(6);
+    expect(article("docs/ports.md")).toMatchObject({
+      status: "updated",
+      created: true,
+      hashBefore: null,
+      edits: [expect.objectContaining({ kind: "create", reason: "DEFAULT_PORT needs its own page" })],
+    });
+    // The article itself did not change; the one it created is the update.
+    expect(article("docs/server.md")).toMatchObject({
+      status: "unchanged",
+      patch: "",
+      summary: "Created docs/ports.md.",
+    });
+    expect(audit?.totals).toMatchObject({ articles: 3, updated: 1, unchanged: 2 });
+    execFileSync("git", ["apply", join(repo.dir, ".impact/impact.patch")], { cwd: repo.dir });
+    expect(readFileSync(join(repo.dir, "docs/ports.md"), "utf8")).toBe(
+      "# Ports\n\nThe default port is 9090.\n",
+    );
+  });
 });

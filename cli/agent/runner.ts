@@ -161,7 +161,6 @@ export class ImpactAgentRunner {
         created: true,
         summary: `created by the loop of ${article.path}`,
       }));
-      if (created.length > 0 && status === "unchanged") status = "updated";
       const own: AuditArticle = {
         ...base,
         status,
