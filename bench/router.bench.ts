@@ -8,6 +8,8 @@ import { buildToolManifest } from "../shared/tools/manifest.js";
 import { startScriptedModelServer } from "../test/helpers/scripted-model-server.js";
 
 const REQUESTS = 500;
+/** One at a time: the router's own cost per turn, without CPU contention. */
+const SEQUENTIAL = 50;
 const UPSTREAM_LATENCY_MS = 50;
 const TOKEN = "impact-bench-token-0000000001";
 
@@ -15,6 +17,16 @@ interface Figures {
   wallMs: number;
   latencies: number[];
   errors: number;
+}
+
+async function sequential(client: ModelClient, request: ModelRequest): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let index = 0; index < SEQUENTIAL; index++) {
+    const begin = performance.now();
+    await client.complete(request, new AbortController().signal);
+    latencies.push(performance.now() - begin);
+  }
+  return latencies.sort((a, b) => a - b);
 }
 
 async function burst(client: ModelClient, request: ModelRequest): Promise<Figures> {
@@ -90,6 +102,8 @@ export async function run(): Promise<void> {
   }, 5);
   // Warm both paths (connections, JIT) before measuring.
   await routerClient.complete(request, new AbortController().signal);
+  const directOne = await sequential(upstreamClient, request);
+  const routedOne = await sequential(routerClient, request);
   const direct = await burst(upstreamClient, request);
   const routed = await burst(routerClient, request);
   clearInterval(sampler);
@@ -100,7 +114,13 @@ export async function run(): Promise<void> {
     console.log(
       `${name.padEnd(9)} ${REQUESTS} requests in ${figures.wallMs.toFixed(0)} ms: ${(REQUESTS / (figures.wallMs / 1000)).toFixed(0)} req/s, p50 ${percentile(figures.latencies, 50).toFixed(1)} ms, p99 ${percentile(figures.latencies, 99).toFixed(1)} ms, errors ${figures.errors}`,
     );
-  console.log(`upstream latency fixed at ${UPSTREAM_LATENCY_MS} ms; ${REQUESTS} concurrent requests`);
+  console.log(
+    `upstream latency fixed at ${UPSTREAM_LATENCY_MS} ms; client, router and upstream share one process`,
+  );
+  console.log(
+    `one at a time (${SEQUENTIAL}): baseline p50 ${percentile(directOne, 50).toFixed(1)} ms, router p50 ${percentile(routedOne, 50).toFixed(1)} ms; added p50 ${(percentile(routedOne, 50) - percentile(directOne, 50)).toFixed(1)} ms, p99 ${(percentile(routedOne, 99) - percentile(directOne, 99)).toFixed(1)} ms`,
+  );
+  console.log(`${REQUESTS} concurrent:`);
   show("baseline", direct);
   show("router", routed);
   const addedP50 = percentile(routed.latencies, 50) - percentile(direct.latencies, 50);
