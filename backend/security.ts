@@ -99,6 +99,8 @@ export class SeenIds {
     }
     const at = this.#ids.get(id);
     if (at !== undefined && now - at < this.#ttlMs) return false;
+    // Delete first so the map stays in time order (set() would keep an old key's place).
+    this.#ids.delete(id);
     this.#ids.set(id, now);
     return true;
   }

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../backend/app.js";
 import { createPullRequestPipeline } from "../backend/pipeline.js";
 import { type PullRequestJob, PullRequestQueue } from "../backend/queue.js";
+import { SeenIds } from "../backend/security.js";
 import { createLogger } from "../backend/server.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 
@@ -445,5 +446,24 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
         new AbortController().signal,
       ),
     ).rejects.toThrow(/^git fetch failed: /);
+  });
+});
+
+describe("SeenIds", () => {
+  it("remembers ids for the time to live, and at most `max` of them, oldest out first", () => {
+    let now = 0;
+    const seen = new SeenIds({ ttlMs: 1000, max: 3, now: () => now });
+    expect(["a", "b", "a"].map((id) => seen.add(id))).toEqual([true, true, false]);
+    now = 999;
+    expect(seen.add("a")).toBe(false);
+    now = 1000;
+    expect(seen.add("a")).toBe(true); // expired, seen anew
+    expect(seen.add("c")).toBe(true);
+    expect(seen.size).toBe(2); // "b" expired and went
+    expect(seen.add("d")).toBe(true);
+    expect(seen.add("e")).toBe(true); // full: the oldest ("a") goes
+    expect(seen.size).toBe(3);
+    expect(seen.add("a")).toBe(true);
+    expect(seen.add("e")).toBe(false);
   });
 });
