@@ -98,14 +98,17 @@ export function buildRepository(dir: string): string[] {
   return symbols;
 }
 
-/** Wall time (ms) and peak memory (KiB) of a command, through GNU time. */
-function measure(
-  command: string,
-  args: string[],
-  cwd: string,
-): { ms: number; maxKiB: number; stdout: string } {
+interface Measure {
+  ms: number;
+  /** User + system CPU time. */
+  cpuMs: number;
+  maxKiB: number;
+}
+
+/** Wall time, CPU time and peak memory (KiB) of a command, through GNU time. */
+function measure(command: string, args: string[], cwd: string): Measure & { stdout: string } {
   const started = performance.now();
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", command, ...args], {
+  const result = spawnSync("/usr/bin/time", ["-f", "%U %S %M", command, ...args], {
     cwd,
     encoding: "utf8",
     maxBuffer: 512 * 1024 * 1024,
