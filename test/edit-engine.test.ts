@@ -405,3 +405,103 @@ describe("not found diagnostics", () => {
     );
   });
 });
+
+describe("line ranges and context", () => {
+  it("keeps earlier edits' line ranges right when later edits add lines above them", () => {
+    const content = "one\ntwo\nthree\nfour\n";
+    const outcome = applyEdits(content, [
+      { old_string: "four", new_string: "FOUR", reason: r },
+      { old_string: "one\n", new_string: "zero\nhalf\none\n", reason: r },
+    ]);
+    expect(outcome.ok && outcome.applied.map((edit) => [edit.index, edit.startLine, edit.endLine])).toEqual([
+      [0, 6, 6],
+      [1, 1, 3],
+    ]);
+  });
+
+  it("spans every match of occurrence all", () => {
+    const outcome = applyEdits("x\na\nx\nb\nx\n", [
+      { old_string: "x", new_string: "y", occurrence: "all", reason: r },
+    ]);
+    expect(outcome.ok && [outcome.applied[0]!.startLine, outcome.applied[0]!.endLine]).toEqual([1, 5]);
+  });
+
+  it("shortens the context of a long edit", () => {
+    const body = Array.from({ length: 40 }, (_, index) => `line ${index + 1}`).join("\n");
+    const outcome = applyEdits(`# T\n\nold\n`, [{ old_string: "old", new_string: body, reason: r }]);
+    if (!outcome.ok) throw new Error(outcome.error.message);
+    const text = formatEditSuccess("docs/t.md", outcome).replace(/[0-9a-f]{16}/g, "<hash>");
+    expect(text.split("\n").slice(0, 6).concat(text.split("\n").slice(16, 22))).toMatchInlineSnapshot(`
+      [
+        "Edited docs/t.md: 1 edit applied.",
+        "",
+        "Edit 0 (replace): now lines 3-42",
+        "  1 | # T",
+        "  2 | ",
+        "> 3 | line 1",
+        ">14 | line 12",
+        ">15 | line 13",
+        ">16 | line 14",
+        ">17 | line 15",
+        "    ⋮ 10 more edited lines",
+        ">28 | line 26",
+      ]
+    `);
+  });
+
+  it("numbers lines after earlier edits in error messages", () => {
+    const error = errorOf("a\nb\nb\n", [
+      { old_string: "a\n", new_string: "new\nlines\na\n", reason: r },
+      { old_string: "b", new_string: "c", reason: r },
+    ]);
+    expect(error.message).toMatchInlineSnapshot(`
+      "Edit 1: old_string matches 2 times (lines 4, 5); it must match exactly once. Add the heading or a neighbouring line to old_string so it is unique, set within to a section path, or set occurrence ("all", "first", "last" or N).
+      (Line numbers are those of the article after edit 0 of this batch.)"
+    `);
+  });
+});
+
+describe("edge cases", () => {
+  it("allows a placeholder-like phrase the article already has", () => {
+    const content = "Status: (unchanged)\nNext\n";
+    expect(applied(content, [{ old_string: "Next", new_string: "Then (unchanged)", reason: r }])).toBe(
+      "Status: (unchanged)\nThen (unchanged)\n",
+    );
+  });
+
+  it("ignores checklist items inside code fences", () => {
+    const content = "```md\n- [ ] sample\n```\n- [ ] real sample\n";
+    expect(applied(content, [{ checklist_item: "sample", checked: true, reason: r }])).toBe(
+      "```md\n- [ ] sample\n```\n- [x] real sample\n",
+    );
+  });
+
+  it("does not call a short new_string already applied", () => {
+    expect(errorOf("version 2\n", [{ old_string: "version 1", new_string: "2", reason: r }]).code).toBe(
+      "not_found",
+    );
+  });
+
+  it("appends under a heading that ends the file without a newline", () => {
+    expect(applied("# Doc", [{ section: "Doc", mode: "append", content: "Body.\n", reason: r }])).toBe(
+      "# Doc\nBody.",
+    );
+  });
+
+  it("searches only the within section and says so when the text is elsewhere", () => {
+    const error = errorOf("# A\n\nalpha text\n\n# B\n\nbeta\n", [
+      { old_string: "alpha text", new_string: "gamma text", within: "B", reason: r },
+    ]);
+    expect(error.message.split("\n").slice(0, 2)).toMatchInlineSnapshot(`
+      [
+        "Edit 0: old_string not found within section "B" (lines 5-7).",
+        "It does occur outside that section, at line 3: fix or drop within if that is the place.",
+      ]
+    `);
+  });
+
+  it("applies no edit of an empty batch and keeps the hash", () => {
+    const outcome = applyEdits("same\n", []);
+    expect(outcome.ok && [outcome.applied.length, outcome.hash === outcome.hashBefore]).toEqual([0, true]);
+  });
+});

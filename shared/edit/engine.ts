@@ -58,8 +58,8 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
       const consumed = step.code === "not_found" ? consumedBy(content, edits, index) : null;
       if (consumed) return fail("consumed_by_earlier_edit", index, consumed);
       const note =
-        index > 0 && /line \d/.test(step.message)
-          ? `\n(Line numbers are those of the article after edits 0-${index - 1} of this batch.)`
+        index > 0 && /lines? \d/.test(step.message)
+          ? `\n(Line numbers are those of the article after ${index === 1 ? "edit 0" : `edits 0-${index - 1}`} of this batch.)`
           : "";
       return fail(step.code, index, `${step.message}${note}`);
     }
@@ -321,6 +321,14 @@ function notFound(content: string, edit: ReplaceEdit, region: Region): StepResul
     }
   }
   const parts = [`old_string not found${region.where}.`];
+  if (region.where) {
+    const elsewhere = content.indexOf(edit.old_string);
+    if (elsewhere !== -1) {
+      parts.push(
+        `It does occur outside that section, at line ${lines.lineAt(elsewhere)}: fix or drop within if that is the place.`,
+      );
+    }
+  }
   const near = findNearMiss(content, region.from, region.to, edit.old_string);
   if (near) {
     const others = near.count > 1 ? ` (${near.count} places match this loosely; this is the first)` : "";
