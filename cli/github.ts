@@ -74,12 +74,14 @@ interface IssueComment {
   id: number;
   body?: string;
   html_url: string;
+  user?: { type?: string } | null;
 }
 
 /**
  * Keeps exactly one Impact comment on a pull request, found by COMMENT_MARKER at the
- * start of its body: creates it, updates it, or (with `body` null) deletes it. Extra
- * marked comments (from an older, racing run) are deleted so there is never a second one.
+ * start of its body (a bot's first): creates it, updates it, or (with `body` null)
+ * deletes it. Extra marked comments (from an older, racing run) are deleted so there is
+ * never a second one.
  */
 export async function upsertPullRequestComment(
   client: GitHubClient,
@@ -90,7 +92,10 @@ export async function upsertPullRequestComment(
   const marked = (await listIssueComments(client, target)).filter((comment) =>
     (comment.body ?? "").trimStart().startsWith(COMMENT_MARKER),
   );
-  const [existing, ...extras] = marked;
+  // Anyone can type the marker. Actions and app tokens post as bots, so a bot's marked
+  // comment wins over a person's; only with no bot's (a personal token) are people's used.
+  const bots = marked.filter((comment) => comment.user?.type === "Bot");
+  const [existing, ...extras] = bots.length > 0 ? bots : marked;
   for (const extra of extras) {
     await call(() =>
       client.request("DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}", {

@@ -392,3 +392,19 @@ describe("review suggestions", () => {
     expect(github.requests.filter((request) => request.path.endsWith("/reviews"))).toHaveLength(1);
   });
 });
+
+describe("the marker", () => {
+  it("prefers the bot's marked comment over a person's copy of the marker", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    const spoof = github.seed("acme/widgets", 4, `${COMMENT_MARKER}\nI typed the marker myself`, "mallory");
+    const own = github.seed("acme/widgets", 4, `${COMMENT_MARKER}\nold verdict`, "github-actions[bot]");
+    const client = createGitHubClient({ token: TOKEN, apiUrl: github.url });
+    const target = { owner: "acme", repo: "widgets", number: 4 };
+    const result = await upsertPullRequestComment(client, target, `${COMMENT_MARKER}\nnew verdict`);
+    expect(result).toMatchObject({ action: "updated", id: own.id });
+    expect(github.comments("acme/widgets", 4).map((comment) => comment.body)).toEqual([
+      spoof.body,
+      `${COMMENT_MARKER}\nnew verdict`,
+    ]);
+  });
+});
