@@ -184,6 +184,28 @@ describe("detectImpact", () => {
     `);
   });
 
+  it("applies a glob mapping to every changed file it matches", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [file("backend/a.ts"), file("backend/deep/b.ts"), file("cli/c.ts")],
+      symbols: [],
+    };
+    const articles = ["docs/backend/one.md", "docs/backend/two.md", "docs/cli.md"].map((path) => ({
+      path,
+      content: "text\n",
+    }));
+    const plan = detectImpact({
+      changeSet,
+      articles,
+      config: ConfigSchema.parse({ mappings: [{ code: "backend/**", docs: "docs/backend/*.md" }] }),
+    });
+    expect(plan.articles.map((article) => `${article.path}: ${article.files.join(", ")}`)).toEqual([
+      "docs/backend/one.md: backend/a.ts, backend/deep/b.ts",
+      "docs/backend/two.md: backend/a.ts, backend/deep/b.ts",
+    ]);
+  });
+
   it("drops names found in most articles and names ignored by config", () => {
     const changeSet: ChangeSet = {
       base: "b",

@@ -92,15 +92,23 @@ export function detectImpact(input: {
   // 2. mapping rules
   const sortedArticles = [...articlePaths].sort();
   for (const mapping of config.mappings.map(compileMapping)) {
+    // Many changed files usually share a docs target (always, for a rule without captures):
+    // each target is matched against the articles once.
+    const targets = new Map<string, string[]>();
     for (const file of relevantFiles) {
       const captures = mapping.match(file.path) ?? (file.oldPath ? mapping.match(file.oldPath) : undefined);
       if (!captures) continue;
-      const isTarget = mapping.docs(captures);
+      const target = mapping.target(captures);
+      let matched = targets.get(target);
+      if (!matched) {
+        const isTarget = mapping.docs(captures);
+        matched = articlePaths.has(target) ? [target] : sortedArticles.filter((path) => isTarget(path));
+        targets.set(target, matched);
+      }
       const bound = Object.entries(captures)
         .map(([name, value]) => `${name}=${value}`)
         .join(", ");
-      for (const path of sortedArticles) {
-        if (!isTarget(path)) continue;
+      for (const path of matched) {
         addReason(path, {
           kind: "mapping",
           source: file.path,

@@ -10,6 +10,8 @@ export interface CompiledMapping {
   match: (path: string) => Record<string, string> | undefined;
   /** The article predicate for one set of captures. */
   docs: (captures: Record<string, string>) => (articlePath: string) => boolean;
+  /** The docs side with the captures substituted (a path or a glob). */
+  target: (captures: Record<string, string>) => string;
 }
 
 /**
@@ -30,12 +32,14 @@ export function compileMapping(rule: Mapping): CompiledMapping {
       return result ? { ...result.groups } : undefined;
     };
   }
+  const target = (captures: Record<string, string>) =>
+    rule.docs.replace(CAPTURE, (whole, name: string) => captures[name] ?? whole);
   const docs = (captures: Record<string, string>) => {
-    const target = rule.docs.replace(CAPTURE, (whole, name: string) => captures[name] ?? whole);
-    if (!GLOB_CHARS.test(target)) return (articlePath: string) => articlePath === target;
-    return picomatch(target, { dot: true });
+    const path = target(captures);
+    if (!GLOB_CHARS.test(path)) return (articlePath: string) => articlePath === path;
+    return picomatch(path, { dot: true });
   };
-  return { rule, match, docs };
+  return { rule, match, docs, target };
 }
 
 function captureRegex(pattern: string): RegExp {
