@@ -32,7 +32,8 @@ export function makeArticle(): string {
       lines.push("", "| option | meaning |", "| --- | --- |", `| opt${index} | value ${index} |`);
     lines.push("", "- first item", "- second item", "");
     let text = lines.join("\n");
-    while (text.length < perSection) text += "Filler prose that makes the article long enough to matter.\n";
+    const filler = "Filler prose that makes the article long enough to matter.\n";
+    while (text.length + filler.length <= perSection) text += filler;
     sections.push(text);
   }
   return sections.join("\n");
@@ -98,4 +99,21 @@ export async function run(): Promise<void> {
   console.log(`applyEdits: ${engine.toFixed(1)} ms (median)`);
   console.log(`baseline (2 × indexOf + slice per edit): ${base.toFixed(1)} ms (median)`);
   console.log(`ratio: ${(engine / base).toFixed(2)}× (goal ≤ 1.5×)`);
+
+  // A miss near the end of the article: the near-miss search folds the whole text once.
+  const missing: ReplaceEdit = {
+    old_string: "The command accepts `--flag-4990`  to change how Section 4990 behaves",
+    new_string: "x",
+    reason: "bench",
+  };
+  const diagnose = measure(5, () => applyEdits(article, [missing]));
+  const scan = measure(5, () => article.indexOf(missing.old_string));
+  const message = applyEdits(article, [missing]);
+  const found = !message.ok && message.error.message.includes("Closest near-miss");
+  console.log(
+    `not-found diagnostics with near-miss search (found: ${found}): ${diagnose.toFixed(1)} ms (median)`,
+  );
+  console.log(
+    `one indexOf over the article: ${scan.toFixed(2)} ms; diagnostics cost ${(diagnose / scan).toFixed(0)}× one indexOf (one fold of the whole text, then indexOf)`,
+  );
 }
