@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { ImpactConfig } from "../../shared/config.js";
+import { GitError } from "../../shared/errors.js";
 import { ImpactKindSchema } from "../../shared/plan.js";
 import { loadChangeSet } from "../git/changeset.js";
-import { gitAt } from "../git/git.js";
+import { gitAt, resolveCommit } from "../git/git.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { detectImpact } from "./detector.js";
 
@@ -55,7 +56,9 @@ export async function runBacktest(options: {
 }): Promise<BacktestReport> {
   const { repoRoot, config, count } = options;
   const git = gitAt(repoRoot);
-  const head = (await git.raw(["rev-parse", "--verify", `${options.head ?? "HEAD"}^{commit}`])).trim();
+  const headName = options.head ?? "HEAD";
+  const head = await resolveCommit(git, headName);
+  if (!head) throw new GitError(`unknown revision "${headName}" for --head (check the name, or fetch it)`);
   const isArticle = articleSelector(config);
   const log = await git.raw([
     "log",
