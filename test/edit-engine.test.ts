@@ -476,6 +476,18 @@ describe("edge cases", () => {
     );
   });
 
+  it("notices an edit whose new_string wraps old_string and is already there", () => {
+    const error = errorOf("Run `impact run --all` now.\n", [
+      { old_string: "`impact run", new_string: "`impact run --all", occurrence: "first", reason: r },
+    ]);
+    expect(error.message).toMatchInlineSnapshot(
+      `"Edit 0: new_string already stands at line 1, around old_string: this edit looks already applied. Drop it from the batch."`,
+    );
+    expect(
+      applied("Run `impact run` now.\n", [{ old_string: "run`", new_string: "run --all`", reason: r }]),
+    ).toBe("Run `impact run --all` now.\n");
+  });
+
   it("does not call a short new_string already applied", () => {
     expect(errorOf("version 2\n", [{ old_string: "version 1", new_string: "2", reason: r }]).code).toBe(
       "not_found",

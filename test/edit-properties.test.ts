@@ -38,6 +38,8 @@ function uniqueEdits(article: string, picks: [number, number, string][]): Replac
     if (current.indexOf(old) !== current.lastIndexOf(old) || old === replacement) continue;
     // Keep fences balanced and CRLF pairs whole so the structure checks and EOL rules stay out of the way.
     if (/[`\r\n]/.test(old) || replacement.includes("`")) continue;
+    // A new_string that wraps its old_string and already stands there is refused as already applied.
+    if (replacement.includes(old)) continue;
     edits.push({ old_string: old, new_string: replacement, reason: "property" });
     const index = current.indexOf(old);
     current = current.slice(0, index) + replacement + current.slice(index + old.length);

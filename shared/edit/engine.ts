@@ -269,6 +269,18 @@ function replaceStep(content: string, edit: ReplaceEdit): StepResult {
     } else starts = [matches[occurrence - 1]!];
   }
   const text = adaptLineEndings(edit.new_string, old, content);
+  // new_string that wraps old_string ("foo" → "foo bar") and already stands there: a second run of the edit.
+  const inner = text.indexOf(old);
+  if (inner !== -1 && occurrence !== "all") {
+    const start = starts[0]! - inner;
+    if (start >= 0 && content.startsWith(text, start)) {
+      return {
+        ok: false,
+        code: "already_applied",
+        message: `new_string already stands at line ${new LineIndex(content).lineAt(start)}, around old_string: this edit looks already applied. Drop it from the batch.`,
+      };
+    }
+  }
   return { ok: true, changes: starts.map((start) => ({ start, end: start + old.length, text })) };
 }
 
