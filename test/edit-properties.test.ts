@@ -119,6 +119,32 @@ describe("edit engine properties", () => {
     );
   });
 
+  it("a not-found old_string that differs only in case and line endings gets its exact text back", () => {
+    fc.assert(
+      fc.property(articleArbitrary, fc.nat(), fc.nat(), (article, at, length) => {
+        const start = at % Math.max(1, article.length);
+        const exact = article.slice(start, start + 8 + (length % 40)).trim();
+        fc.pre(exact.length >= 8 && !/^\uFEFF/.test(exact) && /\S$/.test(exact) && /^\S/.test(exact));
+        const lower = article.toLowerCase();
+        fc.pre(lower.indexOf(exact.toLowerCase()) === lower.lastIndexOf(exact.toLowerCase()));
+        const wanted = exact.replace(/\r\n/g, "\n").toUpperCase();
+        fc.pre(
+          wanted !== exact &&
+            !article.includes(wanted) &&
+            wanted.length === exact.length - (exact.match(/\r\n/g)?.length ?? 0),
+        );
+        const outcome = applyEdits(article, [
+          { old_string: wanted, new_string: "replacement", reason: "property" },
+        ]);
+        expect(outcome.ok).toBe(false);
+        if (outcome.ok) return;
+        const block = /----- exact text -----\n([\s\S]*?)\n----- end -----/.exec(outcome.error.message);
+        expect(block?.[1]).toBe(exact);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("the emitted patch, applied by git, gives the same bytes as the edits", () => {
     const repo = gitRepo();
     const file = join(repo.dir, "docs/a.md");
