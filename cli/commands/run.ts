@@ -91,11 +91,10 @@ export const command: Command = async (argv, io) => {
     );
   }
   let model: ModelClient = await resolveModelClient({
-    ...(values.model === undefined
-      ? built.config.model
-        ? { model: built.config.model }
-        : {}
-      : { model: values.model }),
+    // The flag, then the environment, then the config file, then the default.
+    ...((values.model ?? io.env.IMPACT_MODEL ?? built.config.model)
+      ? { model: values.model ?? io.env.IMPACT_MODEL ?? built.config.model }
+      : {}),
     env: io.env,
     cwd: io.cwd,
     ...(values.stream ? { stream: true } : {}),

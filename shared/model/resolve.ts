@@ -26,36 +26,6 @@ const NO_KEY_MESSAGE =
   "or use a router with --router URL or IMPACT_ROUTER_URL, or replay a recording with --model replay:FILE " +
   "(`impact plan` needs no key)";
 
-type RouterFactory = (options: {
-  url: string;
-  token?: string;
-  model: string;
-  timeoutMs?: number;
-}) => ModelClient;
-
-/** Loads shared/model/router-client lazily: only router runs pay for it. */
-async function loadRouterFactory(): Promise<RouterFactory> {
-  // A variable specifier keeps the type-checker from requiring the module at build time.
-  const specifier = "./router-client.js";
-  let module: { createRouterModelClient?: RouterFactory };
-  try {
-    module = (await import(specifier)) as typeof module;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (
-      /router-client/.test(message) &&
-      /cannot find|not found|failed to load|does not exist/i.test(message)
-    ) {
-      throw new UsageError("the router client is not available in this build of impact", { cause: error });
-    }
-    throw error;
-  }
-  if (typeof module.createRouterModelClient !== "function") {
-    throw new UsageError("the router client is not available in this build of impact");
-  }
-  return module.createRouterModelClient;
-}
-
 /**
  * Picks the ModelClient for a run: `replay:FILE` → the replay client (no network, no key);
  * else a router (`router` or IMPACT_ROUTER_URL) → the router client; else OPENAI_API_KEY
@@ -76,7 +46,8 @@ export async function resolveModelClient(options: ResolveModelOptions): Promise<
       ? { url: env.IMPACT_ROUTER_URL, ...(env.IMPACT_ROUTER_TOKEN ? { token: env.IMPACT_ROUTER_TOKEN } : {}) }
       : undefined);
   if (router) {
-    const createRouterModelClient = await loadRouterFactory();
+    // Loaded lazily: only router runs pay for it.
+    const { createRouterModelClient } = await import("./router-client.js");
     return createRouterModelClient({
       url: router.url,
       ...(router.token ? { token: router.token } : {}),
