@@ -37,7 +37,7 @@ function uniqueEdits(article: string, picks: [number, number, string][]): Replac
     const old = current.slice(start, start + 1 + (length % 12));
     if (current.indexOf(old) !== current.lastIndexOf(old) || old === replacement) continue;
     // Keep fences balanced and CRLF pairs whole so the structure checks and EOL rules stay out of the way.
-    if (/[`\r\n]/.test(old) || replacement.includes("`")) continue;
+    if (/[`\r\n\uFEFF]/.test(old) || replacement.includes("`")) continue;
     // A new_string that wraps its old_string and already stands there is refused as already applied.
     if (replacement.includes(old)) continue;
     edits.push({ old_string: old, new_string: replacement, reason: "property" });
@@ -126,7 +126,13 @@ describe("edit engine properties", () => {
         const exact = article.slice(start, start + 8 + (length % 40)).trim();
         fc.pre(exact.length >= 8 && !/^\uFEFF/.test(exact) && /\S$/.test(exact) && /^\S/.test(exact));
         // Only one place may match loosely, or the engine rightly reports the first of several.
-        const loose = (text: string) => text.toLowerCase().replace(/\r\n/g, "\n");
+        const loose = (text: string) =>
+          text
+            .toLowerCase()
+            .replace(/\r\n/g, "\n")
+            .replace(/[\u2010-\u2015\u2212]/g, "-")
+            .replace(/[ \t]+/g, " ")
+            .replace(/ ?\n[ \n]*/g, "\n");
         fc.pre(loose(article).indexOf(loose(exact)) === loose(article).lastIndexOf(loose(exact)));
         const wanted = exact.replace(/\r\n/g, "\n").toUpperCase();
         fc.pre(
