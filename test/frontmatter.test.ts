@@ -30,4 +30,15 @@ describe("parseFrontmatter", () => {
       "frontmatter has no closing --- line",
     );
   });
+
+  it("reads up to the closing fence only, whatever follows", () => {
+    const body = "text\n".repeat(50_000);
+    const fm = parseFrontmatter(`---\r\ntitle: x\r\n...\r\n---\n${body}`);
+    expect([fm?.data, fm?.endLine, fm?.raw]).toEqual([{ title: "x" }, 3, "title: x"]);
+  });
+
+  it("counts the lines of an unclosed frontmatter like the file does", () => {
+    const fm = parseFrontmatter("---\ntitle: x\n");
+    expect([fm?.endLine, fm?.raw, fm?.error?.line]).toEqual([3, "title: x\n", 1]);
+  });
 });
