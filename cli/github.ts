@@ -1,4 +1,3 @@
-import { appendFile } from "node:fs/promises";
 import { Octokit } from "@octokit/core";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
@@ -250,18 +249,4 @@ export async function postReviewSuggestions(
     }),
   );
   return fresh.length;
-}
-
-/**
- * Appends Markdown to the GitHub Actions job summary when `GITHUB_STEP_SUMMARY` is set.
- * Returns whether it wrote. `impact comment` calls it; `impact run` should too.
- */
-export async function writeStepSummary(
-  markdown: string,
-  env: Record<string, string | undefined>,
-): Promise<boolean> {
-  const path = env.GITHUB_STEP_SUMMARY;
-  if (!path) return false;
-  await appendFile(path, markdown.endsWith("\n") ? markdown : `${markdown}\n`);
-  return true;
 }

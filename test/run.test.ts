@@ -8,7 +8,7 @@ import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
 import { contentHash } from "../shared/hash.js";
-import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import {
   type Script,
   type ScriptedModelServer,
@@ -95,13 +95,13 @@ async function run(
   repo: TestRepo,
   script: Script,
   args: string[] = [],
-  options: { signal?: AbortSignal; isTTY?: boolean } = {},
+  options: { signal?: AbortSignal; isTTY?: boolean; env?: Record<string, string> } = {},
 ) {
   const server = await startScriptedModelServer(script);
   servers.push(server);
   const io = captureIo(
     repo.dir,
-    { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "test-model" },
+    { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "test-model", ...options.env },
     options.signal,
   );
   io.isTTY = options.isTTY ?? false;
@@ -503,6 +503,24 @@ describe("impact run, end to end through the openai SDK", () => {
       seen.push(...audit.articles.map((entry) => entry.path));
     }
     expect(seen.sort()).toEqual(["docs/cli.md", "docs/server.md"]);
+  });
+
+  it("appends what it did to the GitHub Actions job summary when GITHUB_STEP_SUMMARY is set", async () => {
+    const repo = portRepo();
+    const summaryPath = join(makeTempDir(), "summary.md");
+    writeFileSync(summaryPath, "earlier step\n");
+    const { code } = await run(
+      repo,
+      { "docs/server.md": [{ toolCalls: [SERVER_FIX] }], "docs/cli.md": [{ content: "Still right." }] },
+      [],
+      { env: { GITHUB_STEP_SUMMARY: summaryPath } },
+    );
+    expect(code).toBe(0);
+    const summary = readFileSync(summaryPath, "utf8");
+    expect(summary.startsWith("earlier step\n")).toBe(true);
+    expect(summary).toContain("docs/server.md");
+    expect(summary).toContain("DEFAULT_PORT changed from 8080 to 9090 in src/server.ts");
+    expect(summary).not.toContain(KEY);
   });
 
   it("refuses bad flags with exit 2 before any model call, and says how to set a key up", async () => {

@@ -14,25 +14,25 @@ export async function writeAuditFiles(audit: Audit, paths: { out: string; patch:
  * Reads an audit back (a trust boundary): a missing file, bad JSON or a schema failure
  * is one usage error line naming the file and the first bad field.
  */
-export async function readAuditFile(path: string): Promise<Audit> {
+export async function readAuditFile(path: string, shown: string = path): Promise<Audit> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error);
-    throw new UsageError(`cannot read audit ${path}: ${reason}`, { code: "input", cause: error });
+    throw new UsageError(`cannot read audit ${shown}: ${reason}`, { code: "input", cause: error });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${path} is not an audit: not valid JSON`, { code: "input", cause: error });
+    throw new UsageError(`${shown} is not an audit: not valid JSON`, { code: "input", cause: error });
   }
   const parsed = AuditSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? issue.path.join(".") : "(top level)";
-    throw new UsageError(`${path} is not an audit: ${where}: ${issue?.message ?? "invalid"}`, {
+    throw new UsageError(`${shown} is not an audit: ${where}: ${issue?.message ?? "invalid"}`, {
       code: "input",
     });
   }

@@ -3,16 +3,16 @@ import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
 import { buildSuggestions, hasCommentWorthyArticles, renderComment } from "../../shared/render/comment.js";
 import { parseCommandArgs, parsePositiveInt } from "../args.js";
+import { readAuditFile } from "../audit/files.js";
 import {
   createGitHubClient,
   parseRepository,
   postReviewSuggestions,
   pullRequestDiffLines,
   upsertPullRequestComment,
-  writeStepSummary,
 } from "../github.js";
 import type { Command } from "../io.js";
-import { readAudit } from "./merge.js";
+import { writeStepSummary } from "../step-summary.js";
 
 const HELP = `Usage: impact comment <audit.json> --pr N [--repo owner/name] [--suggestions] [--dry-run] [--quiet]
 
@@ -58,7 +58,7 @@ export const command: Command = async (argv, io) => {
       `impact comment: one audit at a time (merge shards first), got ${positionals.length}`,
     );
 
-  const audit = await readAudit(resolve(io.cwd, auditPath), auditPath, "comment");
+  const audit = await readAuditFile(resolve(io.cwd, auditPath), auditPath);
   const worthy = hasCommentWorthyArticles(audit);
   const rendered = worthy ? renderComment(audit) : null;
 

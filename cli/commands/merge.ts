@@ -1,9 +1,10 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { type Audit, AuditSchema } from "../../shared/audit.js";
+import type { Audit } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { combinedPatch, mergeAudits } from "../../shared/merge.js";
 import { parseCommandArgs } from "../args.js";
+import { readAuditFile } from "../audit/files.js";
 import { type PreparedWrite, prepareAtomicWrite } from "../fs.js";
 import type { Command } from "../io.js";
 
@@ -37,7 +38,7 @@ export const command: Command = async (argv, io) => {
   if (!values.out) throw new UsageError("impact merge: --out FILE is required");
 
   const audits: Audit[] = [];
-  for (const path of positionals) audits.push(await readAudit(resolve(io.cwd, path), path));
+  for (const path of positionals) audits.push(await readAuditFile(resolve(io.cwd, path), path));
   const merged = mergeAudits(audits);
 
   // Both files are written in full before either is renamed into place.
@@ -63,37 +64,3 @@ export const command: Command = async (argv, io) => {
   }
   return 0;
 };
-
-/** Reads an audit file (a trust boundary): one usage error line naming the file and the bad field. */
-export async function readAudit(fullPath: string, shown: string, command = "merge"): Promise<Audit> {
-  let text: string;
-  try {
-    text = await readFile(fullPath, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `impact ${command}: cannot read ${shown}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      {
-        code: "input",
-        cause: error,
-      },
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`impact ${command}: ${shown} is not JSON`, { code: "input", cause: error });
-  }
-  const parsed = AuditSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-    throw new UsageError(
-      `impact ${command}: ${shown} is not an Impact audit${where}: ${issue?.message ?? "invalid"}`,
-      {
-        code: "input",
-      },
-    );
-  }
-  return parsed.data;
-}

@@ -4,6 +4,7 @@ import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js"
 import { createRecordingModelClient } from "../../shared/model/replay.js";
 import { resolveModelClient } from "../../shared/model/resolve.js";
 import type { ModelClient } from "../../shared/model/types.js";
+import { renderReport } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../agent/budget.js";
 import { TerminalProgress } from "../agent/progress.js";
@@ -11,6 +12,7 @@ import { runImpact } from "../agent/run-impact.js";
 import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "../args.js";
 import type { Command, CommandIo } from "../io.js";
 import { buildPlan } from "../pipeline.js";
+import { writeStepSummary } from "../step-summary.js";
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -148,6 +150,8 @@ export const command: Command = async (argv, io) => {
   }
 
   const { audit, interrupted, refused } = result;
+  // In GitHub Actions, the job summary shows what the run did (reasons and edits, no diffs).
+  await writeStepSummary(renderReport(audit, { omitDiffs: true }), io.env);
   if (values.json) io.stdout(`${JSON.stringify(summaryOf(audit, out, patch))}\n`);
   else if (!values.quiet) io.stdout(renderSummary(audit, out, patch, io));
   if (interrupted)

@@ -45,6 +45,25 @@ export function toolParametersJsonSchema(spec: ToolSpec): Record<string, unknown
  * providers can cache the prompt prefix.
  */
 export function buildToolManifest(options: { allowCreate: boolean }): ToolDefinition[] {
+  // Built once per option set: every article loop (and the router, every turn) asks for it.
+  const cached = manifests.get(options.allowCreate);
+  if (cached) return cached;
+  const manifest = deepFreeze(buildManifest(options));
+  manifests.set(options.allowCreate, manifest);
+  return manifest;
+}
+
+const manifests = new Map<boolean, ToolDefinition[]>();
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object") {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function buildManifest(options: { allowCreate: boolean }): ToolDefinition[] {
   return toolSpecsFor(options).map((spec) => ({
     type: "function",
     function: {
