@@ -143,6 +143,17 @@ describe("section", () => {
     );
   });
 
+  it("notes the subsections a section replace removed", () => {
+    const outcome = applyEdits(content, [
+      { section: "Usage", mode: "replace", content: "New body.", reason: r },
+    ]);
+    expect(outcome.ok && outcome.applied[0]!.note).toMatchInlineSnapshot(
+      `"replace covered the whole section, so its subsection "Flags" was replaced too; if you meant only the text under the heading, redo the edit as a replace of that text."`,
+    );
+    const last = applyEdits(content, [{ section: "Last", mode: "replace", content: "New.", reason: r }]);
+    expect(last.ok && last.applied[0]!.note).toBeUndefined();
+  });
+
   it("appends at the end of the section, before the next heading of the same or higher level", () => {
     expect(applied(content, [{ section: "Usage::Flags", mode: "append", content: "- b\n", reason: r }])).toBe(
       "# Doc\n\nIntro.\n\n## Usage\n\nRun it.\n\n### Flags\n\n- a\n- b\n\n## Last\n\nEnd.",

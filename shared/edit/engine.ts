@@ -13,7 +13,9 @@ interface Change {
   text: string;
 }
 
-type StepResult = { ok: true; changes: Change[] } | { ok: false; code: EditErrorCode; message: string };
+type StepResult =
+  | { ok: true; changes: Change[]; note?: string }
+  | { ok: false; code: EditErrorCode; message: string };
 
 interface Range {
   index: number;
@@ -52,6 +54,7 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
 
   let current = content;
   const ranges: Range[] = [];
+  const notes = new Map<number, string>();
   for (const [index, edit] of edits.entries()) {
     const step = runStep(current, edit);
     if (!step.ok) {
@@ -64,6 +67,7 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
       return fail(step.code, index, `${step.message}${note}`);
     }
     current = applyChanges(current, step.changes, ranges, index);
+    if (step.note) notes.set(index, step.note);
   }
 
   const problem = structureProblem(content, current);
@@ -97,6 +101,8 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
       context: contextLines(lines, startLine, endLine),
     };
     if (edit.evidence && edit.evidence.length > 0) appliedEdit.evidence = edit.evidence;
+    const note = notes.get(range.index);
+    if (note) appliedEdit.note = note;
     return appliedEdit;
   });
   return { ok: true, content: current, hashBefore, hash: contentHash(current), applied };
@@ -393,7 +399,8 @@ function consumedBy(original: string, edits: Edit[], index: number): string | nu
 }
 
 function sectionStep(content: string, edit: SectionEdit): StepResult {
-  const found = findSection(outlineMarkdown(content), edit.section);
+  const outline = outlineMarkdown(content);
+  const found = findSection(outline, edit.section);
   if (!found.ok) return { ok: false, code: found.code, message: found.message };
   const section: OutlineSection = found.section;
   const lines = new LineIndex(content);
@@ -444,6 +451,18 @@ function sectionStep(content: string, edit: SectionEdit): StepResult {
       ok: false,
       code: "already_applied",
       message: `section "${section.path}" already has exactly this content: the edit looks already applied. Drop it from the batch.`,
+    };
+  }
+  const subsections = outline.sections.filter(
+    (other) =>
+      other.line > section.line && other.line <= section.endLine && other.level === section.level + 1,
+  );
+  if (edit.mode === "replace" && subsections.length > 0) {
+    const titles = subsections.map((other) => `"${other.title}"`).join(", ");
+    return {
+      ok: true,
+      changes: [change],
+      note: `replace covered the whole section, so its subsection${subsections.length === 1 ? "" : "s"} ${titles} ${subsections.length === 1 ? "was" : "were"} replaced too; if you meant only the text under the heading, redo the edit as a replace of that text.`,
     };
   }
   return { ok: true, changes: [change] };
@@ -547,6 +566,7 @@ export function formatEditSuccess(path: string, outcome: Extract<EditOutcome, { 
         ? `line ${applied.startLine}`
         : `lines ${applied.startLine}-${applied.endLine}`;
     out.push("", `Edit ${applied.index} (${applied.kind}): now ${range}`);
+    if (applied.note) out.push(`Note: ${applied.note}`);
     const contextLinesList = applied.context.split("\n");
     const gap = contextLinesList.findIndex((line) => line.startsWith(`${CONTEXT_GAP_MARKER} `));
     let number = Math.max(1, applied.startLine - CONTEXT_LINES);

@@ -37,6 +37,8 @@ export interface AppliedEdit {
   endLine: number;
   /** The edited lines with 3 lines of context before and after, from the final content. */
   context: string;
+  /** What the model should double-check, e.g. subsections a section replace removed. */
+  note?: string;
 }
 
 export type EditOutcome =
