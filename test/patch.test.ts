@@ -49,6 +49,15 @@ describe("createFilePatch", () => {
     `);
   });
 
+  it("applies to paths with spaces and non-ASCII names", () => {
+    for (const path of ["docs/my guide.md", "docs/café.md"]) {
+      const repo = gitRepo({ [path]: "a\nb\n" });
+      writeFileSync(join(repo.dir, "change.patch"), createFilePatch(path, "a\nb\n", "a\nB\n"));
+      repo.git("apply", "change.patch");
+      expect(readFileSync(join(repo.dir, path), "utf8")).toBe("a\nB\n");
+    }
+  });
+
   const cases: [string, string | null, string | null][] = [
     ["LF", "a\nb\nc\n", "a\nB\nc\n"],
     ["CRLF", "a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n"],
