@@ -311,6 +311,14 @@ describe("rejections", () => {
     expect(error.index).toBeNull();
   });
 
+  it("names the edit that breaks the structure, not the last one", () => {
+    const error = errorOf(article, [
+      { old_string: "login(user);\n```", new_string: "login(user);", reason: r },
+      { old_string: "# Login", new_string: "# Sign in", reason: r },
+    ]);
+    expect([error.code, error.index]).toEqual(["unclosed_code_fence", 0]);
+  });
+
   it("leaves everything unapplied when a later edit fails", () => {
     const outcome = applyEdits(article, [
       { old_string: "# Login", new_string: "# Sign in", reason: r },

@@ -74,17 +74,18 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
   if (problem) {
     // Replay to name the first edit after which the structure is broken.
     let replay = content;
-    let culprit = edits.length - 1;
+    let culprit = { index: edits.length - 1, problem };
     for (const [index, edit] of edits.entries()) {
       const step = runStep(replay, edit);
       if (!step.ok) break;
       replay = applyChanges(replay, step.changes, [], index);
-      if (structureProblem(content, replay)) {
-        culprit = index;
+      const early = structureProblem(content, replay);
+      if (early?.code === problem.code) {
+        culprit = { index, problem: early };
         break;
       }
     }
-    return fail(problem.code, culprit, problem.message);
+    return fail(culprit.problem.code, culprit.index, culprit.problem.message);
   }
 
   const lines = new LineIndex(current);
