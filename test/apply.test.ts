@@ -2,30 +2,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { contentHash } from "../shared/hash.js";
 import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
-
-function captureIo(cwd: string): CommandIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env: {},
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  };
-  return io;
-}
+import { captureIo } from "./helpers/io.js";
 
 const LOGIN_BEFORE = "# Login\n\nRun `impact login --user NAME`.\n";
 const LOGIN_AFTER = "# Login\n\nRun `impact login --account NAME`.\n";

@@ -1,27 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { BacktestReportSchema } from "../cli/detect/backtest.js";
-import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { gitRepo } from "./helpers/git-repo.js";
-
-function captureIo(cwd: string): CommandIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env: {},
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  };
-  return io;
-}
+import { captureIo } from "./helpers/io.js";
 
 /** A history with known answers: 3 commits changed code and an existing article. */
 function history() {

@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createGitHubClient, upsertPullRequestComment } from "../cli/github.js";
-import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import type { Audit } from "../shared/audit.js";
 import {
@@ -16,27 +15,9 @@ import {
 import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
 
 const TOKEN = "ghs_test_not_a_real_token_0000";
-
-function captureIo(cwd: string, env: Record<string, string | undefined> = {}) {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env,
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  } satisfies CommandIo & { out: string; err: string };
-  return io;
-}
 
 function sampleAudit(): Audit {
   return auditOf([

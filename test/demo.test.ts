@@ -7,6 +7,7 @@ import { main } from "../cli/main.js";
 import { buildDemoRepository, runDemo } from "../examples/demo/demo.mjs";
 import { RecordingSchema } from "../shared/model/replay.js";
 import { makeTempDir } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
 import {
   type ScriptedModelServer,
   type ScriptStep,
@@ -96,25 +97,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function captureIo(cwd: string, env: Record<string, string>) {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env,
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  };
-  return io;
-}
 
 describe("the demo", () => {
   it("replay.json is a genuine recording of the pipeline against the scripted model (IMPACT_UPDATE_DEMO=1 re-records)", async () => {

@@ -1,33 +1,14 @@
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { buildPlan } from "../cli/pipeline.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-
-function captureIo(cwd: string, stdin = ""): CommandIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env: {},
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => stdin,
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  };
-  return io;
-}
+import { captureIo } from "./helpers/io.js";
 
 async function plan(repo: TestRepo, args: string[], stdin?: string) {
-  const io = captureIo(repo.dir, stdin);
+  const io = captureIo(repo.dir, {}, { stdin });
   const code = await main(["plan", ...args], io);
   const normalise = (text: string) =>
     text

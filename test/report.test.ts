@@ -1,30 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { renderReport } from "../shared/render/report.js";
 import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
 import { makeTempDir } from "./helpers/git-repo.js";
-
-function captureIo(cwd: string): CommandIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env: {},
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  };
-  return io;
-}
+import { captureIo } from "./helpers/io.js";
 
 const audit = auditOf([
   auditArticle("docs/unchanged.md", { status: "unchanged" }),

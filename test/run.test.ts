@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
 import { contentHash } from "../shared/hash.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
 import {
   type Script,
   type ScriptedModelServer,
@@ -66,25 +66,6 @@ function portRepo(): TestRepo {
   return repo;
 }
 
-function captureIo(cwd: string, env: Record<string, string>, signal?: AbortSignal) {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env,
-    isTTY: false as boolean,
-    signal: signal ?? new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  } satisfies CommandIo & { out: string; err: string };
-  return io;
-}
-
 let servers: ScriptedModelServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.map((server) => server.close()));
@@ -102,7 +83,7 @@ async function run(
   const io = captureIo(
     repo.dir,
     { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "test-model", ...options.env },
-    options.signal,
+    { signal: options.signal },
   );
   io.isTTY = options.isTTY ?? false;
   const code = await main(["run", ...args], io);

@@ -1,26 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { redactSecrets } from "../shared/redact.js";
-
-function captureIo(): CommandIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    cwd: process.cwd(),
-    env: {},
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  };
-  return io;
-}
+import { captureIo } from "./helpers/io.js";
 
 describe("impact entry point", () => {
   it("prints its version", async () => {

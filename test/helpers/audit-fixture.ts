@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import type { CommandIo } from "../../cli/io.js";
 import { type Audit, type AuditArticle, AuditSchema } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
 import { gitRepo, type TestRepo } from "./git-repo.js";
@@ -111,24 +110,7 @@ export function fixScript(names: string[]): Script {
   );
 }
 
-export function captureIo(cwd: string, env: Record<string, string>) {
-  const io = {
-    out: "",
-    err: "",
-    cwd,
-    env,
-    isTTY: false,
-    signal: new AbortController().signal,
-    readStdin: async () => "",
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  } satisfies CommandIo & { out: string; err: string };
-  return io;
-}
+export { captureIo } from "./io.js";
 
 export function readAuditAt(path: string): Audit {
   return AuditSchema.parse(JSON.parse(readFileSync(path, "utf8")));

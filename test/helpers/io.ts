@@ -1,0 +1,27 @@
+import type { CommandIo } from "../../cli/io.js";
+
+/** A CommandIo that collects what a command prints, for assertions. */
+export type CapturedIo = CommandIo & { out: string; err: string };
+
+export function captureIo(
+  cwd: string = process.cwd(),
+  env: Record<string, string | undefined> = {},
+  options: { stdin?: string; signal?: AbortSignal; isTTY?: boolean } = {},
+): CapturedIo {
+  const io: CapturedIo = {
+    out: "",
+    err: "",
+    cwd,
+    env,
+    isTTY: options.isTTY ?? false,
+    signal: options.signal ?? new AbortController().signal,
+    readStdin: async () => options.stdin ?? "",
+    stdout: (text: string) => {
+      io.out += text;
+    },
+    stderr: (text: string) => {
+      io.err += text;
+    },
+  };
+  return io;
+}
