@@ -59,7 +59,9 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
 }
 
 function exitCodeFor(error: unknown, io: CommandIo): number {
-  const say = (message: string) => io.stderr(`impact: ${redactSecrets(message, io.env)}\n`);
+  // Messages that already name their command ("impact serve: …") get no second prefix.
+  const say = (message: string) =>
+    io.stderr(`${/^impact [a-z]+: /.test(message) ? "" : "impact: "}${redactSecrets(message, io.env)}\n`);
   if (error instanceof Interrupted || isAbortError(error)) {
     say(error instanceof Error ? error.message : "interrupted");
     return 130;

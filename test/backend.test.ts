@@ -93,21 +93,21 @@ describe("impact serve", () => {
       return `${code} ${io.err}`;
     };
     expect(await run([], {})).toMatchInlineSnapshot(`
-      "2 impact: impact serve: nothing to serve; set IMPACT_SERVER_TOKENS and OPENAI_API_KEY (router) and/or GITHUB_WEBHOOK_SECRET and GITHUB_TOKEN (PR bot)
+      "2 impact serve: nothing to serve; set IMPACT_SERVER_TOKENS and OPENAI_API_KEY (router) and/or GITHUB_WEBHOOK_SECRET and GITHUB_TOKEN (PR bot)
       "
     `);
     expect(
       await run([], { IMPACT_SERVER_TOKENS: "short", OPENAI_API_KEY: UPSTREAM_KEY }),
     ).toMatchInlineSnapshot(`
-      "2 impact: impact serve: every token in IMPACT_SERVER_TOKENS needs at least 16 characters
+      "2 impact serve: every token in IMPACT_SERVER_TOKENS needs at least 16 characters
       "
     `);
     expect(await run([], { IMPACT_SERVER_TOKENS: TOKEN })).toMatchInlineSnapshot(`
-      "2 impact: impact serve: IMPACT_SERVER_TOKENS is set but OPENAI_API_KEY is not
+      "2 impact serve: IMPACT_SERVER_TOKENS is set but OPENAI_API_KEY is not
       "
     `);
     expect(await run(["--port", "http"], { PORT: "1" })).toMatchInlineSnapshot(`
-      "2 impact: impact serve: the port must be a number from 0 to 65535, got "http"
+      "2 impact serve: the port must be a number from 0 to 65535, got "http"
       "
     `);
     expect(await run([], { PORT: "99999" })).toContain('got "99999"');

@@ -221,15 +221,15 @@ describe("impact comment", () => {
       return `${code} ${io.err}`;
     };
     expect(await run(["audit.json", "--pr", "1", "--repo", "a/b"], {})).toMatchInlineSnapshot(`
-      "2 impact: impact comment: GITHUB_TOKEN is not set (or use --dry-run)
+      "2 impact comment: GITHUB_TOKEN is not set (or use --dry-run)
       "
     `);
     expect(await run(["audit.json", "--pr", "1"], { GITHUB_TOKEN: TOKEN })).toMatchInlineSnapshot(`
-      "2 impact: impact comment: no repository; pass --repo owner/name or set GITHUB_REPOSITORY
+      "2 impact comment: no repository; pass --repo owner/name or set GITHUB_REPOSITORY
       "
     `);
     expect(await run(["audit.json", "--repo", "a/b"], { GITHUB_TOKEN: TOKEN })).toMatchInlineSnapshot(`
-      "2 impact: impact comment: no pull request; pass --pr N
+      "2 impact comment: no pull request; pass --pr N
       "
     `);
     expect(
