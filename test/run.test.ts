@@ -160,8 +160,9 @@ describe("impact run, end to end through the openai SDK", () => {
         }),
       ]);
       expect(server_.editReasons).toEqual(["DEFAULT_PORT changed from 8080 to 9090 in src/server.ts"]);
-      // The user's files are untouched without --apply.
+      // The user's files are untouched without --apply, and the outputs stay out of git status.
       expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toBe(SERVER_DOC);
+      expect(repo.git("status", "--porcelain")).toBe("");
       // The combined patch applies with real git to the base tree (the docs did not change in the commit).
       const base = repo.git("rev-parse", "HEAD~1");
       repo.git("checkout", "-q", base);

@@ -10,6 +10,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../agent/budget.js";
 import { TerminalProgress } from "../agent/progress.js";
 import { runImpact } from "../agent/run-impact.js";
 import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "../args.js";
+import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import type { Command, CommandIo } from "../io.js";
 import { buildPlan } from "../pipeline.js";
 import { writeStepSummary } from "../step-summary.js";
@@ -116,8 +117,9 @@ export const command: Command = async (argv, io) => {
 
   const showProgress = io.isTTY && !values.json && !values.quiet;
   let progress: TerminalProgress | undefined;
-  const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, ".impact/audit.json"));
-  const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, ".impact/impact.patch"));
+  const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, OUTPUT_DIR, "audit.json"));
+  const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, OUTPUT_DIR, "impact.patch"));
+  if (values.out === undefined || values.patch === undefined) await ignoreOutputDir(built.repoRoot);
   let result: Awaited<ReturnType<typeof runImpact>>;
   try {
     result = await runImpact({
