@@ -505,6 +505,26 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(summary).not.toContain(KEY);
   });
 
+  it("needs no model (and no key) when no article goes to the model", async () => {
+    const repo = portRepo();
+    // The last commit edits both docs itself: they are touched, and nothing is sent.
+    repo.commit({
+      "src/server.ts":
+        "export const DEFAULT_PORT = 7070;\nexport function serve() {}\nexport function stop() {}\n",
+      "docs/server.md": SERVER_DOC.replace("8080", "7070"),
+      "docs/cli.md": CLI_DOC.replaceAll("8080", "7070"),
+    });
+    const io = captureIo(repo.dir, {});
+    expect(await main(["run", "--quiet"], io)).toBe(0);
+    expect(io.err).toBe("");
+    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+    expect(audit.totals).toMatchObject({ articles: 2, touched: 2, updated: 0 });
+    expect(audit.model).toBe("gpt-4.1-mini");
+    // Sending the touched articles does need a model.
+    expect(await main(["run", "--include-touched"], io)).toBe(2);
+    expect(io.err).toContain("no model configured");
+  });
+
   it("refuses bad flags with exit 2 before any model call, and says how to set a key up", async () => {
     const repo = portRepo();
     const bad = await run(repo, [], ["--shard", "3/2"]);

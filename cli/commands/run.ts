@@ -2,13 +2,13 @@ import { resolve } from "node:path";
 import type { Audit } from "../../shared/audit.js";
 import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js";
 import { createRecordingModelClient } from "../../shared/model/replay.js";
-import { resolveModelClient } from "../../shared/model/resolve.js";
+import { DEFAULT_MODEL, resolveModelClient } from "../../shared/model/resolve.js";
 import type { ModelClient } from "../../shared/model/types.js";
 import { renderReport } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../agent/budget.js";
 import { TerminalProgress } from "../agent/progress.js";
-import { runImpact } from "../agent/run-impact.js";
+import { runImpact, selectArticles } from "../agent/run-impact.js";
 import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "../args.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import type { Command, CommandIo } from "../io.js";
@@ -93,23 +93,32 @@ export const command: Command = async (argv, io) => {
       "--apply writes the working tree, so --head must be the checked-out commit (or left out)",
     );
   }
-  let model: ModelClient = await resolveModelClient({
-    // The flag, then the environment, then the config file, then the default.
-    ...((values.model ?? io.env.IMPACT_MODEL ?? built.config.model)
-      ? { model: values.model ?? io.env.IMPACT_MODEL ?? built.config.model }
-      : {}),
-    env: io.env,
-    cwd: io.cwd,
-    ...(values.stream ? { stream: true } : {}),
-    ...(values.router
-      ? {
-          router: {
-            url: values.router,
-            ...(io.env.IMPACT_ROUTER_TOKEN ? { token: io.env.IMPACT_ROUTER_TOKEN } : {}),
-          },
-        }
-      : {}),
-  });
+  // The flag, then the environment, then the config file, then the default.
+  const modelName = values.model ?? io.env.IMPACT_MODEL ?? built.config.model;
+  const selection = {
+    ...(values.only === undefined ? {} : { only: values.only }),
+    ...(shard ? { shard } : {}),
+  };
+  // A change that impacts no article needs no model: the PR check passes without a key.
+  const needsModel = selectArticles(built.plan.articles, selection).some(
+    (article) => article.status === "impacted" || values["include-touched"],
+  );
+  let model: ModelClient = needsModel
+    ? await resolveModelClient({
+        ...(modelName ? { model: modelName } : {}),
+        env: io.env,
+        cwd: io.cwd,
+        ...(values.stream ? { stream: true } : {}),
+        ...(values.router
+          ? {
+              router: {
+                url: values.router,
+                ...(io.env.IMPACT_ROUTER_TOKEN ? { token: io.env.IMPACT_ROUTER_TOKEN } : {}),
+              },
+            }
+          : {}),
+      })
+    : unusedModel(modelName ?? DEFAULT_MODEL);
   const recording = values.record
     ? createRecordingModelClient(model, resolve(io.cwd, values.record), { env: io.env })
     : undefined;
@@ -130,8 +139,7 @@ export const command: Command = async (argv, io) => {
       apply: values.apply ?? false,
       allowCreate: values["allow-create"] ?? false,
       includeTouched: values["include-touched"] ?? false,
-      ...(values.only === undefined ? {} : { only: values.only }),
-      ...(shard ? { shard } : {}),
+      ...selection,
       concurrency: concurrency ?? built.config.concurrency ?? DEFAULT_CONCURRENCY,
       maxTurns: maxTurns ?? built.config.maxTurns ?? DEFAULT_MAX_TURNS,
       env: io.env,
@@ -208,4 +216,14 @@ function renderSummary(audit: Audit, out: string, patch: string, io: CommandIo):
     `patch: ${shown(patch)}${audit.applied ? " (applied)" : ""}`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** Stands in when no article goes to the model; being called would be a bug. */
+function unusedModel(model: string): ModelClient {
+  return {
+    model,
+    complete: async () => {
+      throw new Error("bug: no article needed the model, yet it was called");
+    },
+  };
 }
