@@ -120,8 +120,8 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
 }
 
 /**
- * A fresh repository with just the two commits (depth 1 each is enough: the diff needs
- * both trees, not the history between them). An https URL authenticates with the token
+ * A fresh repository with the two commits and just enough history to reach their merge
+ * base. An https URL authenticates with the token
  * through `http.extraHeader` given as GIT_CONFIG_* environment variables: the same as
  * `git -c`, but visible neither in the process list nor in the URL or `.git/config`.
  */
@@ -143,18 +143,58 @@ async function fetchPullRequest(
       GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
     });
   }
-  const steps: string[][] = [
-    ["init", "-q", clone],
-    ["-C", clone, "fetch", "-q", "--no-tags", "--depth=1", "--", url, job.headSha, job.baseSha],
-    ["-C", clone, "-c", "advice.detachedHead=false", "checkout", "-q", "--detach", job.headSha],
-  ];
-  for (const args of steps) {
+  const git = async (step: string, args: string[]) => {
     const result = await run("git", args, { cwd: tmpdir(), env, signal });
-    if (result.code !== 0) {
-      const step = args.includes("fetch") ? "fetch" : args.includes("checkout") ? "checkout" : "init";
-      throw new Error(`git ${step} failed: ${redact(tail(result.stderr, 1000))}`);
-    }
+    if (result.code !== 0) throw new Error(`git ${step} failed: ${redact(tail(result.stderr, 1000))}`);
+  };
+  const fetch = (depth: string) =>
+    git("fetch", ["-C", clone, "fetch", "-q", "--no-tags", depth, "--", url, job.headSha, job.baseSha]);
+  await git("init", ["init", "-q", clone]);
+  await fetch("--depth=1");
+  // impact run diffs from the merge base (what GitHub shows as the PR's change), so deepen
+  // the history until the two commits meet, then fall back to the whole history.
+  for (let deepen = 0; !(await hasMergeBase(clone, job, env, signal)); deepen += 1) {
+    // Unrelated histories have no merge base however deep; impact run then diffs the two.
+    if (!(await isShallow(clone, env, signal))) break;
+    await fetch(deepen < MAX_DEEPEN_STEPS ? `--deepen=${DEEPEN_BY * 2 ** deepen}` : "--unshallow");
   }
+  await git("checkout", [
+    "-C",
+    clone,
+    "-c",
+    "advice.detachedHead=false",
+    "checkout",
+    "-q",
+    "--detach",
+    job.headSha,
+  ]);
+}
+
+/** History is deepened by 64, 128, 256 … commits, this many times, before fetching it all. */
+const DEEPEN_BY = 64;
+const MAX_DEEPEN_STEPS = 5;
+
+async function isShallow(clone: string, env: Record<string, string>, signal: AbortSignal): Promise<boolean> {
+  const result = await run("git", ["-C", clone, "rev-parse", "--is-shallow-repository"], {
+    cwd: tmpdir(),
+    env,
+    signal,
+  });
+  return result.stdout.trim() === "true";
+}
+
+async function hasMergeBase(
+  clone: string,
+  job: PullRequestJob,
+  env: Record<string, string>,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const result = await run("git", ["-C", clone, "merge-base", job.baseSha, job.headSha], {
+    cwd: tmpdir(),
+    env,
+    signal,
+  });
+  return result.code === 0;
 }
 
 /** Git without the host's global config, prompts or hooks. */

@@ -269,6 +269,11 @@ if (command === "run") {
   record.readme = readFileSync(repo + "/docs/a.md", "utf8");
   record.config = readFileSync(flag("--config"), "utf8");
   record.gitConfig = readFileSync(repo + "/.git/config", "utf8");
+  try {
+    record.mergeBase = execFileSync("git", ["merge-base", flag("--base"), flag("--head")], { cwd: repo, encoding: "utf8" }).trim();
+  } catch {
+    record.mergeBase = null;
+  }
   writeFileSync(flag("--out"), "{}");
 }
 appendFileSync(process.env.FAKE_IMPACT_LOG, JSON.stringify(record) + "\\n");
@@ -364,6 +369,46 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     expect(commentCall.env).toEqual(["FAKE_IMPACT_LOG", "GITHUB_API_URL", "GITHUB_TOKEN"]);
     expect(logs.join("")).toContain('"msg":"comment done"');
     expect(logs.join("")).not.toContain(GITHUB_TOKEN);
+  });
+
+  it("fetches enough history to reach the merge base when the base branch moved on", async () => {
+    const source = gitRepo({ "docs/a.md": "# A\n", "src/a.ts": "export const a = 1;\n" });
+    const forkPoint = source.git("rev-parse", "HEAD");
+    source.git("checkout", "-q", "-b", "feature");
+    for (let index = 2; index <= 4; index += 1) source.commit({ "src/a.ts": `export const a = ${index};\n` });
+    const head = source.git("rev-parse", "HEAD");
+    source.git("checkout", "-q", "main");
+    const base = source.commit({ "src/b.ts": "export const b = 1;\n" });
+
+    const work = makeTempDir();
+    const cli = join(work, "fake-impact.mjs");
+    writeFileSync(cli, FAKE_CLI);
+    const log = join(work, "calls.jsonl");
+    const pipeline = createPullRequestPipeline({
+      cli: { command: process.execPath, args: [cli] },
+      runEnv: { FAKE_IMPACT_LOG: log },
+      commentEnv: { FAKE_IMPACT_LOG: log },
+      timeoutMs: 60_000,
+      workRoot: work,
+      logger: createLogger(() => {}, {}),
+    });
+    const job = JSON.parse(fixture("pull_request.opened", { base, head, cloneUrl: `file://${source.dir}` }));
+    await pipeline(
+      {
+        deliveryId: "deepen-1",
+        number: job.number,
+        baseSha: base,
+        headSha: head,
+        repository: { fullName: job.repository.full_name, cloneUrl: job.repository.clone_url },
+      },
+      new AbortController().signal,
+    );
+    const [runCall] = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(runCall.head).toBe(head);
+    expect(runCall.mergeBase).toBe(forkPoint);
   });
 
   it("uses an empty config when the base commit has none, and comments even when articles failed", async () => {
