@@ -8,6 +8,10 @@
  * characters (no strings made) and checks them against a bitmap holding, for every term,
  * the hash of its longest part. A run that contains a term contains that part, so only runs
  * that pass the bitmap are turned into strings and looked up exactly.
+ *
+ * Bytes are scanned faster still when every term is long enough to skip over (see
+ * `scanBytesSkipping`): only the runs where some term could occur are looked at, with the
+ * same bitmap test and exact lookups as above, so the result is the same.
  */
 export class ReferenceMatcher {
   private readonly ids = new Map<string, number>();
@@ -16,6 +20,12 @@ export class ReferenceMatcher {
   private readonly strict: Uint8Array;
   private readonly bitmap = new Uint32Array(BITMAP_BITS >>> 5);
   private stamp = 0;
+  /**
+   * For the skipping scan: how far the window may move when its last bytes form a given
+   * gram (Wu-Manber), the window's length and the gram's length; undefined when some term
+   * is too short for skipping to pay.
+   */
+  private readonly skip: { shifts: Uint8Array; window: number; gram: number } | undefined;
 
   /**
    * `terms[i]` is reported as id `i`; duplicate terms report the first id. A term for which
@@ -38,6 +48,7 @@ export class ReferenceMatcher {
       this.bitmap[hash >>> 5]! |= 1 << (hash & 31);
     });
     this.stamps = new Int32Array(terms.length);
+    this.skip = skipTable(terms);
   }
 
   get size(): number {
@@ -53,6 +64,7 @@ export class ReferenceMatcher {
     if (this.ids.size === 0) return found;
     this.stamp += 1;
     if (typeof text === "string") this.scanString(text, found);
+    else if (this.skip) this.scanBytesSkipping(text, found, this.skip);
     else this.scanBytes(text, found);
     return found;
   }
@@ -143,6 +155,78 @@ export class ReferenceMatcher {
     }
   }
 
+  /**
+   * scanBytes for long terms, visiting a fraction of the bytes (Wu-Manber). A window of
+   * `window` bytes slides over the text; every term is at least that long, so where a term
+   * starts, the window's last `gram` bytes are a gram of that term's first `window` bytes.
+   * `shifts` says, for each gram, how far the window can move without passing such a start
+   * (the full `window - gram + 1` for grams no term has, such as any with a space). Where
+   * the shift is 0 a term may start at the window's first byte: the run around that byte is
+   * checked as scanBytes checks runs, and the scan resumes past the run, since terms never
+   * span two runs. Runs are checked in text order, so the ids come in the same order.
+   */
+  private scanBytesSkipping(
+    bytes: Uint8Array,
+    found: number[],
+    skip: { shifts: Uint8Array; window: number; gram: number },
+  ): void {
+    const { shifts, window, gram } = skip;
+    const length = bytes.length;
+    let last = window - 1;
+    while (last < length) {
+      const code = CLASS[bytes[last]!]!;
+      const index =
+        gram === 3
+          ? (CLASS[bytes[last - 2]!]! * CLASSES + CLASS[bytes[last - 1]!]!) * CLASSES + code
+          : CLASS[bytes[last - 1]!]! * CLASSES + code;
+      const shift = shifts[index]!;
+      if (shift > 0) {
+        last += shift;
+        continue;
+      }
+      let start = last - window + 1;
+      if (TOKEN[bytes[start]!] === 0) {
+        last += 1;
+        continue;
+      }
+      while (start > 0 && TOKEN[bytes[start - 1]!] !== 0) start -= 1;
+      let end = start + 1;
+      while (end < length && TOKEN[bytes[end]!] !== 0) end += 1;
+      // A run shorter than the window holds no term.
+      if (end - start >= window) this.checkRun(bytes, start, end, found);
+      // The next term starts after this run's end, past at least one byte outside any run.
+      last = end + window;
+    }
+  }
+
+  /** scanBytes' test of one whole run `bytes[start, end)`: the bitmap, then the exact lookups. */
+  private checkRun(bytes: Uint8Array, start: number, end: number, found: number[]): void {
+    const bitmap = this.bitmap;
+    let candidate = false;
+    let hash = FNV_OFFSET;
+    let settled = FNV_OFFSET;
+    let partLength = 0;
+    for (let index = start; index < end; index += 1) {
+      const code = bytes[index]!;
+      const kind = TOKEN[code]!;
+      if (kind === SEPARATOR) {
+        if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
+        hash = FNV_OFFSET;
+        settled = FNV_OFFSET;
+        partLength = 0;
+      } else {
+        hash = Math.imul(hash ^ code, FNV_PRIME);
+        if (kind !== DASH) settled = hash;
+        partLength += 1;
+      }
+    }
+    if (partLength > 0 && testBit(bitmap, settled)) candidate = true;
+    if (candidate && end - start > 1) {
+      const code = isCodeContext(start > 0 ? bytes[start - 1]! : 0, end < bytes.length ? bytes[end]! : 0);
+      this.exact(LATIN1.decode(bytes.subarray(start, end)), found, code);
+    }
+  }
+
   /** The exact lookups for one run that passed the bitmap. */
   private exact(token: string, found: number[], codeContext: boolean): void {
     let start = 0;
@@ -185,6 +269,49 @@ for (let code = 0; code < 128; code += 1) {
   else if (char === "-") TOKEN[code] = DASH;
 }
 const TRAILING = new Set([45, 46, 47]);
+
+/** Each byte's class for the skip table: 0 outside runs, 1 to CLASSES - 1 for run characters. */
+const CLASS = new Uint8Array(256);
+let classes = 1;
+for (let code = 0; code < 128; code += 1) if (TOKEN[code] !== 0) CLASS[code] = classes++;
+const CLASSES = classes;
+/** Terms shorter than this make the skipping scan no faster than scanBytes. */
+const MIN_SKIP_WINDOW = 4;
+/** Longer windows would only matter for shifts beyond what a Uint8Array holds. */
+const MAX_SKIP_WINDOW = 255;
+
+/**
+ * The skipping scan's table (see scanBytesSkipping), or undefined when a term is shorter
+ * than MIN_SKIP_WINDOW. Terms with a character outside runs can never be found (every
+ * lookup is of a run or a part of one), so they do not shorten the window.
+ */
+function skipTable(
+  terms: readonly string[],
+): { shifts: Uint8Array; window: number; gram: number } | undefined {
+  const findable = terms.filter((term) => {
+    for (let index = 0; index < term.length; index += 1) {
+      const code = term.charCodeAt(index);
+      if (code >= 128 || TOKEN[code] === 0) return false;
+    }
+    return true;
+  });
+  if (findable.length === 0) return undefined;
+  let shortest = Number.POSITIVE_INFINITY;
+  for (const term of findable) shortest = Math.min(shortest, term.length);
+  if (shortest < MIN_SKIP_WINDOW) return undefined;
+  const window = Math.min(shortest, MAX_SKIP_WINDOW);
+  // Three-byte grams tell more apart, but leave shorter windows too little room to move.
+  const gram = window >= 6 ? 3 : 2;
+  const shifts = new Uint8Array(CLASSES ** gram).fill(window - gram + 1);
+  for (const term of findable) {
+    for (let end = gram - 1; end < window; end += 1) {
+      let index = 0;
+      for (let at = end - gram + 1; at <= end; at += 1) index = index * CLASSES + CLASS[term.charCodeAt(at)]!;
+      shifts[index] = Math.min(shifts[index]!, window - 1 - end);
+    }
+  }
+  return { shifts, window, gram };
+}
 const LATIN1 = new TextDecoder("latin1");
 
 function hashOf(text: string, start: number, end: number): number {
