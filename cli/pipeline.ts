@@ -8,6 +8,7 @@ import { listArticles, readArticles } from "./detect/articles.js";
 import { detectImpact } from "./detect/detector.js";
 import { loadChangeSet } from "./git/changeset.js";
 import { gitAt, repositoryRoot, resolveCommit } from "./git/git.js";
+import { startSymbolExtractor } from "./git/symbol-extractor.js";
 
 export interface BuildPlanOptions {
   repo: string;
@@ -36,24 +37,31 @@ export interface BuiltPlan {
  * plan describes the docs as they are at that head.
  */
 export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
-  const repoRoot = await repositoryRoot(options.repo);
-  const config = await loadConfig(repoRoot, options.config);
-  const diffText = options.diff === undefined ? undefined : await readDiff(options.diff, options.readStdin);
-  // git computes the diff while the articles are listed and read.
-  const changeSetPromise = loadChangeSet({
-    repo: repoRoot,
-    base: options.base,
-    head: options.head,
-    diffText,
-  });
-  changeSetPromise.catch(() => {});
-  const articleSource = await articleSourceFor(repoRoot, options.head);
-  const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
-  const paths = await listArticles(repoRoot, config, { revision });
-  const articles = await readArticles(repoRoot, paths, { revision });
-  const changeSet = await changeSetPromise;
-  const plan = detectImpact({ changeSet, articles, config });
-  return { plan, changeSet, config, repoRoot, articleSource };
+  // First, so the worker compiles TypeScript while this thread talks to git.
+  const extractor = startSymbolExtractor();
+  try {
+    const repoRoot = await repositoryRoot(options.repo);
+    const config = await loadConfig(repoRoot, options.config);
+    const diffText = options.diff === undefined ? undefined : await readDiff(options.diff, options.readStdin);
+    // git computes the diff while the articles are listed and read.
+    const changeSetPromise = loadChangeSet({
+      repo: repoRoot,
+      base: options.base,
+      head: options.head,
+      diffText,
+      extractor,
+    });
+    changeSetPromise.catch(() => {});
+    const articleSource = await articleSourceFor(repoRoot, options.head);
+    const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
+    const paths = await listArticles(repoRoot, config, { revision });
+    const articles = await readArticles(repoRoot, paths, { revision });
+    const changeSet = await changeSetPromise;
+    const plan = detectImpact({ changeSet, articles, config });
+    return { plan, changeSet, config, repoRoot, articleSource };
+  } finally {
+    extractor.close();
+  }
 }
 
 async function readDiff(source: string, readStdin: () => Promise<string>): Promise<string> {

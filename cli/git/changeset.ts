@@ -5,7 +5,8 @@ import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
 import { EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "./git.js";
-import { extractSymbols, isProse, languageOf, loadTypeScript } from "./symbols.js";
+import { inProcessExtractor, type SymbolExtractor, type SymbolJob } from "./symbol-extractor.js";
+import { isProse, languageOf } from "./symbols.js";
 
 export interface ChangeSetOptions {
   repo: string;
@@ -13,6 +14,8 @@ export interface ChangeSetOptions {
   head?: string;
   /** A unified diff to use instead of asking git. */
   diffText?: string;
+  /** Where symbols are extracted (default: in-process). */
+  extractor?: SymbolExtractor;
 }
 
 /**
@@ -23,23 +26,66 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   await requireDirectory(options.repo);
   if (options.diffText !== undefined) return changeSetFromDiff(options, options.diffText);
   const git = gitAt(options.repo);
-  const root = await requireRepository(git, options.repo);
-  const { base, head } = await resolveRange(git, options.base, options.head);
-  const diff = await git.raw([
-    "diff",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-relative",
-    "--find-renames",
-    "--submodule=short",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    base,
-    head,
+  // Both git calls start now; the repository check still decides which error is reported.
+  const rootPromise = requireRepository(git, options.repo);
+  const rangePromise = resolveRange(git, options.base, options.head);
+  rangePromise.catch(() => {});
+  const root = await rootPromise;
+  const { base, head } = await rangePromise;
+  const common = ["--no-ext-diff", "--no-textconv", "--no-relative", "--find-renames"];
+  // The raw listing runs alongside the patch: it names each side's blob by sha, and
+  // `git cat-file` finds a blob by sha about three times faster than by `rev:path`.
+  const [diff, raw] = await Promise.all([
+    git.raw([
+      "diff",
+      "--no-color",
+      ...common,
+      "--submodule=short",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      base,
+      head,
+    ]),
+    git.raw(["diff", "--raw", "-z", "--no-abbrev", ...common, base, head]),
   ]);
   const files = parseUnifiedDiff(diff);
-  return { base, head, files, symbols: await symbolsOf(files, root, base, head) };
+  return {
+    base,
+    head,
+    files,
+    symbols: await symbolsOf(options.extractor, files, root, base, head, blobShas(raw)),
+  };
+}
+
+const NULL_SHA = /^0+$/;
+
+/**
+ * `git diff --raw -z` as a map from each file's path after the change to the blob shas of
+ * its two sides (undefined for a side that does not exist, or a work-tree side).
+ */
+function blobShas(raw: string): Map<string, { before?: string; after?: string }> {
+  const shas = new Map<string, { before?: string; after?: string }>();
+  const fields = raw.split("\0");
+  let index = 0;
+  while (index < fields.length) {
+    const header = fields[index]!;
+    if (!header.startsWith(":")) {
+      index += 1;
+      continue;
+    }
+    // ":<old mode> <new mode> <old sha> <new sha> <status>", then one path, or two for
+    // renames and copies (old, new).
+    const [, , before, after, status = ""] = header.split(" ");
+    const twoPaths = status.startsWith("R") || status.startsWith("C");
+    const path = fields[index + (twoPaths ? 2 : 1)];
+    index += twoPaths ? 3 : 2;
+    if (path === undefined || before === undefined || after === undefined) continue;
+    shas.set(path, {
+      before: NULL_SHA.test(before) ? undefined : before,
+      after: NULL_SHA.test(after) ? undefined : after,
+    });
+  }
+  return shas;
 }
 
 async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): Promise<ChangeSet> {
@@ -57,10 +103,15 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
     ]);
     if (baseSha && headSha) {
       const root = (await git.revparse(["--show-toplevel"])).trim();
-      return { base, head, files, symbols: await symbolsOf(files, root, baseSha, headSha) };
+      return {
+        base,
+        head,
+        files,
+        symbols: await symbolsOf(options.extractor, files, root, baseSha, headSha),
+      };
     }
   }
-  return { base, head, files, symbols: await symbolsOf(files) };
+  return { base, head, files, symbols: await symbolsOf(options.extractor, files) };
 }
 
 async function requireDirectory(dir: string): Promise<void> {
@@ -91,7 +142,11 @@ export async function resolveRange(
   headRevision: string | undefined,
 ): Promise<{ base: string; head: string }> {
   const headName = headRevision ?? "HEAD";
-  const head = await resolveCommit(git, headName);
+  // The head and the base (or the head's parent) resolve at the same time.
+  const [head, base] = await Promise.all([
+    resolveCommit(git, headName),
+    resolveCommit(git, baseRevision ?? `${headName}~1`),
+  ]);
   if (!head) {
     if (headRevision === undefined)
       throw new GitError("the repository has no commits yet; commit something first");
@@ -100,30 +155,35 @@ export async function resolveRange(
     );
   }
   if (baseRevision !== undefined) {
-    const base = await resolveCommit(git, baseRevision);
     if (base) return { base, head };
     if (await isShallow(git)) throw new GitError(`--base ${baseRevision} is not available: ${SHALLOW_HINT}`);
     throw new GitError(
       `unknown revision "${baseRevision}" for --base (check the name, or fetch it: git fetch origin ${baseRevision})`,
     );
   }
-  const parent = await resolveCommit(git, `${head}~1`);
-  if (parent) return { base: parent, head };
+  if (base) return { base, head };
   if (await isShallow(git)) throw new GitError(`the parent of ${headName} is not available: ${SHALLOW_HINT}`);
   // The first commit of a repository: compare with the empty tree.
   return { base: EMPTY_TREE, head };
 }
 
-async function symbolsOf(files: ChangedFile[], root?: string, base?: string, head?: string) {
+async function symbolsOf(
+  extractor: SymbolExtractor = inProcessExtractor,
+  files: ChangedFile[],
+  root?: string,
+  base?: string,
+  head?: string,
+  shas = new Map<string, { before?: string; after?: string }>(),
+) {
   const code = files.filter(
     (file) => !file.binary && file.status !== "submodule" && !isProse(file.path) && file.hunks.length > 0,
   );
-  const typescript = code.some((file) => languageOf(file.path) === "typescript")
-    ? await loadTypeScript()
-    : undefined;
   let blobs = new Map<string, string | undefined>();
+  // By sha when the raw listing named the blob, else by revision and path.
   const specOf = (file: ChangedFile, side: "base" | "head") =>
-    side === "base" ? `${base}:${file.oldPath ?? file.path}` : `${head}:${file.path}`;
+    side === "base"
+      ? (shas.get(file.path)?.before ?? `${base}:${file.oldPath ?? file.path}`)
+      : (shas.get(file.path)?.after ?? `${head}:${file.path}`);
   const withLanguage = code.filter((file) => languageOf(file.path));
   if (root && base && head) {
     const specs: string[] = [];
@@ -133,13 +193,13 @@ async function symbolsOf(files: ChangedFile[], root?: string, base?: string, hea
     }
     blobs = await readBlobs(root, specs);
   }
-  return code.flatMap((file) => {
-    if (!(root && base && head && languageOf(file.path))) return extractSymbols({ file, typescript });
-    return extractSymbols({
+  const jobs = code.map((file): SymbolJob => {
+    if (!(root && base && head && languageOf(file.path))) return { file };
+    return {
       file,
-      typescript,
       before: file.status === "added" ? "" : (blobs.get(specOf(file, "base")) ?? ""),
       after: file.status === "deleted" ? "" : (blobs.get(specOf(file, "head")) ?? ""),
-    });
+    };
   });
+  return (await extractor.extract(jobs)).flat();
 }

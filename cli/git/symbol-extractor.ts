@@ -1,0 +1,76 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ChangedFile, ChangedSymbol } from "../../shared/changeset.js";
+import { extractSymbols, languageOf, loadTypeScript } from "./symbols.js";
+
+/** One changed file to read symbols from, with its whole text at base and head when known. */
+export interface SymbolJob {
+  file: ChangedFile;
+  before?: string;
+  after?: string;
+}
+
+/** Turns changed files into the symbols they touched, one list per job, in job order. */
+export interface SymbolExtractor {
+  extract(jobs: SymbolJob[]): Promise<ChangedSymbol[][]>;
+  /** Frees what the extractor holds (a worker thread); extract must not be called after. */
+  close(): void;
+}
+
+/** Extraction on the calling thread; loads TypeScript only when a TS/JS file changed. */
+export const inProcessExtractor: SymbolExtractor = {
+  async extract(jobs) {
+    const typescript = jobs.some((job) => languageOf(job.file.path) === "typescript")
+      ? await loadTypeScript()
+      : undefined;
+    return jobs.map((job) => extractSymbols({ ...job, typescript }));
+  },
+  close() {},
+};
+
+const WORKER_FILE = new URL("./symbol-worker.js", import.meta.url);
+
+/**
+ * Extraction on a worker thread that starts loading the TypeScript compiler at once.
+ * Compiling the 9 MB compiler and parsing both sides of every changed file is most of the
+ * CPU a plan needs besides reading the articles; on its own thread it overlaps with git
+ * and with reading the articles instead of following them. TypeScript is loaded on the
+ * guess that a TS/JS file changed (the common case); when none did, that load runs on the
+ * other core and is thrown away.
+ *
+ * The worker runs compiled JavaScript; from TypeScript sources (the tests) there is none,
+ * and extraction stays in-process.
+ */
+export function startSymbolExtractor(): SymbolExtractor {
+  if (!existsSync(fileURLToPath(WORKER_FILE))) return inProcessExtractor;
+  const worker = new Worker(WORKER_FILE);
+  // Until a job is pending, the worker must not keep the process alive.
+  worker.unref();
+  let pending: { resolve: (symbols: ChangedSymbol[][]) => void; reject: (error: Error) => void } | undefined;
+  const fail = (error: Error) => {
+    pending?.reject(error);
+    pending = undefined;
+  };
+  worker.on("message", (message: { symbols: ChangedSymbol[][] } | { error: string }) => {
+    worker.unref();
+    if ("error" in message) fail(new Error(`symbol extraction failed: ${message.error}`));
+    else pending?.resolve(message.symbols);
+    pending = undefined;
+  });
+  worker.on("error", fail);
+  worker.on("exit", (code) => fail(new Error(`the symbol worker exited early (code ${code})`)));
+  return {
+    extract(jobs) {
+      if (pending) return Promise.reject(new Error("the symbol worker is busy"));
+      return new Promise((resolve, reject) => {
+        pending = { resolve, reject };
+        worker.ref();
+        worker.postMessage(jobs);
+      });
+    },
+    close() {
+      void worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import { parentPort } from "node:worker_threads";
+import { inProcessExtractor, type SymbolJob } from "./symbol-extractor.js";
+import { loadTypeScript } from "./symbols.js";
+
+// The thread behind startSymbolExtractor: compile TypeScript now, while the main thread
+// asks git for the change, then extract symbols for each batch of jobs it is sent.
+const port = parentPort;
+if (port) {
+  port.on("message", (jobs: SymbolJob[]) => {
+    inProcessExtractor.extract(jobs).then(
+      (symbols) => port.postMessage({ symbols }),
+      (error: unknown) =>
+        port.postMessage({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    );
+  });
+  await loadTypeScript();
+}
