@@ -8,7 +8,7 @@ import { listArticles, readArticles } from "./detect/articles.js";
 import { detectImpact } from "./detect/detector.js";
 import { loadChangeSet } from "./git/changeset.js";
 import { gitAt, repositoryRoot, resolveCommit } from "./git/git.js";
-import { startSymbolExtractor } from "./git/symbol-extractor.js";
+import { type SymbolExtractor, startSymbolExtractor } from "./git/symbol-extractor.js";
 
 export interface BuildPlanOptions {
   repo: string;
@@ -19,6 +19,8 @@ export interface BuildPlanOptions {
   /** A config file path (default: impact.config.json at the repository root, optional). */
   config?: string;
   readStdin: () => Promise<string>;
+  /** Where symbols are extracted; the caller closes it (default: a worker started and closed here). */
+  extractor?: SymbolExtractor;
 }
 
 export interface BuiltPlan {
@@ -38,7 +40,7 @@ export interface BuiltPlan {
  */
 export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
   // First, so the worker compiles TypeScript while this thread talks to git.
-  const extractor = startSymbolExtractor();
+  const extractor = options.extractor ?? startSymbolExtractor();
   try {
     const repoRoot = await repositoryRoot(options.repo);
     const config = await loadConfig(repoRoot, options.config);
@@ -60,7 +62,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     const plan = detectImpact({ changeSet, articles, config });
     return { plan, changeSet, config, repoRoot, articleSource };
   } finally {
-    extractor.close();
+    if (options.extractor === undefined) extractor.close();
   }
 }
 

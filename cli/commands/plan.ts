@@ -1,12 +1,13 @@
 import { resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
-import { type ImpactPlan, ImpactPlanSchema } from "../../shared/plan.js";
+import type { ImpactPlan } from "../../shared/plan.js";
 import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "../args.js";
-import { loadConfig } from "../config.js";
-import { type BacktestReport, BacktestReportSchema, runBacktest } from "../detect/backtest.js";
-import { repositoryRoot } from "../git/git.js";
+import type { BacktestReport } from "../detect/backtest.js";
+import { startSymbolExtractor } from "../git/symbol-extractor.js";
 import type { Command } from "../io.js";
-import { buildPlan } from "../pipeline.js";
+
+// Only light modules load up front: the symbol worker starts compiling TypeScript first,
+// and zod, yaml, simple-git and the detector load on this thread while it does.
 
 const OPTIONS = {
   ...COMMON_OPTIONS,
@@ -43,6 +44,11 @@ export const command: Command = async (argv, io) => {
     if (values.diff !== undefined || values.base !== undefined || values.check) {
       throw new UsageError("impact plan: --backtest walks history itself; drop --diff, --base and --check");
     }
+    const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
+      import("../git/git.js"),
+      import("../config.js"),
+      import("../detect/backtest.js"),
+    ]);
     const repoRoot = await repositoryRoot(repo);
     const report = await runBacktest({
       repoRoot,
@@ -55,6 +61,11 @@ export const command: Command = async (argv, io) => {
     return 0;
   }
   const diff = values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
+  const extractor = startSymbolExtractor();
+  const [{ buildPlan }, { ImpactPlanSchema }] = await Promise.all([
+    import("../pipeline.js"),
+    import("../../shared/plan.js"),
+  ]);
   const { plan } = await buildPlan({
     repo,
     base: values.base,
@@ -62,7 +73,8 @@ export const command: Command = async (argv, io) => {
     diff,
     config,
     readStdin: io.readStdin,
-  });
+    extractor,
+  }).finally(() => extractor.close());
   if (values.json) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
   else if (!values.quiet) io.stdout(renderPlan(plan));
   if (!values.json && !values.quiet) for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
