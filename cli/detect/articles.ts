@@ -81,8 +81,8 @@ export async function readArticles(
 }
 
 const ARENA_BYTES = 8 * 1024 * 1024;
-/** Files read between two turns of the event loop (about 10 ms of reading). */
-const YIELD_EVERY = 500;
+/** Files read between two turns of the event loop (a few ms of reading). */
+const YIELD_EVERY = 100;
 
 /**
  * Reads a file into a shared arena and returns a view of it: no stat and no allocation per

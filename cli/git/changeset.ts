@@ -32,60 +32,59 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   rangePromise.catch(() => {});
   const root = await rootPromise;
   const { base, head } = await rangePromise;
-  const common = ["--no-ext-diff", "--no-textconv", "--no-relative", "--find-renames"];
-  // The raw listing runs alongside the patch: it names each side's blob by sha, and
-  // `git cat-file` finds a blob by sha about three times faster than by `rev:path`.
-  const [diff, raw] = await Promise.all([
-    git.raw([
-      "diff",
-      "--no-color",
-      ...common,
-      "--submodule=short",
-      "--src-prefix=a/",
-      "--dst-prefix=b/",
-      base,
-      head,
-    ]),
-    git.raw(["diff", "--raw", "-z", "--no-abbrev", ...common, base, head]),
-  ]);
-  const files = parseUnifiedDiff(diff);
-  return {
+  // `--raw --no-abbrev` puts a listing before the patch that names each side's blob by its
+  // full sha: `git cat-file` finds a blob by sha about three times faster than by `rev:path`.
+  const output = await git.raw([
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+    "--find-renames",
+    "--submodule=short",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--raw",
+    "--no-abbrev",
+    "--patch",
     base,
     head,
-    files,
-    symbols: await symbolsOf(options.extractor, files, root, base, head, blobShas(raw)),
-  };
+  ]);
+  const { shas, patch } = splitRawListing(output);
+  const files = parseUnifiedDiff(patch);
+  return { base, head, files, symbols: await symbolsOf(options.extractor, files, root, base, head, shas) };
 }
+
+type BlobShas = Map<string, { before?: string; after?: string }>;
 
 const NULL_SHA = /^0+$/;
 
 /**
- * `git diff --raw -z` as a map from each file's path after the change to the blob shas of
- * its two sides (undefined for a side that does not exist, or a work-tree side).
+ * Splits `git diff --raw --patch` output into the patch (exactly what `git diff` alone
+ * prints) and a map from each file's path after the change to the blob shas of its two
+ * sides. Raw lines are `:<old mode> <new mode> <old sha> <new sha> <status>\t<path>`, with
+ * old and new paths for renames and copies; quoted (unusual) paths are left out of the
+ * map, and their blobs are read by revision and path instead.
  */
-function blobShas(raw: string): Map<string, { before?: string; after?: string }> {
-  const shas = new Map<string, { before?: string; after?: string }>();
-  const fields = raw.split("\0");
-  let index = 0;
-  while (index < fields.length) {
-    const header = fields[index]!;
-    if (!header.startsWith(":")) {
-      index += 1;
-      continue;
-    }
-    // ":<old mode> <new mode> <old sha> <new sha> <status>", then one path, or two for
-    // renames and copies (old, new).
-    const [, , before, after, status = ""] = header.split(" ");
-    const twoPaths = status.startsWith("R") || status.startsWith("C");
-    const path = fields[index + (twoPaths ? 2 : 1)];
-    index += twoPaths ? 3 : 2;
-    if (path === undefined || before === undefined || after === undefined) continue;
+function splitRawListing(output: string): { shas: BlobShas; patch: string } {
+  const shas: BlobShas = new Map();
+  let at = 0;
+  while (output.startsWith(":", at)) {
+    const end = output.indexOf("\n", at);
+    const line = output.slice(at, end < 0 ? output.length : end);
+    at = end < 0 ? output.length : end + 1;
+    const [header = "", ...paths] = line.split("\t");
+    const [, , before = "", after = ""] = header.split(" ");
+    const path = paths.at(-1);
+    if (path === undefined || path.startsWith('"')) continue;
     shas.set(path, {
       before: NULL_SHA.test(before) ? undefined : before,
       after: NULL_SHA.test(after) ? undefined : after,
     });
   }
-  return shas;
+  // A blank line separates the listing from the patch.
+  if (at > 0 && output[at] === "\n") at += 1;
+  return { shas, patch: output.slice(at) };
 }
 
 async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): Promise<ChangeSet> {
@@ -173,7 +172,7 @@ async function symbolsOf(
   root?: string,
   base?: string,
   head?: string,
-  shas = new Map<string, { before?: string; after?: string }>(),
+  shas: BlobShas = new Map(),
 ) {
   const code = files.filter(
     (file) => !file.binary && file.status !== "submodule" && !isProse(file.path) && file.hunks.length > 0,
