@@ -47,29 +47,41 @@ export function startSymbolExtractor(): SymbolExtractor {
   const worker = new Worker(WORKER_FILE);
   // Until a job is pending, the worker must not keep the process alive.
   worker.unref();
-  let pending: { resolve: (symbols: ChangedSymbol[][]) => void; reject: (error: Error) => void } | undefined;
-  const fail = (error: Error) => {
-    pending?.reject(error);
+  let alive = true;
+  let pending:
+    | { jobs: SymbolJob[]; resolve: (symbols: ChangedSymbol[][]) => void; reject: (error: unknown) => void }
+    | undefined;
+  // The worker only saves time: whatever goes wrong there (TypeScript missing, a crash, an
+  // extraction error) is done again in-process, which succeeds or fails exactly as before.
+  const fallBack = () => {
+    const job = pending;
     pending = undefined;
+    if (job) inProcessExtractor.extract(job.jobs).then(job.resolve, job.reject);
   };
   worker.on("message", (message: { symbols: ChangedSymbol[][] } | { error: string }) => {
     worker.unref();
-    if ("error" in message) fail(new Error(`symbol extraction failed: ${message.error}`));
-    else pending?.resolve(message.symbols);
+    if ("error" in message) return fallBack();
+    const job = pending;
     pending = undefined;
+    job?.resolve(message.symbols);
   });
-  worker.on("error", fail);
-  worker.on("exit", (code) => fail(new Error(`the symbol worker exited early (code ${code})`)));
+  const stop = () => {
+    alive = false;
+    fallBack();
+  };
+  worker.on("error", stop);
+  worker.on("exit", stop);
   return {
     extract(jobs) {
-      if (pending) return Promise.reject(new Error("the symbol worker is busy"));
+      if (!alive || pending) return inProcessExtractor.extract(jobs);
       return new Promise((resolve, reject) => {
-        pending = { resolve, reject };
+        pending = { jobs, resolve, reject };
         worker.ref();
         worker.postMessage(jobs);
       });
     },
     close() {
+      alive = false;
       void worker.terminate();
     },
   };

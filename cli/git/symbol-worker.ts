@@ -9,9 +9,10 @@ if (port) {
   port.on("message", (jobs: SymbolJob[]) => {
     inProcessExtractor.extract(jobs).then(
       (symbols) => port.postMessage({ symbols }),
-      (error: unknown) =>
-        port.postMessage({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      (error: unknown) => port.postMessage({ error: String(error) }),
     );
   });
-  await loadTypeScript();
+  // A failed load is not fatal here: jobs that need TypeScript then fail in the worker and
+  // are redone in-process, where the error is reported as it always was.
+  await loadTypeScript().catch(() => {});
 }
