@@ -174,12 +174,9 @@ export class ReferenceMatcher {
     const length = bytes.length;
     let last = window - 1;
     while (last < length) {
-      const code = CLASS[bytes[last]!]!;
-      const index =
-        gram === 3
-          ? (CLASS[bytes[last - 2]!]! * CLASSES + CLASS[bytes[last - 1]!]!) * CLASSES + code
-          : CLASS[bytes[last - 1]!]! * CLASSES + code;
-      const shift = shifts[index]!;
+      // The gram's index in base CLASSES, from tables that hold each place's value.
+      const pair = SECOND_TO_LAST[bytes[last - 1]!]! + CLASS[bytes[last]!]!;
+      const shift = shifts[gram === 3 ? THIRD_TO_LAST[bytes[last - 2]!]! + pair : pair]!;
       if (shift > 0) {
         last += shift;
         continue;
@@ -275,6 +272,8 @@ const CLASS = new Uint8Array(256);
 let classes = 1;
 for (let code = 0; code < 128; code += 1) if (TOKEN[code] !== 0) CLASS[code] = classes++;
 const CLASSES = classes;
+const SECOND_TO_LAST = Uint32Array.from(CLASS, (value) => value * CLASSES);
+const THIRD_TO_LAST = Uint32Array.from(CLASS, (value) => value * CLASSES * CLASSES);
 /** Terms shorter than this make the skipping scan no faster than scanBytes. */
 const MIN_SKIP_WINDOW = 4;
 /** Longer windows would only matter for shifts beyond what a Uint8Array holds. */
