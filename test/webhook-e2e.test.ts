@@ -1,12 +1,11 @@
-import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../backend/app.js";
 import { createPullRequestPipeline } from "../backend/pipeline.js";
 import { PullRequestQueue } from "../backend/queue.js";
-import { createLogger, packageRoot } from "../backend/server.js";
+import { createLogger } from "../backend/server.js";
 import { COMMENT_MARKER } from "../shared/render/comment.js";
 import { portRepo } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
@@ -16,35 +15,8 @@ const SECRET = "whsec-e2e-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_e2e_not_a_real_token_00000";
 const KEY = "sk-test-not-a-real-key-bot";
 
-/**
- * The bot starts the built CLI (`node dist/cli/bin.js`) as a child process, so this suite
- * compiles the package once into a throwaway folder under node_modules/.cache (from
- * there, the CLI finds the package's prompts/ and dependencies as the real build does).
- */
-let buildDir: string;
-beforeAll(() => {
-  const root = packageRoot();
-  const cache = join(root, "node_modules", ".cache");
-  mkdirSync(cache, { recursive: true });
-  buildDir = mkdtempSync(join(cache, "impact-bot-e2e-"));
-  try {
-    execFileSync(
-      process.execPath,
-      [
-        join(root, "node_modules", "typescript", "bin", "tsc"),
-        "-p",
-        "tsconfig.build.json",
-        "--outDir",
-        buildDir,
-      ],
-      { cwd: root, stdio: "pipe" },
-    );
-  } catch {
-    // Type errors in files being written by others still emit JavaScript; the check below decides.
-  }
-  if (!existsSync(join(buildDir, "cli", "bin.js"))) throw new Error("the CLI did not build");
-}, 180_000);
-afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
+/** The bot starts the built CLI (`node …/cli/bin.js`) as a child process: see global-setup.ts. */
+const buildDir = inject("builtPackage");
 
 function signedDelivery(body: string, id: string, event = "pull_request"): Request {
   return new Request("http://bot.test/webhooks/github", {
