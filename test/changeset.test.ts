@@ -124,6 +124,25 @@ describe("loadChangeSet from git", () => {
     expect(changeSet.files.map((file) => file.path)).toEqual(["src/b.ts"]);
   });
 
+  it("diffs a branch from where it left --base, not against commits the base gained since", async () => {
+    const repo = gitRepo({ "src/a.ts": "export const a = 1;\n", "src/b.ts": "export const b = 1;\n" });
+    const forkPoint = repo.git("rev-parse", "HEAD");
+    repo.git("checkout", "-q", "-b", "topic");
+    const head = repo.commit({ "src/b.ts": "export const b = 2;\n" }, "topic change");
+    repo.git("checkout", "-q", "main");
+    repo.commit({ "src/a.ts": "export const a = 2;\n" }, "main moved on");
+    const changeSet = await loadChangeSet({ repo: repo.dir, base: "main", head: "topic" });
+    expect(changeSet.files.map((file) => file.path)).toEqual(["src/b.ts"]);
+    expect([changeSet.base, changeSet.head]).toEqual([forkPoint, head]);
+    // Unrelated histories have no merge base: the diff is base..head as given.
+    repo.git("checkout", "-q", "--orphan", "other");
+    repo.git("rm", "-rfq", ".");
+    const orphan = repo.commit({ "src/c.ts": "export const c = 1;\n" }, "unrelated");
+    const unrelated = await loadChangeSet({ repo: repo.dir, base: "main", head: orphan });
+    expect(unrelated.base).toBe(repo.git("rev-parse", "main"));
+    expect(unrelated.files.map((file) => file.path).sort()).toEqual(["src/a.ts", "src/b.ts", "src/c.ts"]);
+  });
+
   it("lists a submodule change with status submodule and no symbols", async () => {
     const inner = gitRepo({ "x.txt": "1\n" });
     const repo = gitRepo({ "README.md": "# r\n" });

@@ -19,8 +19,9 @@ export interface ChangeSetOptions {
 }
 
 /**
- * Reads the change as data (DESIGN.md section 1): `base..head` from git (defaults `HEAD~1`
- * and `HEAD`, so a merge commit is compared with its first parent), or the given diff text.
+ * Reads the change as data (DESIGN.md section 1): from the merge base of `base` and `head`
+ * to `head` from git (defaults `HEAD~1` and `HEAD`, so a merge commit is compared with its
+ * first parent), or the given diff text.
  */
 export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSet> {
   await requireDirectory(options.repo);
@@ -154,7 +155,7 @@ export async function resolveRange(
     );
   }
   if (baseRevision !== undefined) {
-    if (base) return { base, head };
+    if (base) return { base: (await mergeBase(git, base, head)) ?? base, head };
     if (await isShallow(git)) throw new GitError(`--base ${baseRevision} is not available: ${SHALLOW_HINT}`);
     throw new GitError(
       `unknown revision "${baseRevision}" for --base (check the name, or fetch it: git fetch origin ${baseRevision})`,
@@ -164,6 +165,21 @@ export async function resolveRange(
   if (await isShallow(git)) throw new GitError(`the parent of ${headName} is not available: ${SHALLOW_HINT}`);
   // The first commit of a repository: compare with the empty tree.
   return { base: EMPTY_TREE, head };
+}
+
+/**
+ * Where the head's branch left the base: what GitHub shows as a pull request's change, and
+ * what `--base origin/main` means on a branch that main has since moved past (a plain
+ * base..head diff would also list main's newer commits, reversed). Undefined when the two
+ * share no history in this clone (unrelated, or a shallow clone that stops short); the
+ * diff is then base..head as given.
+ */
+async function mergeBase(git: SimpleGit, base: string, head: string): Promise<string | undefined> {
+  try {
+    return (await git.raw(["merge-base", base, head])).trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function symbolsOf(
