@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /** A temp file written and flushed next to its target, waiting to be renamed over it. */
@@ -63,6 +63,27 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
     await prepared.commit();
   } catch (error) {
     await prepared.abort();
+    throw error;
+  }
+}
+
+/**
+ * Writes several files so that a failure leaves each one either old or new: all are
+ * written to temp files (and their directories made) first, and only when every one was
+ * written are they renamed into place. On an error the temp files are removed.
+ */
+export async function writeFilesAtomic(
+  files: { path: string; content: string | Uint8Array }[],
+): Promise<void> {
+  const prepared: PreparedWrite[] = [];
+  try {
+    for (const file of files) {
+      await mkdir(dirname(file.path), { recursive: true });
+      prepared.push(await prepareAtomicWrite(file.path, file.content));
+    }
+    for (const write of prepared) await write.commit();
+  } catch (error) {
+    await Promise.all(prepared.map((write) => write.abort()));
     throw error;
   }
 }

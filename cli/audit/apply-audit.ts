@@ -1,10 +1,10 @@
-import { mkdir, readFile, realpath } from "node:fs/promises";
+import { readFile, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { applyPatch } from "diff";
 import type { Audit } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
-import { type PreparedWrite, prepareAtomicWrite } from "../fs.js";
+import { writeFilesAtomic } from "../fs.js";
 
 /** Some files cannot take their patch (changed since, or outside the repository); nothing was written. */
 export class StaleFiles extends UsageError {
@@ -68,17 +68,7 @@ export async function applyAudit(audit: Audit, root: string): Promise<ApplyAudit
     planned.push({ path, target, content: after });
   }
   if (problems.length > 0) throw new StaleFiles(problems);
-  const prepared: PreparedWrite[] = [];
-  try {
-    for (const file of planned) {
-      await mkdir(dirname(file.target), { recursive: true });
-      prepared.push(await prepareAtomicWrite(file.target, file.content));
-    }
-    for (const write of prepared) await write.commit();
-  } catch (error) {
-    await Promise.all(prepared.map((write) => write.abort()));
-    throw error;
-  }
+  await writeFilesAtomic(planned.map((file) => ({ path: file.target, content: file.content })));
   return { written: planned.map((file) => file.path), alreadyApplied };
 }
 

@@ -1,11 +1,10 @@
-import { mkdir } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Audit } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { combinedPatch, mergeAudits } from "../../shared/merge.js";
 import { parseCommandArgs } from "../args.js";
 import { readAuditFile } from "../audit/files.js";
-import { type PreparedWrite, prepareAtomicWrite } from "../fs.js";
+import { writeFilesAtomic } from "../fs.js";
 import type { Command } from "../io.js";
 
 const HELP = `Usage: impact merge <audit.json...> --out FILE [--patch FILE] [--quiet]
@@ -42,20 +41,10 @@ export const command: Command = async (argv, io) => {
   const merged = mergeAudits(audits);
 
   // Both files are written in full before either is renamed into place.
-  const writes: PreparedWrite[] = [];
-  try {
-    for (const [path, content] of [
-      [values.out, `${JSON.stringify(merged, null, 2)}\n`],
-      ...(values.patch ? [[values.patch, combinedPatch(merged)]] : []),
-    ] as Array<[string, string]>) {
-      const full = resolve(io.cwd, path);
-      await mkdir(dirname(full), { recursive: true });
-      writes.push(await prepareAtomicWrite(full, content));
-    }
-    for (const write of writes) await write.commit();
-  } finally {
-    for (const write of writes) await write.abort();
-  }
+  await writeFilesAtomic([
+    { path: resolve(io.cwd, values.out), content: `${JSON.stringify(merged, null, 2)}\n` },
+    ...(values.patch ? [{ path: resolve(io.cwd, values.patch), content: combinedPatch(merged) }] : []),
+  ]);
   if (!values.quiet) {
     const { totals } = merged;
     io.stdout(

@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
 import { readFileSync, type Stats, statSync } from "node:fs";
-import { lstat, mkdir, readdir, readFile, realpath } from "node:fs/promises";
+import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { contentHash } from "../../shared/hash.js";
 import { createFilePatch } from "../../shared/patch.js";
-import { type PreparedWrite, prepareAtomicWrite } from "../fs.js";
+import { writeFilesAtomic } from "../fs.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -186,44 +186,38 @@ export class Workspace {
       for (const path of wanted) if (!known.has(path)) refused.push({ path, reason: "no change to write" });
     }
     const root = await realpath(this.root);
-    const prepared: PreparedWrite[] = [];
+    const writes: { path: string; content: string }[] = [];
     const written: string[] = [];
-    try {
-      for (const change of selected) {
-        const target = await writeTarget(root, join(this.root, change.path));
-        if (target === null) {
-          refused.push({
-            path: change.path,
-            reason: "it is now a symlink that leads outside the repository",
-          });
-          continue;
-        }
-        const current = await readHash(target);
-        if (current === change.hashAfter) {
-          written.push(change.path);
-          continue;
-        }
-        if (current !== change.hashBefore) {
-          refused.push({
-            path: change.path,
-            reason:
-              change.hashBefore === null
-                ? "it was created on disk after the run read it"
-                : current === null
-                  ? "it was deleted on disk after the run read it"
-                  : `it changed on disk since the run read it (hash ${current}, expected ${change.hashBefore})`,
-          });
-          continue;
-        }
-        await mkdir(dirname(target), { recursive: true });
-        prepared.push(await prepareAtomicWrite(target, change.after));
-        written.push(change.path);
+    for (const change of selected) {
+      const target = await writeTarget(root, join(this.root, change.path));
+      if (target === null) {
+        refused.push({
+          path: change.path,
+          reason: "it is now a symlink that leads outside the repository",
+        });
+        continue;
       }
-      for (const write of prepared) await write.commit();
-    } catch (error) {
-      await Promise.all(prepared.map((write) => write.abort()));
-      throw error;
+      const current = await readHash(target);
+      if (current === change.hashAfter) {
+        written.push(change.path);
+        continue;
+      }
+      if (current !== change.hashBefore) {
+        refused.push({
+          path: change.path,
+          reason:
+            change.hashBefore === null
+              ? "it was created on disk after the run read it"
+              : current === null
+                ? "it was deleted on disk after the run read it"
+                : `it changed on disk since the run read it (hash ${current}, expected ${change.hashBefore})`,
+        });
+        continue;
+      }
+      writes.push({ path: target, content: change.after });
+      written.push(change.path);
     }
+    await writeFilesAtomic(writes);
     return { written, refused };
   }
 
