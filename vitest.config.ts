@@ -5,6 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["node_modules", "dist"],
     globalSetup: ["test/global-setup.ts"],
+    reporters: ["default", "./test/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
