@@ -47,6 +47,7 @@ function hostileRepo() {
   link(join(outside, "outside.txt"), "docs/escape.md");
   link("../../../../../../../../etc/hostname", "docs/relative-escape.md");
   link(outside, "docs/linkdir");
+  link("../src", "docs/code");
   link("../.git/config", "docs/git-config.md");
   link("../.env", "docs/env.md");
   link("loop.md", "docs/loop.md");
@@ -164,6 +165,8 @@ const refusedCalls: (readonly [string, unknown])[] = [
   ["create_article", { path: ARTICLE, content: "x", reason: "r" }],
   ["create_article", { path: "../outside/new.md", content: "x", reason: "r" }],
   ["create_article", { path: "docs/linkdir/new.md", content: "x", reason: "r" }],
+  // Inside the root, but the real path (src/new.md) is outside the docs globs.
+  ["create_article", { path: "docs/code/new.md", content: "x", reason: "r" }],
   ["create_article", { path: "docs/.env.md", content: "x", reason: "r" }],
   ["create_article", { path: "docs/.git/x.md", content: "x", reason: "r" }],
   ["create_article", { path: "/tmp/x.md", content: "x", reason: "r" }],
@@ -238,6 +241,7 @@ describe("sandbox policy against hostile calls", () => {
         "No matches for text "repositoryformatversion" (4 files searched). The search is literal and case-sensitive; pass regex: true for a pattern.
       ",
         "README.md
+      docs/code
       docs/guide.md
       docs/other.md
       src/a.ts

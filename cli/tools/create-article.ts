@@ -18,6 +18,12 @@ export const createArticleTool = defineTool(createArticleSpec, async (args: Crea
       "not_docs",
       `${shown} is not under the docs globs, so it cannot be created. New articles go where the other articles are (see list_files), with a .md extension.`,
     );
+  // The file lands at the real path: through a symlink (docs/x -> ../src) that can be outside the docs.
+  if (!context.isArticlePath(resolved.realRelative))
+    return fail(
+      "not_docs",
+      `${shown} is under a symlink and would be created as ${JSON.stringify(resolved.realRelative)}, which is not under the docs globs. New articles go where the other articles are (see list_files), in a real directory.`,
+    );
   const existing = await context.draft.load(resolved.path);
   if (existing.kind !== "missing")
     return fail(
