@@ -13,11 +13,19 @@ export async function loadTextFile(
 ): Promise<{ ok: true; path: string; content: string; hash: string } | ToolFailure> {
   const resolved = await context.sandbox.resolve(asked);
   if (!resolved.ok) return fail(resolved.code, resolved.message);
-  const view = await context.draft.load(resolved.path);
-  const problem = describeUnreadable(resolved.path, view);
+  return loadCheckedTextFile(resolved.path, context);
+}
+
+/** `loadTextFile` for a path the sandbox has already passed. */
+export async function loadCheckedTextFile(
+  path: string,
+  context: ToolContext,
+): Promise<{ ok: true; path: string; content: string; hash: string } | ToolFailure> {
+  const view = await context.draft.load(path);
+  const problem = describeUnreadable(path, view);
   if (problem) return problem;
   if (view.kind !== "text") throw new Error("unreachable");
-  return { ok: true, path: resolved.path, content: view.content, hash: view.hash };
+  return { ok: true, path, content: view.content, hash: view.hash };
 }
 
 function describeUnreadable(path: string, view: FileView): ToolFailure | null {

@@ -1,7 +1,7 @@
 import { applyEdits, formatEditSuccess } from "../../shared/edit/engine.js";
 import { editKind } from "../../shared/edit/schema.js";
 import { type EditArticleArgs, editArticleSpec } from "../../shared/tools/edit-article.js";
-import { loadTextFile } from "./common.js";
+import { loadCheckedTextFile } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext } from "./define.js";
 
 export const editArticleTool = defineTool(editArticleSpec, async (args: EditArticleArgs, context) => {
@@ -12,7 +12,7 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
       "not_article",
       `edit_article can change only the article under work, ${JSON.stringify(context.articlePath)}; ${JSON.stringify(resolved.path)} is another file. Put the change into ${JSON.stringify(context.articlePath)}, or mention the other file in your final message.`,
     );
-  const file = await loadTextFile(context.articlePath, context);
+  const file = await loadCheckedTextFile(context.articlePath, context);
   if (!file.ok) return file;
   const outcome = applyEdits(
     file.content,
