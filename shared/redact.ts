@@ -1,11 +1,14 @@
 /** Names of environment variables whose values must never be printed or written. */
 const SECRET_ENV = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)S?$/i;
 /** Shapes of well-known secrets, redacted even when we do not know their value. */
+// Long enough (and after "token", with a digit) that prose such as "sk-your-key" or
+// "token authentication" is left alone.
 const SECRET_SHAPES = [
-  /\bsk-[A-Za-z0-9_-]{8,}/g,
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
   /\bgh[pousr]_[A-Za-z0-9]{16,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{16,}/g,
-  /\b(Bearer|token)\s+[A-Za-z0-9._~+/-]{12,}=*/gi,
+  /\b(Bearer)\s+[A-Za-z0-9._~+/-]{12,}=*/gi,
+  /\b(token)\s+(?=[A-Za-z._~+/-]*\d)[A-Za-z0-9._~+/-]{12,}=*/gi,
 ];
 
 /**
@@ -33,7 +36,11 @@ export function redactSecretValues(
 ): string {
   let out = text;
   for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= 8 && SECRET_ENV.test(name)) out = out.split(value).join("[redacted]");
+    if (!value || !SECRET_ENV.test(name)) continue;
+    // A list-valued variable (IMPACT_SERVER_TOKENS="a,b") holds several secrets.
+    for (const secret of [value, ...value.split(/[\s,]+/)]) {
+      if (secret.length >= 8) out = out.split(secret).join("[redacted]");
+    }
   }
   return out;
 }

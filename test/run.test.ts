@@ -553,6 +553,24 @@ describe("impact run, end to end through the openai SDK", () => {
     );
   });
 
+  it("leaves secret-looking prose in the patch alone, so it applies", async () => {
+    const prose = "Authenticate with token authentication12345 or a key like sk-your-key-goes-here-12345.";
+    const doc = SERVER_DOC.replace("## Stopping", `${prose}\n\n## Stopping`);
+    const repo = gitRepo({
+      "src/server.ts": "export const DEFAULT_PORT = 8080;\nexport function serve() {}\n",
+      "docs/server.md": doc,
+    });
+    repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\nexport function serve() {}\n" });
+    const { code, article } = await run(repo, { "docs/server.md": [{ toolCalls: [SERVER_FIX] }] }, [
+      "--apply",
+    ]);
+    expect(code).toBe(0);
+    expect(article("docs/server.md")?.patch).toContain(prose);
+    expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toBe(
+      doc.replace("port 8080 by default", "port 9090 by default"),
+    );
+  });
+
   it("--apply refuses a file that changed on disk during the run, names it, and exits 2", async () => {
     const repo = portRepo();
     const script: Script = (request) => {

@@ -18,6 +18,14 @@ describe("impact entry point", () => {
 });
 
 describe("redactSecrets", () => {
+  it("takes out each secret of a list-valued variable, and leaves prose that only looks like one", () => {
+    const env = { IMPACT_SERVER_TOKENS: "first-token-aaaa,second-token-bbbb" };
+    expect(redactSecrets("bad second-token-bbbb", env)).toBe("bad [redacted]");
+    expect(redactSecrets("use token authentication with sk-your-key", env)).toBe(
+      "use token authentication with sk-your-key",
+    );
+  });
+
   it("removes secret env values and key-shaped strings", () => {
     // Built at run time so that no token-shaped string sits in the repository.
     const fakeGitHubToken = `ghp_${"0".repeat(36)}`;

@@ -7,7 +7,7 @@ import {
 } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
 import type { ImpactReason } from "../../shared/plan.js";
-import { redactSecrets } from "../../shared/redact.js";
+import { redactSecrets, redactSecretValues } from "../../shared/redact.js";
 import type { Shard } from "../../shared/shard.js";
 
 export interface AuditTrailOptions {
@@ -55,7 +55,13 @@ export class AuditTrail {
 
   record(article: AuditArticle): void {
     this.plan(article.path);
-    this.#articles.set(article.path, redactDeep(article, this.#options.env));
+    // The patch is repository text that must apply byte for byte: only the values of our
+    // own secrets are taken out of it (shapes would also hit prose like "token auth").
+    const env = this.#options.env;
+    this.#articles.set(article.path, {
+      ...redactDeep(article, env),
+      patch: redactSecretValues(article.patch, env),
+    });
   }
 
   /** Records an article that was not sent to the model (touched, skipped, cancelled). */
