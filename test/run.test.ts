@@ -553,6 +553,16 @@ describe("impact run, end to end through the openai SDK", () => {
     );
   });
 
+  it("refuses a --head other than the checked-out commit, before any model call", async () => {
+    const repo = portRepo();
+    const { code, io, server } = await run(repo, [], ["--base", "HEAD~1", "--head", "HEAD~1"]);
+    expect(code).toBe(2);
+    expect(io.err).toBe(
+      "impact run: the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout HEAD~1 first, or leave --head out\n",
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("leaves secret-looking prose in the patch alone, so it applies", async () => {
     const prose = "Authenticate with token authentication12345 or a key like sk-your-key-goes-here-12345.";
     const doc = SERVER_DOC.replace("## Stopping", `${prose}\n\n## Stopping`);

@@ -88,9 +88,11 @@ export const command: Command = async (argv, io) => {
   });
   if (!values.json && !values.quiet)
     for (const warning of built.plan.warnings) io.stderr(`warning: ${warning}\n`);
-  if (values.apply && built.articleSource.kind === "revision") {
+  // The agents read and edit the checked-out files: another head's articles would not match
+  // the plan, the hashes or the patches.
+  if (built.articleSource.kind === "revision") {
     throw new UsageError(
-      "--apply writes the working tree, so --head must be the checked-out commit (or left out)",
+      `impact run: the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout ${values.head} first, or leave --head out`,
     );
   }
   // The flag, then the environment, then the config file, then the default.
