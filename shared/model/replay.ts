@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { isAbortError, ModelApiError, UsageError } from "../errors.js";
+import { writeFileAtomic } from "../fs.js";
 import { contentHash } from "../hash.js";
 import { redactSecrets, redactSecretValues } from "../redact.js";
 import { abortErrorFor } from "./retry.js";
@@ -62,19 +62,6 @@ export const RecordingSchema = z.object({
 
 export type Recording = z.infer<typeof RecordingSchema>;
 export type RecordedCall = z.infer<typeof RecordedCallSchema>;
-
-/** Writes `text` to `file` through a temp file and a rename, so a reader never sees half a file. */
-async function writeFileAtomic(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    await writeFile(temp, text, "utf8");
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-}
 
 function sortedObject<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -178,7 +165,12 @@ export function createRecordingModelClient(
         ),
       };
       const text = redactSecretValues(`${JSON.stringify(recording, null, 2)}\n`, env);
-      writing = writing.catch(() => undefined).then(() => writeFileAtomic(file, text));
+      writing = writing
+        .catch(() => undefined)
+        .then(async () => {
+          await mkdir(dirname(file), { recursive: true });
+          await writeFileAtomic(file, text);
+        });
       return writing;
     },
   };
