@@ -53,6 +53,22 @@ const toolCall = (name: string, args: unknown, tokens = 10): ModelResponse => ({
   retries: 0,
 });
 
+/** One model turn with several tool calls; a string argument is sent as is (bad JSON). */
+const toolCalls = (...calls: [string, unknown][]): ModelResponse => ({
+  message: {
+    role: "assistant",
+    content: null,
+    tool_calls: calls.map(([name, args], index) => ({
+      id: `call_${index}`,
+      type: "function",
+      function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
+    })),
+  },
+  finishReason: "tool_calls",
+  usage: { promptTokens: 10, completionTokens: 0 },
+  retries: 0,
+});
+
 const DOC = "# Title\n\nThe port is 8080.\n";
 const article = (path: string): PlannedArticle => ({
   path,
@@ -88,10 +104,16 @@ const CHANGE: ChangeSet = {
 function runnerFor(
   model: ModelClient,
   options: Partial<ConstructorParameters<typeof ImpactAgentRunner>[0]> = {},
+  setup: { files?: Record<string, string>; config?: unknown } = {},
 ) {
-  const repo = gitRepo({ "docs/a.md": DOC, "docs/b.md": DOC, "src/a.ts": "export const PORT = 9090;\n" });
+  const repo = gitRepo({
+    "docs/a.md": DOC,
+    "docs/b.md": DOC,
+    "src/a.ts": "export const PORT = 9090;\n",
+    ...setup.files,
+  });
   const workspace = new Workspace(repo.dir);
-  const config = ConfigSchema.parse({});
+  const config = ConfigSchema.parse(setup.config ?? {});
   const runner = new ImpactAgentRunner({
     model,
     systemPrompt: "system",
@@ -193,6 +215,70 @@ describe("ImpactAgentRunner stop predicates and caps", () => {
       status: "skipped",
       summary: "docs/gone.md does not exist in the working tree",
     });
+  });
+});
+
+describe("ImpactAgentRunner with the tool host", () => {
+  it("counts tool calls, tool errors and first-try edits in the article's usage", async () => {
+    const edit = (from: string, to: string) =>
+      toolCall("edit_article", {
+        path: "docs/a.md",
+        edits: [{ old_string: from, new_string: to, reason: "r" }],
+      });
+    const model = scriptedModel({
+      "docs/a.md": [
+        toolCalls(
+          ["read_file", "{not json"],
+          ["delete_file", { path: "docs/a.md" }],
+          ["read_file", { path: "docs/a.md" }],
+        ),
+        edit("no such text", "x"),
+        // Succeeds after a failed edit: not a first try.
+        edit("8080", "9090"),
+        edit("# Title", "# Port"),
+        text("Done."),
+      ],
+    });
+    const { runner } = runnerFor(model);
+    const [result] = await runner.run([article("docs/a.md")], signal());
+    expect(result?.status).toBe("updated");
+    expect(result?.usage).toMatchObject({
+      turns: 5,
+      toolCalls: { read_file: 2, delete_file: 1, edit_article: 3 },
+      toolErrors: 3,
+      firstTryEdits: 1,
+    });
+  });
+
+  it("applies the configured deny patterns to every article of the run", async () => {
+    const readSecret = toolCall("read_file", { path: "notes/secret.md" });
+    const model = scriptedModel({
+      "docs/a.md": [readSecret, text("Nothing to change.")],
+      "docs/b.md": [readSecret, text("Nothing to change.")],
+    });
+    const { runner } = runnerFor(
+      model,
+      {},
+      { files: { "notes/secret.md": "SECRET\n" }, config: { deny: ["notes/**"] } },
+    );
+    const results = await runner.run([article("docs/a.md"), article("docs/b.md")], signal());
+    expect(results.map((result) => [result.path, result.usage.toolErrors])).toEqual([
+      ["docs/a.md", 1],
+      ["docs/b.md", 1],
+    ]);
+    const replies = model.requests
+      .filter((request) => request.messages.at(-1)?.role === "tool")
+      .map((request) => [request.article, request.messages.at(-1)?.content]);
+    expect(replies).toEqual([
+      [
+        "docs/a.md",
+        'Error: Refused: "notes/secret.md" matches the deny pattern "notes/**"; such files are never opened.',
+      ],
+      [
+        "docs/b.md",
+        'Error: Refused: "notes/secret.md" matches the deny pattern "notes/**"; such files are never opened.',
+      ],
+    ]);
   });
 });
 

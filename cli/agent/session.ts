@@ -5,6 +5,7 @@ import { contentHash } from "../../shared/hash.js";
 import { createFilePatch } from "../../shared/patch.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "../host/agent-tool-host.js";
+import { SandboxPolicy } from "../host/sandbox.js";
 import type { Workspace } from "../host/workspace.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
 
@@ -26,6 +27,8 @@ export function toolHostSessions(
   const changedFiles = options.changeSet.files.flatMap((file) =>
     file.oldPath ? [file.path, file.oldPath] : [file.path],
   );
+  // One policy for the run: its deny matchers and resolved root are the same for every article.
+  const sandbox = new SandboxPolicy({ root: options.root, deny: options.config.deny });
   return async (article) => {
     const view = await options.workspace.load(article.path);
     if (view.kind !== "text") {
@@ -42,7 +45,7 @@ export function toolHostSessions(
       changedFiles,
       docsGlobs: options.config.docs,
       ignoreGlobs: options.config.ignore,
-      deny: options.config.deny,
+      sandbox,
       allowCreate: options.allowCreate,
       limits: options.config.limits,
     });

@@ -1,8 +1,8 @@
 import picomatch from "picomatch";
 import { isAbortError } from "../../shared/errors.js";
-import type { ToolCall, ToolDefinition } from "../../shared/model/types.js";
+import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
-import { buildToolManifest, toolSpecsFor } from "../../shared/tools/manifest.js";
+import { toolSpecsFor } from "../../shared/tools/manifest.js";
 import type { ToolSpec } from "../../shared/tools/spec.js";
 import { cutToBytes } from "../tools/common.js";
 import {
@@ -41,7 +41,9 @@ export interface AgentToolHostOptions {
   /** Docs globs: where create_article may create. */
   docsGlobs: string[];
   ignoreGlobs?: string[];
-  /** Deny patterns added to the defaults. */
+  /** The run's sandbox policy, shared by every article; without it one is built from `root` and `deny`. */
+  sandbox?: SandboxPolicy;
+  /** Deny patterns added to the defaults (only when no `sandbox` is given). */
   deny?: string[];
   allowCreate: boolean;
   limits?: Partial<ToolLimits>;
@@ -72,7 +74,6 @@ export const REPEATED_FAILURE_THRESHOLD = 2;
  * call with a result the model can act on; it throws only when `signal` aborts.
  */
 export class AgentToolHost {
-  readonly manifest: ToolDefinition[];
   readonly edits: RecordedEdit[] = [];
   readonly stats: ToolHostStats = { toolCalls: {}, toolErrors: 0, editCalls: 0, firstTryEdits: 0 };
   readonly limits: ToolLimits;
@@ -93,8 +94,7 @@ export class AgentToolHost {
     this.#options = options;
     this.articlePath = options.articlePath;
     this.limits = resolveToolLimits(options.limits);
-    this.sandbox = new SandboxPolicy({ root: options.root, deny: options.deny ?? [] });
-    this.manifest = buildToolManifest({ allowCreate: options.allowCreate });
+    this.sandbox = options.sandbox ?? new SandboxPolicy({ root: options.root, deny: options.deny ?? [] });
     this.#specs = new Map(
       toolSpecsFor({ allowCreate: options.allowCreate }).map((spec) => [spec.name, spec]),
     );
