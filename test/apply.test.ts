@@ -1,11 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { applyAudit, StaleFiles } from "../cli/audit/apply-audit.js";
 import { main } from "../cli/main.js";
+import type { AuditArticle } from "../shared/audit.js";
+import { ConfigSchema } from "../shared/config.js";
 import { contentHash } from "../shared/hash.js";
+import { createFilePatch } from "../shared/patch.js";
 import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
-import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
 const LOGIN_BEFORE = "# Login\n\nRun `impact login --user NAME`.\n";
@@ -89,13 +93,116 @@ describe("impact apply", () => {
     expect(readFileSync(join(repo.dir, "docs/login.md"), "utf8")).toBe(LOGIN_BEFORE);
     expect(repo.git("status", "--porcelain", "--", "docs")).toBe(" M docs/setup.md");
   });
+});
 
-  it("refuses an audit whose paths leave the repository", async () => {
-    const { repo } = repoWithAudit();
-    const audit = auditOf([auditArticle("../outside.md", { hashBefore: null })]);
-    writeFileSync(join(repo.dir, "evil.json"), JSON.stringify(audit));
+/** An audit entry that creates `path` with `content`. */
+function created(path: string, content: string): AuditArticle {
+  return auditArticle(path, {
+    patch: createFilePatch(path, null, content),
+    hashBefore: null,
+    hashAfter: contentHash(content),
+    created: true,
+  });
+}
+
+/** An audit entry that changes `path` from `before` to `after`. */
+function updated(path: string, before: string, after: string): AuditArticle {
+  return auditArticle(path, {
+    patch: createFilePatch(path, before, after),
+    hashBefore: contentHash(before),
+    hashAfter: contentHash(after),
+  });
+}
+
+const DEFAULT_CONFIG = ConfigSchema.parse({});
+
+/** Every file under `dir` (symlinks not followed), with its bytes, to prove nothing changed. */
+function snapshotTree(dir: string): Record<string, string> {
+  const tree: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile()) tree[path] = readFileSync(path, "base64");
+    else if (entry.isSymbolicLink()) tree[path] = `-> ${lstatSync(path).size}`;
+  }
+  return tree;
+}
+
+describe("applyAudit: the audit is untrusted", () => {
+  it("refuses paths the sandbox or the docs globs forbid, names each, and writes nothing", async () => {
+    const repo = gitRepo({
+      "docs/a.md": "a\n",
+      ".env": "SECRET=1\n",
+      "sub/.keep": "",
+      "impact.config.json": '{"deny": ["docs/private/**"]}\n',
+    });
+    const outside = makeTempDir();
+    symlinkSync("../.env", join(repo.dir, "docs/env.md"));
+    symlinkSync("../.git", join(repo.dir, "docs/gitdir"));
+    symlinkSync(outside, join(repo.dir, "docs/out"));
+    const audit = auditOf([
+      updated("docs/a.md", "a\n", "a2\n"),
+      created("sub/.git/hooks/post-checkout", "#!/bin/sh\necho pwned\n"),
+      created("docs/.GIT/hooks/post-checkout.md", "x\n"),
+      created("docs/.env.d/notes.md", "x\n"),
+      created("docs/id_rsa.md", "x\n"),
+      created("docs/private/plan.md", "x\n"),
+      created("src/evil.ts", "x\n"),
+      updated("docs/env.md", "SECRET=1\n", "SECRET=2\n"),
+      created("docs/gitdir/hooks/pre-commit.md", "x\n"),
+      created("docs/out/x.md", "x\n"),
+      created("../outside.md", "x\n"),
+      created("docs/./a.md", "x\n"),
+    ]);
+    const auditFile = join(makeTempDir(), "audit.json");
+    writeFileSync(auditFile, JSON.stringify(audit));
+    const before = { repo: snapshotTree(repo.dir), outside: snapshotTree(outside) };
     const io = captureIo(repo.dir);
-    expect(await main(["apply", "evil.json"], io)).toBe(2);
-    expect(io.err).toContain("../outside.md: not a path inside the repository");
+    expect(await main(["apply", auditFile], io)).toBe(2);
+    expect(io.err.replaceAll("; ", ";\n")).toMatchInlineSnapshot(`
+      "impact: refusing to apply, nothing was written: sub/.git/hooks/post-checkout: refused, it is inside .git/;
+      docs/.GIT/hooks/post-checkout.md: refused, it is inside .git/;
+      docs/.env.d/notes.md: refused, it matches the deny pattern ".env*";
+      docs/id_rsa.md: refused, it matches the deny pattern "id_*";
+      docs/private/plan.md: refused, it matches the deny pattern "docs/private/**";
+      src/evil.ts: refused, it is not an article (not under the docs globs, or ignored);
+      docs/env.md: refused, it is a symlink (or under one) to a file matching the deny pattern ".env*";
+      docs/gitdir/hooks/pre-commit.md: refused, it is a symlink (or under one) into .git/;
+      docs/out/x.md: refused, it is a symlink (or under one) that does not lead to a file inside the repository;
+      ../outside.md: refused, it is not a path inside the repository;
+      docs/./a.md: refused, the audit names this file more than once
+      "
+    `);
+    expect({ repo: snapshotTree(repo.dir), outside: snapshotTree(outside) }).toEqual(before);
+    expect(existsSync(join(repo.dir, "sub/.git"))).toBe(false);
+  });
+
+  it("writes only articles of the config's docs globs, minus its ignore globs", async () => {
+    const config = ConfigSchema.parse({ docs: ["handbook/**/*.md"], ignore: ["handbook/drafts/**"] });
+    const repo = gitRepo({ "handbook/a.md": "a\n" });
+    const refused = applyAudit(
+      auditOf([
+        created("handbook/new.md", "n\n"),
+        created("docs/x.md", "x\n"),
+        created("handbook/drafts/d.md", "d\n"),
+      ]),
+      repo.dir,
+      config,
+    );
+    await expect(refused).rejects.toThrow(StaleFiles);
+    await expect(refused).rejects.toMatchObject({
+      problems: [
+        "docs/x.md: refused, it is not an article (not under the docs globs, or ignored)",
+        "handbook/drafts/d.md: refused, it is not an article (not under the docs globs, or ignored)",
+      ],
+    });
+    expect(existsSync(join(repo.dir, "handbook/new.md"))).toBe(false);
+    // Under the default globs handbook/ holds no articles; under this config it does.
+    await expect(
+      applyAudit(auditOf([created("handbook/new.md", "n\n")]), repo.dir, DEFAULT_CONFIG),
+    ).rejects.toThrow("handbook/new.md: refused, it is not an article");
+    expect(await applyAudit(auditOf([created("handbook/new.md", "n\n")]), repo.dir, config)).toEqual({
+      written: ["handbook/new.md"],
+      alreadyApplied: [],
+    });
   });
 });

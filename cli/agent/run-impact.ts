@@ -110,7 +110,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   if (options.apply && !interrupted) {
     // The same all-or-nothing, hash-checked write as `impact apply`, from the audit itself.
     try {
-      await applyAudit(audit, repoRoot);
+      await applyAudit(audit, repoRoot, config);
       audit = trail.build(finishedAt, true);
     } catch (error) {
       if (!(error instanceof StaleFiles)) throw error;

@@ -1,12 +1,14 @@
-import { readFile, realpath } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { readFile, stat } from "node:fs/promises";
 import { applyPatch } from "diff";
+import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
+import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
 import { writeFilesAtomic } from "../fs.js";
+import { type PathRefusal, SandboxPolicy } from "../host/sandbox.js";
 
-/** Some files cannot take their patch (changed since, or outside the repository); nothing was written. */
+/** Some files cannot take their patch (changed since, refused by the sandbox, not an article); nothing was written. */
 export class StaleFiles extends UsageError {
   readonly problems: string[];
   constructor(problems: string[]) {
@@ -22,27 +24,55 @@ export interface ApplyAuditResult {
   alreadyApplied: string[];
 }
 
+/** The parts of the config that decide which files an audit may write. */
+export type ApplyAuditConfig = Pick<ImpactConfig, "docs" | "ignore" | "deny">;
+
 /**
- * Writes an audit's article patches to the working tree at `root` (`impact apply`).
+ * Writes an audit's article patches to the working tree at `root` (`impact apply`, `run --apply`).
+ * The audit is untrusted input (often a CI artifact), so every path goes through the
+ * sandbox policy of the tool host (DESIGN.md section 6: syntax, `.git/` and the deny list
+ * on the path as given and on its real path, which must stay inside the root) and must be
+ * an article: under the config's docs globs and not ignored, as create_article requires.
  * All or nothing: every file is checked first (its current hash must be the audit's
  * `hashBefore`, and the patch must reproduce `hashAfter`); one bad file refuses the whole
  * apply with a UsageError naming every such file, and nothing is written. Then every file
  * goes to a temp file, and only when all were written are they renamed into place.
  */
-export async function applyAudit(audit: Audit, root: string): Promise<ApplyAuditResult> {
-  const realRoot = await realpath(root);
+export async function applyAudit(
+  audit: Audit,
+  root: string,
+  config: ApplyAuditConfig,
+): Promise<ApplyAuditResult> {
+  const sandbox = new SandboxPolicy({ root, deny: config.deny });
+  const isArticle = articlePredicate(config);
   const problems: string[] = [];
   const planned: { path: string; target: string; content: string }[] = [];
   const alreadyApplied: string[] = [];
+  const seenTargets = new Set<string>();
   for (const article of audit.articles) {
     if (article.status !== "updated" || article.patch === "") continue;
     const path = article.path;
-    const target = await safeTarget(realRoot, path);
-    if (target === null) {
-      problems.push(`${path}: not a path inside the repository`);
+    const resolved = await sandbox.resolve(path);
+    if (!resolved.ok) {
+      problems.push(`${path}: ${refusalReason(resolved)}`);
       continue;
     }
+    if (!isArticle(resolved.path)) {
+      problems.push(`${path}: refused, it is not an article (not under the docs globs, or ignored)`);
+      continue;
+    }
+    // Where the write really lands: through a symlink inside the repository, its target.
+    const target = resolved.realPath;
+    if (seenTargets.has(target)) {
+      problems.push(`${path}: refused, the audit names this file more than once`);
+      continue;
+    }
+    seenTargets.add(target);
     const current = await readOrNull(target);
+    if (typeof current === "string") {
+      problems.push(`${path}: ${current}`);
+      continue;
+    }
     const currentHash = current === null ? null : contentHash(current);
     if (currentHash !== null && currentHash === article.hashAfter) {
       alreadyApplied.push(path);
@@ -72,44 +102,44 @@ export async function applyAudit(audit: Audit, root: string): Promise<ApplyAudit
   return { written: planned.map((file) => file.path), alreadyApplied };
 }
 
-/**
- * The absolute path for a repository-relative one from an untrusted audit, or null when
- * it leaves the repository (`..`, absolute, `.git/`, or a symlink pointing outside).
- */
-async function safeTarget(realRoot: string, path: string): Promise<string | null> {
-  if (path === "" || isAbsolute(path) || path.includes("\0") || path.includes("\\")) return null;
-  const segments = path.split("/");
-  if (
-    segments.some((segment) => segment === ".." || segment === "." || segment === "") ||
-    segments[0] === ".git"
-  ) {
-    return null;
-  }
-  const target = join(realRoot, path);
-  // Follow symlinks of the deepest part of the path that exists.
-  let existing = target;
-  for (;;) {
-    const real = await realpath(existing).catch(() => null);
-    if (real !== null) {
-      if (!isInside(realRoot, real)) return null;
-      return existing === target ? real : target;
+/** docs globs minus ignore globs, with dot files allowed as the tool host allows them. */
+function articlePredicate(config: ApplyAuditConfig): (path: string) => boolean {
+  const docs = picomatch(config.docs, { dot: true });
+  const ignored = config.ignore.length > 0 ? picomatch(config.ignore, { dot: true }) : () => false;
+  return (path) => docs(path) && !ignored(path);
+}
+
+/** The sandbox's refusal in the words of a file list (its messages are written for the model). */
+function refusalReason(refusal: PathRefusal): string {
+  switch (refusal.code) {
+    case "git_dir":
+      return refusal.message.includes("is a symlink to")
+        ? "refused, it is a symlink (or under one) into .git/"
+        : "refused, it is inside .git/";
+    case "denied": {
+      const pattern = /deny pattern ("[^"]*")/.exec(refusal.message)?.[1] ?? "";
+      return refusal.message.includes("is a symlink to")
+        ? `refused, it is a symlink (or under one) to a file matching the deny pattern ${pattern}`
+        : `refused, it matches the deny pattern ${pattern}`;
     }
-    const parent = dirname(existing);
-    if (parent === existing) return null;
-    existing = parent;
+    case "outside_root":
+    case "symlink_loop":
+      return "refused, it is a symlink (or under one) that does not lead to a file inside the repository";
+    default:
+      return "refused, it is not a path inside the repository";
   }
 }
 
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-async function readOrNull(path: string): Promise<Buffer | null> {
+/** The file's bytes, null when it does not exist, or why it cannot be a file. */
+async function readOrNull(path: string): Promise<Buffer | null | string> {
   try {
+    // stat first: reading a FIFO or a device would block or never end.
+    if (!(await stat(path)).isFile()) return "it is not a regular file";
     return await readFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return null;
+    if (code === "ENOTDIR") return "a directory on its path is a file";
     throw error;
   }
 }

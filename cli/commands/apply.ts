@@ -3,13 +3,17 @@ import { UsageError } from "../../shared/errors.js";
 import { parseCommandArgs } from "../args.js";
 import { applyAudit } from "../audit/apply-audit.js";
 import { readAuditFile } from "../audit/files.js";
+import { loadConfig } from "../config.js";
 import type { Command } from "../io.js";
 
 const HELP = `Usage: impact apply <audit> [--repo DIR] [--json] [--quiet]
 
-Writes the patches of an audit (from impact run) to the working tree. Every file must
-still have the hash the audit's edits were made against; if one does not, nothing is
-written and the command exits 2 naming it. Each file is written atomically.
+Writes the patches of an audit (from impact run) to the working tree at DIR (default:
+the current directory). Every file must still have the hash the
+audit's edits were made against, and must be an article (under the docs globs of
+impact.config.json, not ignored) that the sandbox allows: nothing inside .git/, on the
+deny list, or behind a symlink leading out of the repository. If one file fails, nothing
+is written and the command exits 2 naming it. Each file is written atomically.
 `;
 
 export const command: Command = async (argv, io) => {
@@ -33,7 +37,8 @@ export const command: Command = async (argv, io) => {
   }
   const audit = await readAuditFile(resolve(io.cwd, positionals[0]!));
   const root = resolve(io.cwd, values.repo ?? ".");
-  const result = await applyAudit(audit, root);
+  const config = await loadConfig(root);
+  const result = await applyAudit(audit, root, config);
   if (values.json) {
     io.stdout(`${JSON.stringify(result)}\n`);
   } else if (!values.quiet) {
