@@ -311,6 +311,7 @@ describe("readArticles", () => {
     files["docs/empty.md"] = "";
     const repo = gitRepo(files);
     const paths = await listArticles(repo.dir, ConfigSchema.parse({}));
+    expect(paths).toHaveLength(12);
     const articles = await readArticles(repo.dir, [...paths, "docs/missing.md"]);
     expect(articles.map((article) => article.path)).toEqual(paths);
     for (const article of articles) {

@@ -41,15 +41,19 @@ function delivery(
   return new Request("http://bot.test/webhooks/github", { method: "POST", headers, body });
 }
 
-function botApp(options: { full?: boolean } = {}) {
+function botApp(options: { fullTimes?: number } = {}) {
   const jobs: PullRequestJob[] = [];
+  let fullTimes = options.fullTimes ?? 0;
   const logs: string[] = [];
   const app = createApp({
     logger: createLogger((line) => logs.push(line), { GITHUB_WEBHOOK_SECRET: SECRET }),
     webhook: {
       secret: SECRET,
       enqueue: (job) => {
-        if (options.full) return "full";
+        if (fullTimes > 0) {
+          fullTimes -= 1;
+          return "full";
+        }
         jobs.push(job);
         return "queued";
       },
@@ -161,13 +165,15 @@ describe("GitHub webhook", () => {
   });
 
   it("answers 503 when the queue is full, and takes the redelivery later", async () => {
-    const full = botApp({ full: true });
+    const full = botApp({ fullTimes: 1 });
     const response = await full.app.fetch(delivery(fixture("pull_request.opened"), { id: "busy" }));
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("60");
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("queue_full");
-    // The id was forgotten: a redelivery is not taken for a duplicate.
-    expect((await full.app.fetch(delivery(fixture("pull_request.opened"), { id: "busy" }))).status).toBe(503);
+    expect(full.jobs).toHaveLength(0);
+    // The id was forgotten: the redelivery is not taken for a duplicate, and is queued.
+    expect((await full.app.fetch(delivery(fixture("pull_request.opened"), { id: "busy" }))).status).toBe(202);
+    expect(full.jobs.map((queued) => queued.deliveryId)).toEqual(["busy"]);
   });
 });
 
