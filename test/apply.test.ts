@@ -93,6 +93,24 @@ describe("impact apply", () => {
     expect(readFileSync(join(repo.dir, "docs/login.md"), "utf8")).toBe(LOGIN_BEFORE);
     expect(repo.git("status", "--porcelain", "--", "docs")).toBe(" M docs/setup.md");
   });
+
+  it("finds the repository root from a subdirectory, and names a directory that is not a repository", async () => {
+    const repo = gitRepo({ "docs/a.md": "a\n", "impact.config.json": '{"docs": ["docs/**/*.md"]}\n' });
+    const auditFile = join(repo.dir, "audit.json");
+    writeFileSync(auditFile, JSON.stringify(auditOf([created("docs/new.md", "# New\n")])));
+    const io = captureIo(join(repo.dir, "docs"));
+    expect(await main(["apply", auditFile], io)).toBe(0);
+    expect(readFileSync(join(repo.dir, "docs/new.md"), "utf8")).toBe("# New\n");
+    expect(existsSync(join(repo.dir, "docs/docs"))).toBe(false);
+
+    const plain = makeTempDir();
+    const outside = captureIo(plain);
+    expect(await main(["apply", auditFile], outside)).toBe(2);
+    expect(outside.err.replaceAll(plain, "<dir>")).toMatchInlineSnapshot(`
+      "impact: not a git repository: <dir> (run impact inside a git checkout, or pass --repo DIR)
+      "
+    `);
+  });
 });
 
 /** An audit entry that creates `path` with `content`. */

@@ -4,12 +4,13 @@ import { parseCommandArgs } from "../args.js";
 import { applyAudit } from "../audit/apply-audit.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
+import { repositoryRoot } from "../git/git.js";
 import type { Command } from "../io.js";
 
 const HELP = `Usage: impact apply <audit> [--repo DIR] [--json] [--quiet]
 
-Writes the patches of an audit (from impact run) to the working tree at DIR (default:
-the current directory). Every file must still have the hash the
+Writes the patches of an audit (from impact run) to the working tree of the repository
+containing DIR (default: the current directory). Every file must still have the hash the
 audit's edits were made against, and must be an article (under the docs globs of
 impact.config.json, not ignored) that the sandbox allows: nothing inside .git/, on the
 deny list, or behind a symlink leading out of the repository. If one file fails, nothing
@@ -36,7 +37,7 @@ export const command: Command = async (argv, io) => {
     throw new UsageError("impact apply takes one audit file (see: impact apply --help)");
   }
   const audit = await readAuditFile(resolve(io.cwd, positionals[0]!));
-  const root = resolve(io.cwd, values.repo ?? ".");
+  const root = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
   const config = await loadConfig(root);
   const result = await applyAudit(audit, root, config);
   if (values.json) {
