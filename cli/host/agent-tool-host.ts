@@ -56,15 +56,6 @@ export interface ToolCallResult {
   content: string;
 }
 
-export interface ToolHostStats {
-  toolCalls: Record<string, number>;
-  toolErrors: number;
-  /** edit_article calls. */
-  editCalls: number;
-  /** edit_article calls that succeeded without an earlier failed edit_article since the last success. */
-  firstTryEdits: number;
-}
-
 /** After this many identical failing calls, the answer says plainly to stop repeating it. */
 export const REPEATED_FAILURE_THRESHOLD = 2;
 
@@ -75,12 +66,10 @@ export const REPEATED_FAILURE_THRESHOLD = 2;
  */
 export class AgentToolHost {
   readonly edits: RecordedEdit[] = [];
-  readonly stats: ToolHostStats = { toolCalls: {}, toolErrors: 0, editCalls: 0, firstTryEdits: 0 };
   readonly limits: ToolLimits;
   readonly articlePath: string;
   readonly sandbox: SandboxPolicy;
   #done = false;
-  #editFailedSinceSuccess = false;
   readonly #draft: ArticleDraft;
   readonly #options: AgentToolHostOptions;
   readonly #specs: Map<string, ToolSpec>;
@@ -111,11 +100,6 @@ export class AgentToolHost {
     return this.#done;
   }
 
-  /** Paths this article changed or created so far (its draft). */
-  get changedPaths(): string[] {
-    return this.#draft.paths;
-  }
-
   /**
    * Runs one turn's tool calls and returns one result per call, in order. Consecutive
    * read-only calls run in parallel; a write call waits for everything before it, so each
@@ -127,7 +111,6 @@ export class AgentToolHost {
     let batch: Promise<void>[] = [];
     for (const [index, call] of calls.entries()) {
       const name = call.function?.name ?? "";
-      this.stats.toolCalls[name] = (this.stats.toolCalls[name] ?? 0) + 1;
       const store = (result: ToolResult) => {
         results[index] = this.#finishResult(call, name, result);
       };
@@ -171,32 +154,18 @@ export class AgentToolHost {
     const tool = TOOLS.get(name);
     if (!spec || !tool) return this.#unknownTool(name);
     const parsed = parseToolArguments(spec, call.function.arguments ?? "");
-    if (name === "edit_article") this.stats.editCalls += 1;
-    let result: ToolResult;
-    if (!parsed.ok) {
-      result = parsed;
-    } else {
-      try {
-        result = await (tool as Tool).run(parsed.args, this.#context(call, signal));
-      } catch (error) {
-        if (signal.aborted || isAbortError(error)) throw error;
-        const why = error instanceof Error ? error.message : String(error);
-        result = {
-          ok: false,
-          code: "internal_error",
-          message: `${name} failed inside the tool host (${redactSecrets(why)}). This is not caused by your arguments; try another call.`,
-        };
-      }
+    if (!parsed.ok) return parsed;
+    try {
+      return await (tool as Tool).run(parsed.args, this.#context(call, signal));
+    } catch (error) {
+      if (signal.aborted || isAbortError(error)) throw error;
+      const why = error instanceof Error ? error.message : String(error);
+      return {
+        ok: false,
+        code: "internal_error",
+        message: `${name} failed inside the tool host (${redactSecrets(why)}). This is not caused by your arguments; try another call.`,
+      };
     }
-    if (name === "edit_article") {
-      if (result.ok) {
-        if (!this.#editFailedSinceSuccess) this.stats.firstTryEdits += 1;
-        this.#editFailedSinceSuccess = false;
-      } else {
-        this.#editFailedSinceSuccess = true;
-      }
-    }
-    return result;
   }
 
   #context(call: ToolCall, signal: AbortSignal): ToolContext {
@@ -231,13 +200,12 @@ export class AgentToolHost {
     };
   }
 
-  /** Caps the size, adds the repeated-failure hint, counts errors. */
+  /** Caps the size and adds the repeated-failure hint (the runner counts calls and errors). */
   #finishResult(call: ToolCall, name: string, result: ToolResult): ToolCallResult {
     let content: string;
     if (result.ok) {
       content = result.output;
     } else {
-      this.stats.toolErrors += 1;
       content = `Error: ${result.message}`;
       const key = `${name}\u0000${canonicalArguments(call.function?.arguments ?? "")}`;
       const count = (this.#failures.get(key) ?? 0) + 1;

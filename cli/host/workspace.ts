@@ -128,11 +128,6 @@ export class Workspace {
     });
   }
 
-  /** Whether a path is in the overlay (changed or created by a committed article). */
-  hasOverlay(path: string): boolean {
-    return this.#overlay.has(path);
-  }
-
   #commitDraft(_article: string, files: Map<string, string>): { committed: string[]; conflicts: string[] } {
     // Two articles creating the same new file with different text: the first one wins,
     // and the second article commits nothing at all (its edits are all or nothing).
