@@ -1,16 +1,27 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { applyAudit, StaleFiles } from "../cli/audit/apply-audit.js";
 import { main } from "../cli/main.js";
 import type { AuditArticle } from "../shared/audit.js";
 import { ConfigSchema } from "../shared/config.js";
 import { contentHash } from "../shared/hash.js";
 import { createFilePatch } from "../shared/patch.js";
-import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
+import { auditArticle, auditOf, readAuditAt } from "./helpers/audit-fixture.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { type ScriptedModelServer, startScriptedModelServer } from "./helpers/scripted-model-server.js";
 
 const LOGIN_BEFORE = "# Login\n\nRun `impact login --user NAME`.\n";
 const LOGIN_AFTER = "# Login\n\nRun `impact login --account NAME`.\n";
@@ -222,5 +233,125 @@ describe("applyAudit: the audit is untrusted", () => {
       written: ["handbook/new.md"],
       alreadyApplied: [],
     });
+  });
+});
+
+describe("applyAudit writes", () => {
+  it("refuses files changed, created or deleted since the audit, by name, and writes none of the others", async () => {
+    const repo = gitRepo({ "docs/a.md": "a\n", "docs/b.md": "b\n", "docs/d.md": "d\n" });
+    const audit = auditOf([
+      updated("docs/a.md", "a\n", "a2\n"),
+      updated("docs/b.md", "b\n", "b2\n"),
+      created("docs/c.md", "c\n"),
+      updated("docs/d.md", "d\n", "d2\n"),
+    ]);
+    writeFileSync(join(repo.dir, "docs/a.md"), "someone else\n");
+    writeFileSync(join(repo.dir, "docs/c.md"), "created meanwhile\n");
+    unlinkSync(join(repo.dir, "docs/d.md"));
+    const error = await applyAudit(audit, repo.dir, DEFAULT_CONFIG).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StaleFiles);
+    expect((error as StaleFiles).problems).toMatchInlineSnapshot(`
+      [
+        "docs/a.md: it changed since the audit (hash ee9e0a8c8313269c, expected 87428fc522803d31)",
+        "docs/c.md: it exists already",
+        "docs/d.md: it does not exist",
+      ]
+    `);
+    expect(readFileSync(join(repo.dir, "docs/b.md"), "utf8")).toBe("b\n");
+    expect(readFileSync(join(repo.dir, "docs/c.md"), "utf8")).toBe("created meanwhile\n");
+  });
+
+  it("leaves every file old when a write fails after the checks, and no temp file behind", async () => {
+    const repo = gitRepo({ "docs/a.md": "a\n", "docs/b.md": "b\n" });
+    // 250 bytes is a valid file name, but its temp file's name is longer than any file
+    // system allows: the checks pass and the last write fails (even as root).
+    const long = `docs/${"n".repeat(247)}.md`;
+    const audit = auditOf([
+      updated("docs/a.md", "a\n", "a2\n"),
+      updated("docs/b.md", "b\n", "b2\n"),
+      created(long, "new\n"),
+    ]);
+    await expect(applyAudit(audit, repo.dir, DEFAULT_CONFIG)).rejects.toMatchObject({ code: "ENAMETOOLONG" });
+    expect(readFileSync(join(repo.dir, "docs/a.md"), "utf8")).toBe("a\n");
+    expect(readFileSync(join(repo.dir, "docs/b.md"), "utf8")).toBe("b\n");
+    expect(readdirSync(join(repo.dir, "docs")).sort()).toEqual(["a.md", "b.md"]);
+  });
+
+  it("keeps a file's mode, makes missing directories, and writes through a symlink inside the repository", async () => {
+    const repo = gitRepo({ "docs/tool.md": "t\n", "docs/real.md": "real\n" });
+    chmodSync(join(repo.dir, "docs/tool.md"), 0o750);
+    symlinkSync("real.md", join(repo.dir, "docs/link.md"));
+    const audit = auditOf([
+      updated("docs/tool.md", "t\n", "t2\n"),
+      updated("docs/link.md", "real\n", "changed\n"),
+      created("docs/deep/new.md", "# New\n"),
+    ]);
+    expect(await applyAudit(audit, repo.dir, DEFAULT_CONFIG)).toEqual({
+      written: ["docs/tool.md", "docs/link.md", "docs/deep/new.md"],
+      alreadyApplied: [],
+    });
+    expect(statSync(join(repo.dir, "docs/tool.md")).mode & 0o777).toBe(0o750);
+    expect(lstatSync(join(repo.dir, "docs/link.md")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(repo.dir, "docs/real.md"), "utf8")).toBe("changed\n");
+    expect(readFileSync(join(repo.dir, "docs/deep/new.md"), "utf8")).toBe("# New\n");
+  });
+});
+
+describe("run → audit → apply", () => {
+  let server: ScriptedModelServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("round-trips CRLF, a BOM and a missing final newline byte for byte", async () => {
+    const original = "\uFEFF# Flags\r\n\r\nUse --old-flag here.\r\nLast line without newline";
+    const repo = gitRepo({
+      "impact.config.json": '{"mappings": [{"code": "src/**", "docs": "docs/flags.md"}]}\n',
+      "src/flags.ts": 'export const FLAG = "--old-flag";\n',
+      "docs/flags.md": original,
+    });
+    repo.commit({ "src/flags.ts": 'export const FLAG = "--new-flag";\n' });
+    server = await startScriptedModelServer({
+      "docs/flags.md": [
+        {
+          toolCalls: [
+            {
+              name: "edit_article",
+              arguments: {
+                path: "docs/flags.md",
+                edits: [
+                  {
+                    old_string: "--old-flag",
+                    new_string: "--new-flag",
+                    reason: "FLAG changed from --old-flag to --new-flag in src/flags.ts",
+                    evidence: ["src/flags.ts:1"],
+                  },
+                ],
+                done: true,
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const env = {
+      OPENAI_API_KEY: "sk-test-not-a-real-key",
+      OPENAI_BASE_URL: server.url,
+      IMPACT_MODEL: "test-model",
+    };
+    const run = captureIo(repo.dir, env);
+    expect(await main(["run"], run)).toBe(0);
+    const audit = readAuditAt(join(repo.dir, ".impact/audit.json"));
+    expect(audit.articles[0]?.hashBefore).toBe(contentHash(Buffer.from(original, "utf8")));
+    expect(readFileSync(join(repo.dir, "docs/flags.md"), "utf8")).toBe(original);
+
+    expect(await applyAudit(audit, repo.dir, DEFAULT_CONFIG)).toEqual({
+      written: ["docs/flags.md"],
+      alreadyApplied: [],
+    });
+    const bytes = readFileSync(join(repo.dir, "docs/flags.md"));
+    expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    expect(bytes.toString("utf8")).toBe(original.replace("--old-flag", "--new-flag"));
   });
 });

@@ -1,11 +1,10 @@
 import { execFile } from "node:child_process";
 import { readFileSync, type Stats, statSync } from "node:fs";
-import { lstat, readdir, readFile, realpath } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { readdir, readFile } from "node:fs/promises";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { contentHash } from "../../shared/hash.js";
 import { createFilePatch } from "../../shared/patch.js";
-import { writeFilesAtomic } from "../fs.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -23,7 +22,7 @@ export type FileView =
   | { kind: "not_file" }
   | { kind: "missing" };
 
-/** One file the overlay changed, with everything the audit and `--apply` need. */
+/** One file the overlay changed: its bytes before and after, their hashes and the patch. */
 export interface WorkspaceChange {
   path: string;
   before: string | null;
@@ -33,16 +32,12 @@ export interface WorkspaceChange {
   patch: string;
 }
 
-export interface CommitResult {
-  written: string[];
-  refused: { path: string; reason: string }[];
-}
-
 /**
  * An overlay over the repository root (DESIGN.md section 1). Reads see the overlay, then
  * disk; edits land in the overlay only, through a per-article draft so that an article's
- * edits are all or nothing. Disk changes only through `commitToDisk`, file by file
- * atomically, and only where the file still has the hash the edits were made against.
+ * edits are all or nothing. The workspace never writes to disk: disk writes go through
+ * applyAudit (cli/audit/apply-audit.ts) from the audit the run builds, which checks each
+ * file against the sandbox policy and the hash its edits were made against.
  *
  * Paths are normalised repository-relative POSIX paths; the caller (AgentToolHost)
  * applies the sandbox policy before a path reaches the workspace. Several article loops
@@ -164,56 +159,6 @@ export class Workspace {
       });
     }
     return result;
-  }
-
-  /**
-   * Writes overlay files to disk (all changes, or those named). A file whose disk bytes no
-   * longer have the hash its edits were made against is refused and named; the others are
-   * first all written to temp files and fsynced, then renamed, so a failure leaves every
-   * file either old or new. Disk errors throw (after removing the temp files).
-   */
-  async commitToDisk(paths?: string[]): Promise<CommitResult> {
-    const wanted = paths ? new Set(paths) : null;
-    const selected = this.changes().filter((change) => !wanted || wanted.has(change.path));
-    const refused: CommitResult["refused"] = [];
-    if (wanted) {
-      const known = new Set(selected.map((change) => change.path));
-      for (const path of wanted) if (!known.has(path)) refused.push({ path, reason: "no change to write" });
-    }
-    const root = await realpath(this.root);
-    const writes: { path: string; content: string }[] = [];
-    const written: string[] = [];
-    for (const change of selected) {
-      const target = await writeTarget(root, join(this.root, change.path));
-      if (target === null) {
-        refused.push({
-          path: change.path,
-          reason: "it is now a symlink that leads outside the repository",
-        });
-        continue;
-      }
-      const current = await readHash(target);
-      if (current === change.hashAfter) {
-        written.push(change.path);
-        continue;
-      }
-      if (current !== change.hashBefore) {
-        refused.push({
-          path: change.path,
-          reason:
-            change.hashBefore === null
-              ? "it was created on disk after the run read it"
-              : current === null
-                ? "it was deleted on disk after the run read it"
-                : `it changed on disk since the run read it (hash ${current}, expected ${change.hashBefore})`,
-        });
-        continue;
-      }
-      writes.push({ path: target, content: change.after });
-      written.push(change.path);
-    }
-    await writeFilesAtomic(writes);
-    return { written, refused };
   }
 
   /**
@@ -352,38 +297,6 @@ export function decodeText(bytes: Uint8Array): string | null {
   } catch {
     return null;
   }
-}
-
-async function readHash(absolute: string): Promise<string | null> {
-  try {
-    return contentHash(await readFile(absolute));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-}
-
-/** Where to write: the file itself, or a symlink's target when that stays inside the root. */
-async function writeTarget(realRoot: string, absolute: string): Promise<string | null> {
-  let info: Awaited<ReturnType<typeof lstat>>;
-  try {
-    info = await lstat(absolute);
-  } catch {
-    const parent = await realpath(dirname(absolute)).catch(() => null);
-    if (parent === null) return absolute;
-    return isInside(realRoot, parent) ? absolute : null;
-  }
-  if (!info.isSymbolicLink()) {
-    const parent = await realpath(dirname(absolute));
-    return isInside(realRoot, parent) ? absolute : null;
-  }
-  const real = await realpath(absolute).catch(() => null);
-  return real !== null && isInside(realRoot, real) ? real : null;
-}
-
-function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 async function listRepositoryFiles(root: string): Promise<string[]> {
