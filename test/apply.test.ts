@@ -168,6 +168,7 @@ describe("applyAudit: the audit is untrusted", () => {
     symlinkSync("../.env", join(repo.dir, "docs/env.md"));
     symlinkSync("../.git", join(repo.dir, "docs/gitdir"));
     symlinkSync(outside, join(repo.dir, "docs/out"));
+    symlinkSync("../sub", join(repo.dir, "docs/code"));
     const audit = auditOf([
       updated("docs/a.md", "a\n", "a2\n"),
       created("sub/.git/hooks/post-checkout", "#!/bin/sh\necho pwned\n"),
@@ -179,6 +180,7 @@ describe("applyAudit: the audit is untrusted", () => {
       updated("docs/env.md", "SECRET=1\n", "SECRET=2\n"),
       created("docs/gitdir/hooks/pre-commit.md", "x\n"),
       created("docs/out/x.md", "x\n"),
+      created("docs/code/evil.md", "x\n"),
       created("../outside.md", "x\n"),
       created("docs/./a.md", "x\n"),
     ]);
@@ -197,6 +199,7 @@ describe("applyAudit: the audit is untrusted", () => {
       docs/env.md: refused, it is a symlink (or under one) to a file matching the deny pattern ".env*";
       docs/gitdir/hooks/pre-commit.md: refused, it is a symlink (or under one) into .git/;
       docs/out/x.md: refused, it is a symlink (or under one) that does not lead to a file inside the repository;
+      docs/code/evil.md: refused, it is under a symlink and would be created as sub/evil.md, which is not an article;
       ../outside.md: refused, it is not a path inside the repository;
       docs/./a.md: refused, the audit names this file more than once
       "

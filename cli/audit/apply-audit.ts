@@ -61,6 +61,14 @@ export async function applyAudit(
       problems.push(`${path}: refused, it is not an article (not under the docs globs, or ignored)`);
       continue;
     }
+    // As create_article: a new file lands at its real path, which a symlinked directory
+    // (docs/code -> ../src) can put outside the docs.
+    if (article.hashBefore === null && !isArticle(resolved.realRelative)) {
+      problems.push(
+        `${path}: refused, it is under a symlink and would be created as ${resolved.realRelative}, which is not an article`,
+      );
+      continue;
+    }
     // Where the write really lands: through a symlink inside the repository, its target.
     const target = resolved.realPath;
     if (seenTargets.has(target)) {
