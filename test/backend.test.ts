@@ -36,7 +36,7 @@ async function waitForUrl(io: { out: string }): Promise<string> {
 }
 
 describe("impact serve", () => {
-  it("serves the router and the webhook on a real port, logs without secrets, and stops on SIGTERM", async () => {
+  it("serves the router and the webhook on a real port, logs without secrets, and stops when its signal aborts", async () => {
     const upstream = await startScriptedModelServer([{ content: "all good" }]);
     const env = {
       IMPACT_SERVER_TOKENS: `${TOKEN}, impact-serve-test-token-0002`,

@@ -252,9 +252,10 @@ describe("createOpenAIModelClient through the openai SDK", () => {
   });
 
   it("times out a stream that stalls half way, covering the whole answer, and retries it", async () => {
+    // Long enough that the retry's whole answer fits in it on a loaded machine.
     const { client, retries } = await setup([{ hang: true, afterHeaders: true }, { content: "complete" }], {
       stream: true,
-      timeoutMs: 150,
+      timeoutMs: 1_000,
     });
     expect((await client.complete(request(), signal())).message.content).toBe("complete");
     expect(retries.map((info) => info.reason)).toEqual(["timeout"]);
@@ -267,9 +268,9 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     });
     const controller = new AbortController();
     const pending = client.complete(request(), controller.signal);
-    await until(() => server.requests.length === 1);
-    // Give the first chunk time to arrive, so the abort lands while the body is read.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The server has sent the headers and the first chunk: the abort lands while the body is read.
+    await until(() => server.requests[0]?.stalled === true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     controller.abort();
     expect(isAbortError(await rejection(pending))).toBe(true);
   });

@@ -1,4 +1,6 @@
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { UsageError } from "../shared/errors.js";
@@ -91,11 +93,38 @@ describe("resolveModelClient", () => {
     await expect(resolveModelClient({ env: {}, model: "replay:" })).rejects.toBeInstanceOf(UsageError);
   });
 
-  it("takes the router branch for IMPACT_ROUTER_URL instead of asking for a key", async () => {
-    const client = await resolveModelClient({
-      env: { IMPACT_ROUTER_URL: "http://127.0.0.1:9/", IMPACT_ROUTER_TOKEN: "test-token-not-real" },
-      model: "routed-model",
+  it("takes the router branch for IMPACT_ROUTER_URL, even with an API key set", async () => {
+    const seen: { path?: string; authorization?: string } = {};
+    const router = createServer((incoming, response) => {
+      seen.path = incoming.url;
+      seen.authorization = incoming.headers.authorization;
+      incoming.resume();
+      incoming.on("end", () => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({
+            message: { role: "assistant", content: "routed" },
+            usage: { promptTokens: 3, completionTokens: 1 },
+          }),
+        );
+      });
     });
-    expect(client.model).toBe("routed-model");
+    await new Promise<void>((resolve) => router.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = router.address() as AddressInfo;
+      const client = await resolveModelClient({
+        env: {
+          IMPACT_ROUTER_URL: `http://127.0.0.1:${port}/`,
+          IMPACT_ROUTER_TOKEN: "test-token-not-real",
+          OPENAI_API_KEY: "sk-test-not-a-real-key",
+        },
+        model: "routed-model",
+      });
+      const answer = await client.complete(request("docs/a.md"), new AbortController().signal);
+      expect(answer.message.content).toBe("routed");
+      expect(seen).toEqual({ path: "/v1/impact/turn", authorization: "Bearer test-token-not-real" });
+    } finally {
+      await new Promise((resolve) => router.close(resolve));
+    }
   });
 });

@@ -52,6 +52,8 @@ export interface RecordedRequest {
   articleCallIndex: number;
   /** Whether the script had no step for this call (it got a 500 "unexpected extra call"). */
   unexpected: boolean;
+  /** Set once a stalling stream (`hang` with `afterHeaders`) has written its first chunk. */
+  stalled?: boolean;
 }
 
 export type Script =
@@ -169,6 +171,9 @@ export async function startScriptedModelServer(script: Script): Promise<Scripted
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.write(
           `data: ${JSON.stringify({ id: "chatcmpl-stall", object: "chat.completion.chunk", created, model: body.model, choices: [{ index: 0, delta: { role: "assistant", content: "partial" }, finish_reason: null }] })}\n\n`,
+          () => {
+            recorded.stalled = true;
+          },
         );
       }
       return;
