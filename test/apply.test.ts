@@ -239,6 +239,20 @@ describe("applyAudit: the audit is untrusted", () => {
   });
 });
 
+describe("impact apply --config", () => {
+  it("takes the docs globs of the config the run used", async () => {
+    const repo = gitRepo({ "handbook/a.md": "a\n" });
+    const auditFile = join(makeTempDir(), "audit.json");
+    writeFileSync(auditFile, JSON.stringify(auditOf([created("handbook/new.md", "n\n")])));
+    writeFileSync(join(repo.dir, "handbook.json"), JSON.stringify({ docs: ["handbook/**/*.md"] }));
+    const io = captureIo(repo.dir);
+    expect(await main(["apply", auditFile], io)).toBe(2);
+    expect(io.err).toContain("handbook/new.md: refused, it is not an article");
+    expect(await main(["apply", auditFile, "--config", "handbook.json", "--quiet"], io)).toBe(0);
+    expect(readFileSync(join(repo.dir, "handbook/new.md"), "utf8")).toBe("n\n");
+  });
+});
+
 describe("applyAudit writes", () => {
   it("refuses files changed, created or deleted since the audit, by name, and writes none of the others", async () => {
     const repo = gitRepo({ "docs/a.md": "a\n", "docs/b.md": "b\n", "docs/d.md": "d\n" });

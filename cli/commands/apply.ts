@@ -7,12 +7,12 @@ import { loadConfig } from "../config.js";
 import { repositoryRoot } from "../git/git.js";
 import type { Command } from "../io.js";
 
-const HELP = `Usage: impact apply <audit> [--repo DIR] [--json] [--quiet]
+const HELP = `Usage: impact apply <audit> [--repo DIR] [--config FILE] [--json] [--quiet]
 
 Writes the patches of an audit (from impact run) to the working tree of the repository
 containing DIR (default: the current directory). Every file must still have the hash the
 audit's edits were made against, and must be an article (under the docs globs of
-impact.config.json, not ignored) that the sandbox allows: nothing inside .git/, on the
+impact.config.json, or of --config FILE, not ignored) that the sandbox allows: nothing inside .git/, on the
 deny list, or behind a symlink leading out of the repository. If one file fails, nothing
 is written and the command exits 2 naming it. Each file is written atomically.
 `;
@@ -23,6 +23,7 @@ export const command: Command = async (argv, io) => {
     argv,
     {
       repo: { type: "string" },
+      config: { type: "string" },
       json: { type: "boolean" },
       quiet: { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -38,7 +39,11 @@ export const command: Command = async (argv, io) => {
   }
   const audit = await readAuditFile(resolve(io.cwd, positionals[0]!));
   const root = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
-  const config = await loadConfig(root);
+  // The same config as the run that made the audit: its docs globs say what may be written.
+  const config = await loadConfig(
+    root,
+    values.config === undefined ? undefined : resolve(io.cwd, values.config),
+  );
   const result = await applyAudit(audit, root, config);
   if (values.json) {
     io.stdout(`${JSON.stringify(result)}\n`);
