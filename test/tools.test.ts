@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AgentToolHost, type AgentToolHostOptions } from "../cli/host/agent-tool-host.js";
+import { SandboxPolicy } from "../cli/host/sandbox.js";
 import { Workspace } from "../cli/host/workspace.js";
 import { contentHash } from "../shared/hash.js";
 import type { ToolCall } from "../shared/model/types.js";
@@ -173,6 +174,45 @@ describe("search_repo and list_files", () => {
     ]);
     const [result] = await run(["search_repo", { pattern: "--new-flag", glob: "docs/**" }]);
     expect(result?.content).toBe("docs/guide.md:5: Run `impact run --new-flag`.\n");
+  });
+
+  it("filters the repository's files once per run, and merges in the overlay and the draft in path order", async () => {
+    const { repo, workspace, host, one } = setup({}, { allowCreate: true });
+    await one("create_article", { path: "docs/a-new.md", content: "# A\n", reason: "r" });
+    host.finish();
+    class CountingPolicy extends SandboxPolicy {
+      readonly checked: string[] = [];
+      override deniedReason(path: string) {
+        this.checked.push(path);
+        return super.deniedReason(path);
+      }
+    }
+    const sandbox = new CountingPolicy({ root: repo.dir });
+    const other = new AgentToolHost({
+      root: repo.dir,
+      workspace,
+      articlePath: "docs/other.md",
+      changedFiles: [],
+      docsGlobs: ["docs/**/*.md"],
+      allowCreate: true,
+      sandbox,
+    });
+    const call = async (name: string, args: unknown) =>
+      (
+        await other.execute(
+          [{ id: `other_${name}`, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+          new AbortController().signal,
+        )
+      )[0]!;
+    await call("create_article", { path: "docs/z-new.md", content: "# Z\n", reason: "r" });
+    sandbox.checked.length = 0;
+    const listed = await call("list_files", { glob: "docs/**" });
+    expect(listed.content).toBe("docs/a-new.md\ndocs/guide.md\ndocs/other.md\ndocs/z-new.md\n");
+    expect(sandbox.checked).toContain("src/cli.ts");
+    sandbox.checked.length = 0;
+    await call("search_repo", { pattern: "x", glob: "nothing/**" });
+    // Only the overlay's and the draft's paths are checked again.
+    expect(sandbox.checked).toEqual(["docs/a-new.md", "docs/z-new.md"]);
   });
 
   it("lists files by glob, capped, without ignored files", async () => {

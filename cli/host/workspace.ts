@@ -52,6 +52,8 @@ export class Workspace {
   readonly #overlay = new Map<string, string>();
   readonly #openDrafts = new Set<string>();
   #fileList: Promise<string[]> | undefined;
+  /** `#fileList` filtered, by filter key (see `repositoryFiles`). */
+  readonly #keptFiles = new Map<string, Promise<readonly string[]>>();
 
   constructor(root: string, options: { maxFileBytes?: number } = {}) {
     this.root = root;
@@ -170,6 +172,27 @@ export class Workspace {
     const files = new Set(await this.#fileList);
     for (const path of this.#overlay.keys()) files.add(path);
     return [...files].sort();
+  }
+
+  /**
+   * The repository's files as `listFiles` has them, without the overlay, keeping those
+   * `keep` accepts; sorted. Filtered once per run and `key`: the caller passes the same
+   * filter under the same key (the sandbox's deny list), so a tool call does not filter
+   * every file of the repository again.
+   */
+  repositoryFiles(key: string, keep: (path: string) => boolean): Promise<readonly string[]> {
+    let kept = this.#keptFiles.get(key);
+    if (!kept) {
+      this.#fileList ??= listRepositoryFiles(this.root);
+      kept = this.#fileList.then((files) => files.filter(keep));
+      this.#keptFiles.set(key, kept);
+    }
+    return kept;
+  }
+
+  /** Paths in the overlay (changed or created by committed articles), sorted. */
+  get overlayPaths(): string[] {
+    return [...this.#overlay.keys()].sort();
   }
 }
 

@@ -2,13 +2,42 @@ import picomatch from "picomatch";
 import type { ToolContext } from "./define.js";
 
 /**
- * The files the tools may name: the repository's files (gitignored ones left out), the
- * overlay's and this article's drafts, minus `.git` and the deny list.
+ * The files the tools may name, sorted: the repository's files (gitignored ones left out),
+ * the overlay's and this article's drafts, minus `.git` and the deny list. The repository
+ * part is filtered once per run; each call only merges in the few overlay and draft paths.
  */
-export async function visibleFiles(context: ToolContext): Promise<string[]> {
-  const files = new Set(await context.workspace.listFiles());
-  for (const path of context.draft.paths) files.add(path);
-  return [...files].filter((path) => context.sandbox.deniedReason(path) === null).sort();
+export async function visibleFiles(context: ToolContext): Promise<readonly string[]> {
+  const { sandbox, workspace } = context;
+  const allowed = (path: string) => sandbox.deniedReason(path) === null;
+  const repository = await workspace.repositoryFiles(JSON.stringify(sandbox.denyPatterns), allowed);
+  const extra = [...new Set([...workspace.overlayPaths, ...context.draft.paths])]
+    .filter((path) => !includesSorted(repository, path) && allowed(path))
+    .sort();
+  return extra.length === 0 ? repository : mergeSorted(repository, extra);
+}
+
+/** Binary search in a list sorted by code units (Array.prototype.sort's order). */
+function includesSorted(sorted: readonly string[], path: string): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < path) low = middle + 1;
+    else high = middle;
+  }
+  return sorted[low] === path;
+}
+
+/** Two sorted lists without common entries, merged into one. */
+function mergeSorted(left: readonly string[], right: readonly string[]): string[] {
+  const merged: string[] = [];
+  let leftIndex = 0;
+  let rightIndex = 0;
+  while (leftIndex < left.length && rightIndex < right.length)
+    merged.push(left[leftIndex]! < right[rightIndex]! ? left[leftIndex++]! : right[rightIndex++]!);
+  while (leftIndex < left.length) merged.push(left[leftIndex++]!);
+  while (rightIndex < right.length) merged.push(right[rightIndex++]!);
+  return merged;
 }
 
 /** Paths whose real path is checked at once. */
