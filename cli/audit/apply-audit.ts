@@ -4,8 +4,8 @@ import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
+import { writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
-import { writeFilesAtomic } from "../fs.js";
 import { type PathRefusal, SandboxPolicy } from "../host/sandbox.js";
 
 /** Some files cannot take their patch (changed since, refused by the sandbox, not an article); nothing was written. */

@@ -2,8 +2,8 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Audit, AuditSchema } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
+import { writeFileAtomic } from "../../shared/fs.js";
 import { combinedPatch } from "../../shared/merge.js";
-import { writeFileAtomic } from "../fs.js";
 
 /** Writes the audit JSON and the combined patch, each atomically (temp file + rename). */
 export async function writeAuditFiles(audit: Audit, paths: { out: string; patch: string }): Promise<void> {

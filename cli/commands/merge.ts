@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import type { Audit } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
+import { writeFilesAtomic } from "../../shared/fs.js";
 import { combinedPatch, mergeAudits } from "../../shared/merge.js";
 import { parseCommandArgs } from "../args.js";
 import { readAuditFile } from "../audit/files.js";
-import { writeFilesAtomic } from "../fs.js";
 import type { Command } from "../io.js";
 
 const HELP = `Usage: impact merge <audit.json...> --out FILE [--patch FILE] [--quiet]

@@ -1,2 +1,0 @@
-// The atomic writers live in shared/ (the model recorder uses them too).
-export * from "../shared/fs.js";
