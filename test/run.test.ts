@@ -553,6 +553,17 @@ describe("impact run, end to end through the openai SDK", () => {
     );
   });
 
+  it("keeps outputs named inside .impact/ out of git status too, and leaves other places alone", async () => {
+    const repo = portRepo();
+    const script = () => ({ content: "Nothing to change." });
+    const named = await run(repo, script, ["--out", ".impact/x.json", "--patch", ".impact/x.patch"]);
+    expect(named.code).toBe(0);
+    expect(repo.git("status", "--porcelain")).toBe("");
+    const elsewhere = await run(repo, script, ["--out", "out/a.json", "--patch", "out/a.patch"]);
+    expect(elsewhere.code).toBe(0);
+    expect(repo.git("status", "--porcelain")).toBe("?? out/");
+  });
+
   it("refuses a --head other than the checked-out commit, before any model call", async () => {
     const repo = portRepo();
     const { code, io, server } = await run(repo, [], ["--base", "HEAD~1", "--head", "HEAD~1"]);

@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { resolve, sep } from "node:path";
 import type { Audit } from "../../shared/audit.js";
 import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js";
 import { createRecordingModelClient } from "../../shared/model/replay.js";
@@ -130,7 +130,8 @@ export const command: Command = async (argv, io) => {
   let progress: TerminalProgress | undefined;
   const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, OUTPUT_DIR, "audit.json"));
   const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, OUTPUT_DIR, "impact.patch"));
-  if (values.out === undefined || values.patch === undefined) await ignoreOutputDir(built.repoRoot);
+  const outputDir = resolve(built.repoRoot, OUTPUT_DIR) + sep;
+  if (out.startsWith(outputDir) || patch.startsWith(outputDir)) await ignoreOutputDir(built.repoRoot);
   let result: Awaited<ReturnType<typeof runImpact>>;
   try {
     result = await runImpact({
