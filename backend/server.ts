@@ -120,10 +120,9 @@ export function backendFromEnv(
     .filter(Boolean);
   const model = env.IMPACT_MODEL || DEFAULT_MODEL;
   if (tokens.length > 0) {
-    if (!env.OPENAI_API_KEY)
-      throw new UsageError("impact serve: IMPACT_SERVER_TOKENS is set but OPENAI_API_KEY is not");
+    if (!env.OPENAI_API_KEY) throw new UsageError("IMPACT_SERVER_TOKENS is set but OPENAI_API_KEY is not");
     if (tokens.some((token) => token.length < 16)) {
-      throw new UsageError("impact serve: every token in IMPACT_SERVER_TOKENS needs at least 16 characters");
+      throw new UsageError("every token in IMPACT_SERVER_TOKENS needs at least 16 characters");
     }
     const perMinute =
       positiveNumber(env.IMPACT_RATE_LIMIT, "IMPACT_RATE_LIMIT") ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
@@ -144,8 +143,7 @@ export function backendFromEnv(
   }
   let queue: PullRequestQueue | undefined;
   if (env.GITHUB_WEBHOOK_SECRET) {
-    if (!env.GITHUB_TOKEN)
-      throw new UsageError("impact serve: GITHUB_WEBHOOK_SECRET is set but GITHUB_TOKEN is not");
+    if (!env.GITHUB_TOKEN) throw new UsageError("GITHUB_WEBHOOK_SECRET is set but GITHUB_TOKEN is not");
     const runEnv = pick(env, [
       "OPENAI_API_KEY",
       "OPENAI_BASE_URL",
@@ -178,7 +176,7 @@ export function backendFromEnv(
   }
   if (parts.length === 0) {
     throw new UsageError(
-      "impact serve: nothing to serve; set IMPACT_SERVER_TOKENS and OPENAI_API_KEY (router) and/or GITHUB_WEBHOOK_SECRET and GITHUB_TOKEN (PR bot)",
+      "nothing to serve; set IMPACT_SERVER_TOKENS and OPENAI_API_KEY (router) and/or GITHUB_WEBHOOK_SECRET and GITHUB_TOKEN (PR bot)",
     );
   }
   return { deps, queue, parts };
@@ -197,7 +195,7 @@ function positiveNumber(value: string | undefined, name: string): number | undef
   if (value === undefined || value === "") return undefined;
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0)
-    throw new UsageError(`impact serve: ${name} must be a positive number, got "${value}"`);
+    throw new UsageError(`${name} must be a positive number, got "${value}"`);
   return number;
 }
 

@@ -26,7 +26,7 @@ export function parseCommandArgs<T extends Options>(
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new UsageError(`impact ${command}: ${message} (see: impact ${command} --help)`, { cause: error });
+    throw new UsageError(`${message} (see: impact ${command} --help)`, { cause: error });
   }
 }
 

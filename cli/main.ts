@@ -54,14 +54,13 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
     const { command } = await entry.load();
     return await command(rest, io);
   } catch (error) {
-    return exitCodeFor(error, io);
+    return exitCodeFor(error, name, io);
   }
 }
 
-function exitCodeFor(error: unknown, io: CommandIo): number {
-  // Messages that already name their command ("impact serve: …") get no second prefix.
-  const say = (message: string) =>
-    io.stderr(`${/^impact [a-z]+: /.test(message) ? "" : "impact: "}${redactSecrets(message, io.env)}\n`);
+function exitCodeFor(error: unknown, command: string, io: CommandIo): number {
+  // Error messages never name the command themselves: this is the one place that does.
+  const say = (message: string) => io.stderr(`impact ${command}: ${redactSecrets(message, io.env)}\n`);
   if (error instanceof Interrupted || isAbortError(error)) {
     say(error instanceof Error ? error.message : "interrupted");
     return 130;

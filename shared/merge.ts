@@ -10,11 +10,11 @@ import { contentHash } from "./hash.js";
  */
 export function mergeAudits(audits: readonly Audit[]): Audit {
   const [first] = audits;
-  if (first === undefined) throw new UsageError("impact merge: no audits to merge");
+  if (first === undefined) throw new UsageError("no audits to merge");
   for (const audit of audits) {
     if (audit.base !== first.base || audit.head !== first.head) {
       throw new UsageError(
-        `impact merge: audits are of different changes (${first.base}..${first.head} and ${audit.base}..${audit.head}); merge only the shards of one run`,
+        `audits are of different changes (${first.base}..${first.head} and ${audit.base}..${audit.head}); merge only the shards of one run`,
         { code: "input" },
       );
     }

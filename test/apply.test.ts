@@ -98,7 +98,7 @@ describe("impact apply", () => {
     const io = captureIo(repo.dir);
     expect(await main(["apply", auditFile], io)).toBe(2);
     expect(io.err).toMatchInlineSnapshot(`
-      "impact: refusing to apply, nothing was written: docs/setup.md: it changed since the audit (hash b2b440275db68610, expected 2fe600b52bc5e19f)
+      "impact apply: refusing to apply, nothing was written: docs/setup.md: it changed since the audit (hash b2b440275db68610, expected 2fe600b52bc5e19f)
       "
     `);
     expect(readFileSync(join(repo.dir, "docs/login.md"), "utf8")).toBe(LOGIN_BEFORE);
@@ -118,7 +118,7 @@ describe("impact apply", () => {
     const outside = captureIo(plain);
     expect(await main(["apply", auditFile], outside)).toBe(2);
     expect(outside.err.replaceAll(plain, "<dir>")).toMatchInlineSnapshot(`
-      "impact: not a git repository: <dir> (run impact inside a git checkout, or pass --repo DIR)
+      "impact apply: not a git repository: <dir> (run impact inside a git checkout, or pass --repo DIR)
       "
     `);
   });
@@ -190,7 +190,7 @@ describe("applyAudit: the audit is untrusted", () => {
     const io = captureIo(repo.dir);
     expect(await main(["apply", auditFile], io)).toBe(2);
     expect(io.err.replaceAll("; ", ";\n")).toMatchInlineSnapshot(`
-      "impact: refusing to apply, nothing was written: sub/.git/hooks/post-checkout: refused, it is inside .git/;
+      "impact apply: refusing to apply, nothing was written: sub/.git/hooks/post-checkout: refused, it is inside .git/;
       docs/.GIT/hooks/post-checkout.md: refused, it is inside .git/;
       docs/.env.d/notes.md: refused, it matches the deny pattern ".env*";
       docs/id_rsa.md: refused, it matches the deny pattern "id_*";

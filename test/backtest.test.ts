@@ -95,10 +95,12 @@ describe("impact plan --backtest", () => {
     ]);
     const bad = captureIo(repo.dir);
     expect(await main(["plan", "--backtest", "0"], bad)).toBe(2);
-    expect(bad.err).toBe('impact: --backtest takes a whole number of 1 or more, got "0"\n');
+    expect(bad.err).toBe('impact plan: --backtest takes a whole number of 1 or more, got "0"\n');
     const unknown = captureIo(repo.dir);
     expect(await main(["plan", "--backtest", "3", "--head", "nope"], unknown)).toBe(2);
-    expect(unknown.err).toBe('impact: unknown revision "nope" for --head (check the name, or fetch it)\n');
+    expect(unknown.err).toBe(
+      'impact plan: unknown revision "nope" for --head (check the name, or fetch it)\n',
+    );
     const mixed = captureIo(repo.dir);
     expect(await main(["plan", "--backtest", "3", "--check"], mixed)).toBe(2);
   });

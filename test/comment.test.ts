@@ -236,7 +236,7 @@ describe("impact comment", () => {
     expect(
       await run(["audit.json", "--repo", "nope", "--pr", "1"], { GITHUB_TOKEN: TOKEN }),
     ).toMatchInlineSnapshot(`
-      "2 impact: --repo takes owner/name, got "nope"
+      "2 impact comment: --repo takes owner/name, got "nope"
       "
     `);
     expect(await run([], {})).toContain("name the audit file");

@@ -88,7 +88,7 @@ describe("mergeAudits", () => {
     const one = auditOf([auditArticle("docs/a.md")]);
     const other = auditOf([auditArticle("docs/b.md")], { head: "c".repeat(40) });
     expect(() => mergeAudits([one, other])).toThrowErrorMatchingInlineSnapshot(
-      `[UsageError: impact merge: audits are of different changes (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb and aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..cccccccccccccccccccccccccccccccccccccccc); merge only the shards of one run]`,
+      `[UsageError: audits are of different changes (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb and aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..cccccccccccccccccccccccccccccccccccccccc); merge only the shards of one run]`,
     );
   });
 });
@@ -141,7 +141,7 @@ describe("impact merge", () => {
     const io = captureIo(dir);
     expect(await main(["merge", "a.json", "--out", "merged.json"], io)).toBe(2);
     expect(io.err).toMatchInlineSnapshot(`
-      "impact: a.json is not an audit: version: Invalid input: expected 1
+      "impact merge: a.json is not an audit: version: Invalid input: expected 1
       "
     `);
     expect(await main(["merge", "a.json"], io)).toBe(2);

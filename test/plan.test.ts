@@ -82,7 +82,7 @@ describe("impact plan", () => {
     const check = await plan(repo, ["--check"]);
     expect(check.code).toBe(3);
     expect(check.err).toMatchInlineSnapshot(`
-      "impact: 2 articles probably need an update that this change did not make: docs/auth.md, docs/login.md
+      "impact plan: 2 articles probably need an update that this change did not make: docs/auth.md, docs/login.md
       "
     `);
   });
@@ -148,12 +148,12 @@ describe("impact plan", () => {
     const bad = await plan(repo, ["--diff", "-"], "just some text\n");
     expect([bad.code, bad.err]).toEqual([
       2,
-      "impact: not a unified diff: no file headers (`diff --git` or `---`/`+++`) found\n",
+      "impact plan: not a unified diff: no file headers (`diff --git` or `---`/`+++`) found\n",
     ]);
     const missing = await plan(repo, ["--diff", "nowhere.diff"]);
     expect([missing.code, missing.err]).toEqual([
       2,
-      "impact: --diff <repo>/nowhere.diff: cannot read the diff file (ENOENT); check the path\n",
+      "impact plan: --diff <repo>/nowhere.diff: cannot read the diff file (ENOENT); check the path\n",
     ]);
   });
 
@@ -163,7 +163,7 @@ describe("impact plan", () => {
     const bad = await plan(repo, []);
     expect([bad.code, bad.err]).toEqual([
       2,
-      "impact: impact.config.json: mappings[0].docs: expected string, received number\n",
+      "impact plan: impact.config.json: mappings[0].docs: expected string, received number\n",
     ]);
     repo.commit({ "impact.config.json": "{}" });
     const unknown = await plan(repo, ["--base", "v9.9.9"]);
@@ -171,7 +171,7 @@ describe("impact plan", () => {
     expect(unknown.err).toContain('unknown revision "v9.9.9" for --base');
     const elsewhere = await plan(repo, ["--repo", makeTempDir()]);
     expect(elsewhere.code).toBe(2);
-    expect(elsewhere.err).toMatch(/^impact: not a git repository: .*pass --repo DIR\)\n$/);
+    expect(elsewhere.err).toMatch(/^impact plan: not a git repository: .*pass --repo DIR\)\n$/);
   });
 
   it("warns about broken frontmatter on stderr, naming the file and line", async () => {

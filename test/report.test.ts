@@ -113,10 +113,10 @@ describe("impact report", () => {
     expect(
       [bad.err, text.err, missing.err, format.err].join("").replaceAll(dir, "<dir>"),
     ).toMatchInlineSnapshot(`
-      "impact: <dir>/bad.json is not an audit: runId: Invalid input: expected string, received undefined
-      impact: <dir>/text.json is not an audit: not valid JSON
-      impact: cannot read audit <dir>/missing.json: no such file
-      impact: --format takes markdown or json, got "html"
+      "impact report: <dir>/bad.json is not an audit: runId: Invalid input: expected string, received undefined
+      impact report: <dir>/text.json is not an audit: not valid JSON
+      impact report: cannot read audit <dir>/missing.json: no such file
+      impact report: --format takes markdown or json, got "html"
       "
     `);
   });

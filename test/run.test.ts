@@ -392,7 +392,7 @@ describe("impact run, end to end through the openai SDK", () => {
       ["--max-turns", "3"],
     );
     expect(code).toBe(1);
-    expect(io.err).toBe("impact: 1 article failed; see the audit for reasons\n");
+    expect(io.err).toBe("impact run: 1 article failed; see the audit for reasons\n");
     expect(article("docs/server.md")).toMatchObject({
       status: "failed",
       patch: "",
@@ -449,7 +449,7 @@ describe("impact run, end to end through the openai SDK", () => {
     const io = captureIo(again.dir, {});
     expect(await main(["apply", ".impact/audit.json"], io)).toBe(2);
     expect(io.err).toMatch(
-      /^impact: refusing to apply, nothing was written: docs\/cli\.md: it changed since the audit/,
+      /^impact apply: refusing to apply, nothing was written: docs\/cli\.md: it changed since the audit/,
     );
     expect(readFileSync(join(again.dir, "docs/server.md"), "utf8")).toBe(SERVER_DOC);
   });
@@ -533,8 +533,8 @@ describe("impact run, end to end through the openai SDK", () => {
     const io = captureIo(repo.dir, {});
     expect(await main(["run"], io)).toBe(2);
     expect(`${bad.io.err}${io.err}`).toMatchInlineSnapshot(`
-      "impact: --shard takes I/N with 1 ≤ I ≤ N, got "3/2"
-      impact: no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server), or use a router with --router URL or IMPACT_ROUTER_URL, or replay a recording with --model replay:FILE (\`impact plan\` needs no key)
+      "impact run: --shard takes I/N with 1 ≤ I ≤ N, got "3/2"
+      impact run: no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server), or use a router with --router URL or IMPACT_ROUTER_URL, or replay a recording with --model replay:FILE (\`impact plan\` needs no key)
       "
     `);
   });
@@ -604,7 +604,7 @@ describe("impact run, end to end through the openai SDK", () => {
     const { code, io, audit } = await run(repo, script, ["--apply"]);
     expect(code).toBe(2);
     expect(io.err.replace(/hash \w+, expected \w+/, "hash …")).toMatchInlineSnapshot(`
-      "impact: --apply wrote nothing: docs/server.md: it changed since the audit (hash …); the audit and patch were written (impact apply can retry)
+      "impact run: --apply wrote nothing: docs/server.md: it changed since the audit (hash …); the audit and patch were written (impact apply can retry)
       "
     `);
     // All or nothing: the article that was still fine was not written either.

@@ -51,12 +51,9 @@ export const command: Command = async (argv, io) => {
     return 0;
   }
   const [auditPath, ...extra] = positionals;
-  if (auditPath === undefined)
-    throw new UsageError("impact comment: name the audit file (impact comment <audit.json>)");
+  if (auditPath === undefined) throw new UsageError("name the audit file (impact comment <audit.json>)");
   if (extra.length > 0)
-    throw new UsageError(
-      `impact comment: one audit at a time (merge shards first), got ${positionals.length}`,
-    );
+    throw new UsageError(`one audit at a time (merge shards first), got ${positionals.length}`);
 
   const audit = await readAuditFile(resolve(io.cwd, auditPath), auditPath);
   const worthy = hasCommentWorthyArticles(audit);
@@ -70,13 +67,12 @@ export const command: Command = async (argv, io) => {
   }
 
   const token = io.env.GITHUB_TOKEN;
-  if (!token) throw new UsageError("impact comment: GITHUB_TOKEN is not set (or use --dry-run)");
+  if (!token) throw new UsageError("GITHUB_TOKEN is not set (or use --dry-run)");
   const repository = values.repo ?? io.env.GITHUB_REPOSITORY;
-  if (!repository)
-    throw new UsageError("impact comment: no repository; pass --repo owner/name or set GITHUB_REPOSITORY");
+  if (!repository) throw new UsageError("no repository; pass --repo owner/name or set GITHUB_REPOSITORY");
   const { owner, repo } = parseRepository(repository);
   const number = parsePositiveInt("pr", values.pr) ?? (await pullRequestFromEvent(io.env));
-  if (number === undefined) throw new UsageError("impact comment: no pull request; pass --pr N");
+  if (number === undefined) throw new UsageError("no pull request; pass --pr N");
 
   const client = createGitHubClient({
     token,

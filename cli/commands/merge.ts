@@ -33,8 +33,8 @@ export const command: Command = async (argv, io) => {
     io.stdout(HELP);
     return 0;
   }
-  if (positionals.length === 0) throw new UsageError("impact merge: name at least one audit file");
-  if (!values.out) throw new UsageError("impact merge: --out FILE is required");
+  if (positionals.length === 0) throw new UsageError("name at least one audit file");
+  if (!values.out) throw new UsageError("--out FILE is required");
 
   const audits: Audit[] = [];
   for (const path of positionals) audits.push(await readAuditFile(resolve(io.cwd, path), path));

@@ -42,7 +42,7 @@ export const command: Command = async (argv, io) => {
   const backtest = parsePositiveInt("backtest", values.backtest);
   if (backtest !== undefined) {
     if (values.diff !== undefined || values.base !== undefined || values.check) {
-      throw new UsageError("impact plan: --backtest walks history itself; drop --diff, --base and --check");
+      throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
     }
     const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
       import("../git/git.js"),

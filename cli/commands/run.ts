@@ -92,7 +92,7 @@ export const command: Command = async (argv, io) => {
   // the plan, the hashes or the patches.
   if (built.articleSource.kind === "revision") {
     throw new UsageError(
-      `impact run: the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout ${values.head} first, or leave --head out`,
+      `the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout ${values.head} first, or leave --head out`,
     );
   }
   // The flag, then the environment, then the config file, then the default.

@@ -29,7 +29,7 @@ export const command: Command = async (argv, io) => {
   }
   const portText = values.port ?? io.env.PORT ?? "8787";
   if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
-    throw new UsageError(`impact serve: the port must be a number from 0 to 65535, got "${portText}"`);
+    throw new UsageError(`the port must be a number from 0 to 65535, got "${portText}"`);
   }
   const host = values.host ?? "127.0.0.1";
   // Only this command in cli/ loads the backend (DESIGN.md section 8).
@@ -46,7 +46,7 @@ export const command: Command = async (argv, io) => {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`impact serve: cannot listen on ${host}:${portText}: ${code ?? String(error)}`, {
+    throw new UsageError(`cannot listen on ${host}:${portText}: ${code ?? String(error)}`, {
       cause: error,
     });
   }
