@@ -286,6 +286,38 @@ appendFileSync(process.env.FAKE_IMPACT_LOG, JSON.stringify(record) + "\\n");
 process.exit(Number(process.env[\`FAKE_EXIT_\${command}\`] ?? 0));
 `;
 
+/**
+ * The PR pipeline with the fake CLI above in a temp work folder: `runEnv`/`commentEnv`
+ * get FAKE_IMPACT_LOG added, and `calls()` reads back what the fake CLI recorded.
+ */
+function fakeCliPipeline(options: {
+  runEnv?: Record<string, string>;
+  commentEnv?: Record<string, string>;
+  githubToken?: string;
+  logger?: ReturnType<typeof createLogger>;
+}) {
+  const work = makeTempDir();
+  const cli = join(work, "fake-impact.mjs");
+  writeFileSync(cli, FAKE_CLI);
+  const log = join(work, "calls.jsonl");
+  const pipeline = createPullRequestPipeline({
+    cli: { command: process.execPath, args: [cli] },
+    runEnv: { ...options.runEnv, FAKE_IMPACT_LOG: log },
+    commentEnv: { ...options.commentEnv, FAKE_IMPACT_LOG: log },
+    ...(options.githubToken ? { githubToken: options.githubToken } : {}),
+    timeoutMs: 60_000,
+    workRoot: work,
+    logger: options.logger ?? createLogger(() => {}, {}),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: the fake CLI's free-form JSON records
+  const calls = (): any[] =>
+    readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+  return { work, pipeline, calls };
+}
+
 describe("the PR bot end to end (fake CLI, real git)", () => {
   it("clones the PR head, uses the base commit's config, runs impact run then impact comment", async () => {
     const source = gitRepo({
@@ -301,36 +333,26 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     });
     source.git("checkout", "-q", "-b", "elsewhere", base); // the head is not the checked-out branch
 
-    const work = makeTempDir();
-    const cli = join(work, "fake-impact.mjs");
-    writeFileSync(cli, FAKE_CLI);
-    const log = join(work, "calls.jsonl");
     const logs: string[] = [];
     const logger = createLogger((line) => logs.push(line), { GITHUB_TOKEN });
-    const queue = new PullRequestQueue({
-      concurrency: 1,
-      maxPending: 10,
+    const {
+      work,
+      pipeline,
+      calls: readCalls,
+    } = fakeCliPipeline({
+      runEnv: { OPENAI_API_KEY: "sk-test-not-a-real-key" },
+      commentEnv: { GITHUB_TOKEN, GITHUB_API_URL: "http://127.0.0.1:9/api" },
+      githubToken: GITHUB_TOKEN,
       logger,
-      run: createPullRequestPipeline({
-        cli: { command: process.execPath, args: [cli] },
-        runEnv: { OPENAI_API_KEY: "sk-test-not-a-real-key", FAKE_IMPACT_LOG: log },
-        commentEnv: { GITHUB_TOKEN, GITHUB_API_URL: "http://127.0.0.1:9/api", FAKE_IMPACT_LOG: log },
-        githubToken: GITHUB_TOKEN,
-        timeoutMs: 60_000,
-        workRoot: work,
-        logger,
-      }),
     });
+    const queue = new PullRequestQueue({ concurrency: 1, maxPending: 10, logger, run: pipeline });
     const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
 
     const body = fixture("pull_request.opened", { base, head, cloneUrl: source.dir });
     expect((await app.fetch(delivery(body, { id: "e2e-1" }))).status).toBe(202);
     await queue.idle();
 
-    const calls = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+    const calls = readCalls();
     expect(calls.map((call) => call.command)).toEqual(["run", "comment"]);
     const [runCall, commentCall] = calls;
     expect(runCall.head).toBe(head);
@@ -386,18 +408,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     source.git("checkout", "-q", "main");
     const base = source.commit({ "src/b.ts": "export const b = 1;\n" });
 
-    const work = makeTempDir();
-    const cli = join(work, "fake-impact.mjs");
-    writeFileSync(cli, FAKE_CLI);
-    const log = join(work, "calls.jsonl");
-    const pipeline = createPullRequestPipeline({
-      cli: { command: process.execPath, args: [cli] },
-      runEnv: { FAKE_IMPACT_LOG: log },
-      commentEnv: { FAKE_IMPACT_LOG: log },
-      timeoutMs: 60_000,
-      workRoot: work,
-      logger: createLogger(() => {}, {}),
-    });
+    const { pipeline, calls } = fakeCliPipeline({});
     const job = JSON.parse(fixture("pull_request.opened", { base, head, cloneUrl: `file://${source.dir}` }));
     await pipeline(
       {
@@ -409,10 +420,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       },
       new AbortController().signal,
     );
-    const [runCall] = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+    const [runCall] = calls();
     expect(runCall.head).toBe(head);
     expect(runCall.mergeBase).toBe(forkPoint);
   });
@@ -421,18 +429,11 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     const source = gitRepo({ "docs/a.md": "# A\n" });
     const base = source.git("rev-parse", "HEAD");
     const head = source.commit({ "impact.config.json": '{"docs": ["evil/**"]}\n', "docs/a.md": "# A!\n" });
-    const work = makeTempDir();
-    const cli = join(work, "fake-impact.mjs");
-    writeFileSync(cli, FAKE_CLI);
-    const log = join(work, "calls.jsonl");
     const logs: string[] = [];
     const logger = createLogger((line) => logs.push(line), {});
-    const pipeline = createPullRequestPipeline({
-      cli: { command: process.execPath, args: [cli] },
-      runEnv: { FAKE_IMPACT_LOG: log, FAKE_EXIT_run: "1" },
-      commentEnv: { GITHUB_TOKEN, FAKE_IMPACT_LOG: log },
-      timeoutMs: 60_000,
-      workRoot: work,
+    const { pipeline, calls: readCalls } = fakeCliPipeline({
+      runEnv: { FAKE_EXIT_run: "1" },
+      commentEnv: { GITHUB_TOKEN },
       logger,
     });
     await pipeline(
@@ -445,10 +446,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       },
       new AbortController().signal,
     );
-    const calls = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+    const calls = readCalls();
     expect(calls.map((call) => call.command)).toEqual(["run", "comment"]);
     expect(calls[0].config).toBe("{}\n");
   });
@@ -457,17 +455,9 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     const source = gitRepo({ "docs/a.md": "# A\n" });
     const base = source.git("rev-parse", "HEAD");
     const head = source.commit({ "docs/a.md": "# B\n" });
-    const work = makeTempDir();
-    const cli = join(work, "fake-impact.mjs");
-    writeFileSync(cli, FAKE_CLI);
-    const log = join(work, "calls.jsonl");
-    const pipeline = createPullRequestPipeline({
-      cli: { command: process.execPath, args: [cli] },
-      runEnv: { FAKE_IMPACT_LOG: log, FAKE_EXIT_run: "2" },
-      commentEnv: { GITHUB_TOKEN, FAKE_IMPACT_LOG: log },
-      timeoutMs: 60_000,
-      workRoot: work,
-      logger: createLogger(() => {}, {}),
+    const { pipeline, calls: readCalls } = fakeCliPipeline({
+      runEnv: { FAKE_EXIT_run: "2" },
+      commentEnv: { GITHUB_TOKEN },
     });
     const pending = pipeline(
       {
@@ -480,10 +470,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       new AbortController().signal,
     );
     await expect(pending).rejects.toThrow("impact run exited with code 2");
-    const calls = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+    const calls = readCalls();
     expect(calls.map((call) => call.command)).toEqual(["run"]);
     await expect(
       pipeline(
