@@ -55,6 +55,23 @@ describe("Workspace overlay", () => {
     ]);
   });
 
+  it("gives the changes of the named files only, when asked", async () => {
+    const repo = gitRepo({ "docs/a.md": "a\n", "docs/b.md": "b\n" });
+    const workspace = new Workspace(repo.dir);
+    for (const [path, content] of [
+      ["docs/a.md", "a2\n"],
+      ["docs/b.md", "b2\n"],
+    ] as const) {
+      const draft = workspace.beginArticle(path);
+      await draft.set(content);
+      draft.commit();
+    }
+    expect(
+      workspace.changes(["docs/b.md", "docs/unknown.md"]).map((change) => [change.path, change.after]),
+    ).toEqual([["docs/b.md", "b2\n"]]);
+    expect(workspace.changes().map((change) => change.path)).toEqual(["docs/a.md", "docs/b.md"]);
+  });
+
   it("refuses a second open draft of the same article", () => {
     const workspace = new Workspace(gitRepo({ "docs/a.md": "a\n" }).dir);
     workspace.beginArticle("docs/a.md");

@@ -1,8 +1,6 @@
 import type { AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
-import { contentHash } from "../../shared/hash.js";
-import { createFilePatch } from "../../shared/patch.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "../host/agent-tool-host.js";
 import { SandboxPolicy } from "../host/sandbox.js";
@@ -91,8 +89,7 @@ class ToolHostSession implements ArticleSession {
     if (conflicts.length > 0) {
       throw new Error(`another article created ${conflicts.join(", ")} with other content first`);
     }
-    // Only this article's files: Workspace.changes() would diff every file of the run again.
-    const changes = await Promise.all(committed.map((changed) => this.#change(changed)));
+    const changes = this.#workspace.changes(committed);
     const own = changes.find((change) => change.path === path);
     const hashBefore = await this.#workspace.baseHash(path);
     return {
@@ -109,12 +106,6 @@ class ToolHostSession implements ArticleSession {
           edits: this.#auditEdits(change.path),
         })),
     };
-  }
-
-  async #change(path: string) {
-    const before = await this.#workspace.baseContent(path);
-    const after = (await this.#workspace.read(path)) ?? "";
-    return { path, before, patch: createFilePatch(path, before, after), hashAfter: contentHash(after) };
   }
 
   abandon(): void {

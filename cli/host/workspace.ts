@@ -141,10 +141,15 @@ export class Workspace {
     return { committed: [...files.keys()].sort(), conflicts: [] };
   }
 
-  /** Every file the overlay changed, sorted by path, with its patch from base bytes to overlay bytes. */
-  changes(): WorkspaceChange[] {
+  /**
+   * The files the overlay changed (all, or those of `paths`), sorted by path, each with its
+   * patch from base bytes to overlay bytes. An article's loop asks for its own files only,
+   * so a run does not diff every earlier article again.
+   */
+  changes(paths?: readonly string[]): WorkspaceChange[] {
     const result: WorkspaceChange[] = [];
-    for (const path of [...this.#overlay.keys()].sort()) {
+    const selected = paths ? paths.filter((path) => this.#overlay.has(path)) : [...this.#overlay.keys()];
+    for (const path of selected.sort()) {
       const after = this.#overlay.get(path)!;
       const base = this.#baseSettled.get(path);
       if (!base) throw new Error(`bug: ${path} is in the overlay but its base was never read`);
