@@ -9,7 +9,7 @@ import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/t
 import type { PullRequestJob } from "./queue.js";
 import { RateLimiter, SeenIds, tokenId, tokenMatches, verifyGitHubSignature } from "./security.js";
 
-/** DESIGN.md section 8: request bodies up to 10 MB on the turn endpoint, 25 MB (GitHub's cap) on the webhook. */
+/** request bodies up to 10 MB on the turn endpoint, 25 MB (GitHub's cap) on the webhook. */
 export const TURN_BODY_LIMIT = 10 * 1024 * 1024;
 export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 export const DEFAULT_TURN_TIMEOUT_MS = 150_000;

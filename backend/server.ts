@@ -12,8 +12,8 @@ import { systemPrompt } from "../shared/prompts.js";
 import { redactSecrets } from "../shared/redact.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
 import { type AppDeps, createApp } from "./app.js";
-import { createPullRequestPipeline } from "./pipeline.js";
 import { PullRequestQueue } from "./queue.js";
+import { createPullRequestPipeline } from "./run-job.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
@@ -103,7 +103,7 @@ export interface BackendFromEnv {
 }
 
 /**
- * Builds the app's dependencies from the environment (DESIGN.md section 3):
+ * Builds the app's dependencies from the environment:
  * IMPACT_SERVER_TOKENS + OPENAI_API_KEY (OPENAI_BASE_URL, IMPACT_MODEL) turn the router on;
  * GITHUB_WEBHOOK_SECRET + GITHUB_TOKEN (GITHUB_API_URL) turn the PR bot on.
  */

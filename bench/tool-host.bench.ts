@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentToolHost } from "../cli/host/agent-tool-host.js";
-import { Workspace } from "../cli/host/workspace.js";
+import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import { Workspace } from "../cli/run/workspace.js";
 
 const FILES = 2_000;
 const LINES = 60;

@@ -34,7 +34,7 @@ function usage(): string {
   return `Usage: impact <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun "impact <command> --help" for a command's options.\n`;
 }
 
-/** The only place that turns errors into exit codes (STYLE.md 2). */
+/** The only place that turns errors into exit codes. */
 export async function main(argv: string[], io: CommandIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ImpactReasonSchema } from "./plan.js";
 
-/** The audit JSON, version 1 (DESIGN.md section 7). Exported as schema/audit.schema.json. */
+/** The audit JSON, version 1. Exported as schema/audit.schema.json. */
 export const ArticleStatusSchema = z.enum([
   "updated",
   "unchanged",

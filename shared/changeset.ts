@@ -1,4 +1,4 @@
-/** The diff as data (DESIGN.md section 1). Built by `cli/git/`, read by detection and the runner. */
+/** The diff as data. Built by `cli/plan/`, read by detection and the runner. */
 export type FileStatus =
   | "added"
   | "modified"

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** `impact plan --json` and the plan handed to the runner (DESIGN.md section 4). */
+/** `impact plan --json` and the plan handed to the runner. */
 export const ImpactKindSchema = z.enum(["attention", "mapping", "reference"]);
 
 export const ImpactReasonSchema = z.object({

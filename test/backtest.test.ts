@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BacktestReportSchema } from "../cli/detect/backtest.js";
 import { main } from "../cli/main.js";
+import { BacktestReportSchema } from "../cli/plan/backtest.js";
 import { gitRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 

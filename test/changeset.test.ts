@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadChangeSet } from "../cli/git/changeset.js";
-import { parseUnifiedDiff } from "../cli/git/diff-parse.js";
+import { parseUnifiedDiff } from "../cli/plan/diff-parse.js";
+import { loadChangeSet } from "../cli/plan/read-change-set.js";
 import { GitError, UsageError } from "../shared/errors.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 

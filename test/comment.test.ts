@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createGitHubClient, upsertPullRequestComment } from "../cli/github.js";
+import { createGitHubClient, upsertPullRequestComment } from "../cli/audit/github.js";
 import { main } from "../cli/main.js";
 import type { Audit } from "../shared/audit.js";
 import {

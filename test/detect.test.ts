@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { listArticles, readArticles } from "../cli/detect/articles.js";
-import { detectImpact } from "../cli/detect/detector.js";
-import { compileMapping } from "../cli/detect/mapping.js";
-import { ReferenceMatcher } from "../cli/detect/matcher.js";
+import { listArticles, readArticles } from "../cli/plan/articles.js";
+import { detectImpact } from "../cli/plan/detector.js";
+import { compileMapping } from "../cli/plan/mapping.js";
+import { ReferenceMatcher } from "../cli/plan/matcher.js";
 import type { ChangedFile, ChangeSet } from "../shared/changeset.js";
 import { ConfigSchema } from "../shared/config.js";
 import { gitRepo } from "./helpers/git-repo.js";

@@ -7,7 +7,7 @@ import { gitRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
 /**
- * The built CLI extracts symbols on a worker thread (cli/git/symbol-worker.ts, compiled
+ * The built CLI extracts symbols on a worker thread (cli/plan/symbols/worker.ts, compiled
  * only); the sources, as vitest runs them, extract in-process. Both must plan the same.
  */
 describe("impact plan, built (symbols on a worker thread) and from source", () => {

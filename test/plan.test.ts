@@ -2,7 +2,7 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
-import { buildPlan } from "../cli/pipeline.js";
+import { buildPlan } from "../cli/plan/build-plan.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { articleText, buildFirstMessage, selectHunks } from "../cli/agent/first-message.js";
-import { TerminalProgress } from "../cli/agent/progress.js";
-import { ImpactAgentRunner } from "../cli/agent/runner.js";
-import { toolHostSessions } from "../cli/agent/session.js";
-import { Workspace } from "../cli/host/workspace.js";
+import { articleText, buildFirstMessage, selectHunks } from "../cli/run/first-message.js";
+import { TerminalProgress } from "../cli/run/progress.js";
+import { ImpactAgentRunner } from "../cli/run/runner.js";
+import { toolHostSessions } from "../cli/run/session.js";
+import { Workspace } from "../cli/run/workspace.js";
 import type { ChangeSet } from "../shared/changeset.js";
 import { ConfigSchema } from "../shared/config.js";
 import { ModelApiError, ModelProtocolError } from "../shared/errors.js";

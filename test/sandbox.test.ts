@@ -10,9 +10,9 @@ import {
 } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AgentToolHost } from "../cli/host/agent-tool-host.js";
-import { SandboxPolicy } from "../cli/host/sandbox.js";
-import { Workspace } from "../cli/host/workspace.js";
+import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import { SandboxPolicy } from "../cli/run/sandbox.js";
+import { Workspace } from "../cli/run/workspace.js";
 import type { ToolCall } from "../shared/model/types.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 

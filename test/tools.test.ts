@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AgentToolHost, type AgentToolHostOptions } from "../cli/host/agent-tool-host.js";
-import { SandboxPolicy } from "../cli/host/sandbox.js";
-import { Workspace } from "../cli/host/workspace.js";
+import { AgentToolHost, type AgentToolHostOptions } from "../cli/run/agent-tool-host.js";
+import { SandboxPolicy } from "../cli/run/sandbox.js";
+import { Workspace } from "../cli/run/workspace.js";
 import { contentHash } from "../shared/hash.js";
 import type { ToolCall } from "../shared/model/types.js";
 import { gitRepo } from "./helpers/git-repo.js";

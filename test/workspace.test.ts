@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Workspace } from "../cli/host/workspace.js";
+import { Workspace } from "../cli/run/workspace.js";
 import { writeFileAtomic } from "../shared/fs.js";
 import { contentHash } from "../shared/hash.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";

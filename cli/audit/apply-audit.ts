@@ -6,7 +6,7 @@ import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
-import { type PathRefusal, SandboxPolicy } from "../host/sandbox.js";
+import { type PathRefusal, SandboxPolicy } from "../run/sandbox.js";
 
 /** Some files cannot take their patch (changed since, refused by the sandbox, not an article); nothing was written. */
 export class StaleFiles extends UsageError {
@@ -30,7 +30,7 @@ export type ApplyAuditConfig = Pick<ImpactConfig, "docs" | "ignore" | "deny">;
 /**
  * Writes an audit's article patches to the working tree at `root` (`impact apply`, `run --apply`).
  * The audit is untrusted input (often a CI artifact), so every path goes through the
- * sandbox policy of the tool host (DESIGN.md section 6: syntax, `.git/` and the deny list
+ * sandbox policy of the tool host (syntax, `.git/` and the deny list
  * on the path as given and on its real path, which must stay inside the root) and must be
  * an article: under the config's docs globs and not ignored, as create_article requires.
  * All or nothing: every file is checked first (its current hash must be the audit's

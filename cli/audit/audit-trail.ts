@@ -35,8 +35,8 @@ export function emptyUsage(): ArticleUsage {
 }
 
 /**
- * Collects per-article results in plan order and builds the audit JSON (DESIGN.md
- * section 7). Every string that goes in (model summaries and reasons included) is passed
+ * Collects per-article results in plan order and builds the audit JSON
+ * (docs/audit-format.md). Every string that goes in (model summaries and reasons included) is passed
  * through redactSecrets, so no key or token reaches the audit, the patch or the report.
  */
 export class AuditTrail {

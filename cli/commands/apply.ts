@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
-import { parseCommandArgs } from "../args.js";
 import { applyAudit } from "../audit/apply-audit.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
-import { repositoryRoot } from "../git/git.js";
+import { repositoryRoot } from "../git.js";
 import type { Command } from "../io.js";
+import { parseCommandArgs } from "./args.js";
 
 const HELP = `Usage: impact apply <audit> [--repo DIR] [--config FILE] [--json] [--quiet]
 

@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
 import { buildSuggestions, hasCommentWorthyArticles, renderComment } from "../../shared/render/comment.js";
-import { parseCommandArgs, parsePositiveInt } from "../args.js";
 import { readAuditFile } from "../audit/files.js";
 import {
   createGitHubClient,
@@ -10,9 +9,10 @@ import {
   postReviewSuggestions,
   pullRequestDiffLines,
   upsertPullRequestComment,
-} from "../github.js";
+} from "../audit/github.js";
+import { writeStepSummary } from "../audit/step-summary.js";
 import type { Command } from "../io.js";
-import { writeStepSummary } from "../step-summary.js";
+import { parseCommandArgs, parsePositiveInt } from "./args.js";
 
 const HELP = `Usage: impact comment <audit.json> --pr N [--repo owner/name] [--suggestions] [--dry-run] [--quiet]
 

@@ -3,9 +3,9 @@ import type { Audit } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFilesAtomic } from "../../shared/fs.js";
 import { combinedPatch, mergeAudits } from "../../shared/merge.js";
-import { parseCommandArgs } from "../args.js";
 import { readAuditFile } from "../audit/files.js";
 import type { Command } from "../io.js";
+import { parseCommandArgs } from "./args.js";
 
 const HELP = `Usage: impact merge <audit.json...> --out FILE [--patch FILE] [--quiet]
 

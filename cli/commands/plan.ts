@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
-import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "../args.js";
-import type { BacktestReport } from "../detect/backtest.js";
-import { startSymbolExtractor } from "../git/symbol-extractor.js";
 import type { Command } from "../io.js";
+import type { BacktestReport } from "../plan/backtest.js";
+import { startSymbolExtractor } from "../plan/symbols/extractor.js";
+import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "./args.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
 // and zod, yaml, simple-git and the detector load on this thread while it does.
@@ -45,9 +45,9 @@ export const command: Command = async (argv, io) => {
       throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
     }
     const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
-      import("../git/git.js"),
+      import("../git.js"),
       import("../config.js"),
-      import("../detect/backtest.js"),
+      import("../plan/backtest.js"),
     ]);
     const repoRoot = await repositoryRoot(repo);
     const report = await runBacktest({
@@ -63,7 +63,7 @@ export const command: Command = async (argv, io) => {
   const diff = values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
   const extractor = startSymbolExtractor();
   const [{ buildPlan }, { ImpactPlanSchema }] = await Promise.all([
-    import("../pipeline.js"),
+    import("../plan/build-plan.js"),
     import("../../shared/plan.js"),
   ]);
   const { plan } = await buildPlan({

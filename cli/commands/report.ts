@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
 import { renderReport } from "../../shared/render/report.js";
-import { parseCommandArgs } from "../args.js";
 import { readAuditFile } from "../audit/files.js";
 import type { Command } from "../io.js";
+import { parseCommandArgs } from "./args.js";
 
 const HELP = `Usage: impact report <audit> [--format markdown|json]
 

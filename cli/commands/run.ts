@@ -6,14 +6,14 @@ import { DEFAULT_MODEL, resolveModelClient } from "../../shared/model/resolve.js
 import type { ModelClient } from "../../shared/model/types.js";
 import { renderReport } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../agent/budget.js";
-import { TerminalProgress } from "../agent/progress.js";
-import { runImpact, selectArticles } from "../agent/run-impact.js";
-import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "../args.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
+import { writeStepSummary } from "../audit/step-summary.js";
 import type { Command, CommandIo } from "../io.js";
-import { buildPlan } from "../pipeline.js";
-import { writeStepSummary } from "../step-summary.js";
+import { buildPlan } from "../plan/build-plan.js";
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";
+import { TerminalProgress } from "../run/progress.js";
+import { runImpact, selectArticles } from "../run/run-impact.js";
+import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "./args.js";
 
 const OPTIONS = {
   ...COMMON_OPTIONS,

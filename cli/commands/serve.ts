@@ -1,6 +1,6 @@
 import { UsageError } from "../../shared/errors.js";
-import { parseCommandArgs } from "../args.js";
 import type { Command } from "../io.js";
+import { parseCommandArgs } from "./args.js";
 
 const HELP = `Usage: impact serve [--host 127.0.0.1] [--port 8787]
 
@@ -32,7 +32,7 @@ export const command: Command = async (argv, io) => {
     throw new UsageError(`the port must be a number from 0 to 65535, got "${portText}"`);
   }
   const host = values.host ?? "127.0.0.1";
-  // Only this command in cli/ loads the backend (DESIGN.md section 8).
+  // Only this command in cli/ loads the backend.
   const { backendFromEnv, createApp, createLogger, listen } = await import("../../backend/server.js");
   const logger = createLogger(io.stdout, io.env);
   const { deps, queue, parts } = backendFromEnv(io.env, logger);

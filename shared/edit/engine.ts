@@ -34,7 +34,7 @@ const MIN_ALREADY_APPLIED_CHARS = 6;
 export const CONTEXT_GAP_MARKER = "\u22EE";
 
 /**
- * Applies a batch of edits to an article (DESIGN.md section 5, `edit_article`). Pure: the
+ * Applies a batch of edits to an article (`edit_article`, docs/edits.md). Pure: the
  * edits apply in order, each to the result of the previous; if any fails, the outcome is
  * that one error (naming the edit by its 0-based index) and nothing is applied.
  */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Edit shapes the model sends in `edit_article` (DESIGN.md section 5). The kind of an
+ * Edit shapes the model sends in `edit_article`. The kind of an
  * edit follows from its fields; `editKind` names it.
  */
 const reason = z

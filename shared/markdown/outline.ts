@@ -2,7 +2,7 @@ import { contentHash } from "../hash.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { LineIndex } from "./lines.js";
 
-/** One heading and the lines it governs (DESIGN.md section 5, `outline_article`). */
+/** One heading and the lines it governs (`outline_article`). */
 export interface OutlineSection {
   /** The heading text as written (closing `#`s and surrounding spaces removed). */
   title: string;

@@ -12,7 +12,7 @@ import {
 } from "./retry.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./types.js";
 
-/** Path of the AgentConvoRouter's turn endpoint (DESIGN.md section 8). */
+/** Path of the AgentConvoRouter's turn endpoint. */
 export const TURN_PATH = "/v1/impact/turn";
 export const DEFAULT_ROUTER_TIMEOUT_MS = 180_000;
 

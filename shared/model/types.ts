@@ -41,7 +41,7 @@ export interface ModelResponse {
 }
 
 /**
- * The model behind a small interface (STYLE.md 7). Implementations: the OpenAI SDK client,
+ * The model behind a small interface. Implementations: the OpenAI SDK client,
  * the router client, the replay client. `complete` rejects with ModelApiError,
  * ModelProtocolError, or an abort error when `signal` fires.
  */

@@ -2,7 +2,7 @@ import type { z } from "zod";
 
 /**
  * One tool as the model sees it: name, description and argument schema. Declared once in
- * `shared/` so the backend can serve the same manifest; the code that runs it is in `cli/tools/`.
+ * `shared/` so the backend can serve the same manifest; the code that runs it is in `cli/run/tools/`.
  */
 export interface ToolSpec<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;

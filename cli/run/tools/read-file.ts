@@ -1,4 +1,4 @@
-import { type ReadFileArgs, readFileSpec } from "../../shared/tools/read-file.js";
+import { type ReadFileArgs, readFileSpec } from "../../../shared/tools/read-file.js";
 import { loadTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed } from "./define.js";
 

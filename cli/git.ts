@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { type SimpleGit, simpleGit } from "simple-git";
-import { GitError } from "../../shared/errors.js";
+import { GitError } from "../shared/errors.js";
 
 /** The tree of an empty commit: the base of a repository's first commit. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";

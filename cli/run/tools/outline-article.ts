@@ -1,5 +1,5 @@
-import { formatOutline } from "../../shared/markdown/outline.js";
-import { type OutlineArticleArgs, outlineArticleSpec } from "../../shared/tools/outline-article.js";
+import { formatOutline } from "../../../shared/markdown/outline.js";
+import { type OutlineArticleArgs, outlineArticleSpec } from "../../../shared/tools/outline-article.js";
 import { loadTextFile } from "./common.js";
 import { defineTool, succeed } from "./define.js";
 

@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
-import type { ChangeSet } from "../shared/changeset.js";
-import type { ImpactConfig } from "../shared/config.js";
-import { UsageError } from "../shared/errors.js";
-import type { ImpactPlan } from "../shared/plan.js";
-import { loadConfig } from "./config.js";
-import { listArticles, readArticles } from "./detect/articles.js";
-import { detectImpact } from "./detect/detector.js";
-import { loadChangeSet } from "./git/changeset.js";
-import { gitAt, repositoryRoot, resolveCommit } from "./git/git.js";
-import { type SymbolExtractor, startSymbolExtractor } from "./git/symbol-extractor.js";
+import type { ChangeSet } from "../../shared/changeset.js";
+import type { ImpactConfig } from "../../shared/config.js";
+import { UsageError } from "../../shared/errors.js";
+import type { ImpactPlan } from "../../shared/plan.js";
+import { loadConfig } from "../config.js";
+import { gitAt, repositoryRoot, resolveCommit } from "../git.js";
+import { listArticles, readArticles } from "./articles.js";
+import { detectImpact } from "./detector.js";
+import { loadChangeSet } from "./read-change-set.js";
+import { type SymbolExtractor, startSymbolExtractor } from "./symbols/extractor.js";
 
 export interface BuildPlanOptions {
   repo: string;

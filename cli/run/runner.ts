@@ -90,7 +90,7 @@ class ArticleFailure extends Error {
 }
 
 /**
- * ImpactAgentRunner (DESIGN.md section 1): one model loop per impacted article, articles
+ * ImpactAgentRunner: one model loop per impacted article, articles
  * in parallel under p-limit. It never throws for an article's sake: every article ends as
  * updated, unchanged, failed (with a reason) or cancelled (on abort).
  */

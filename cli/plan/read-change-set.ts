@@ -3,10 +3,10 @@ import type { SimpleGit } from "simple-git";
 import type { ChangedFile, ChangeSet } from "../../shared/changeset.js";
 import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
+import { EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "../git.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
-import { EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "./git.js";
-import { inProcessExtractor, type SymbolExtractor, type SymbolJob } from "./symbol-extractor.js";
-import { isProse, languageOf } from "./symbols.js";
+import { isProse, languageOf } from "./symbols/extract-symbols.js";
+import { inProcessExtractor, type SymbolExtractor, type SymbolJob } from "./symbols/extractor.js";
 
 export interface ChangeSetOptions {
   repo: string;
@@ -19,7 +19,7 @@ export interface ChangeSetOptions {
 }
 
 /**
- * Reads the change as data (DESIGN.md section 1): from the merge base of `base` and `head`
+ * Reads the change as data: from the merge base of `base` and `head`
  * to `head` from git (defaults `HEAD~1` and `HEAD`, so a merge commit is compared with its
  * first parent), or the given diff text.
  */

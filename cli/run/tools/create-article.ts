@@ -1,6 +1,6 @@
-import { contentHash } from "../../shared/hash.js";
-import { parseFrontmatter } from "../../shared/markdown/frontmatter.js";
-import { type CreateArticleArgs, createArticleSpec } from "../../shared/tools/create-article.js";
+import { contentHash } from "../../../shared/hash.js";
+import { parseFrontmatter } from "../../../shared/markdown/frontmatter.js";
+import { type CreateArticleArgs, createArticleSpec } from "../../../shared/tools/create-article.js";
 import { splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed } from "./define.js";
 

@@ -1,4 +1,4 @@
-/** Caps of the tool host (DESIGN.md section 6); all configurable through impact.config.json `limits`. */
+/** Caps of the tool host; all configurable through impact.config.json `limits`. */
 export interface ToolLimits {
   /** Bytes per tool result; a longer result is cut with a note saying so. */
   toolResultBytes: number;

@@ -1,6 +1,6 @@
-import { applyEdits, formatEditSuccess } from "../../shared/edit/engine.js";
-import { editKind } from "../../shared/edit/schema.js";
-import { type EditArticleArgs, editArticleSpec } from "../../shared/tools/edit-article.js";
+import { applyEdits, formatEditSuccess } from "../../../shared/edit/engine.js";
+import { editKind } from "../../../shared/edit/schema.js";
+import { type EditArticleArgs, editArticleSpec } from "../../../shared/tools/edit-article.js";
 import { loadCheckedTextFile } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext } from "./define.js";
 

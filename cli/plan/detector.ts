@@ -35,7 +35,7 @@ interface Term {
 }
 
 /**
- * The ImpactDetector (DESIGN.md section 4): which articles a change touches, and why.
+ * The ImpactDetector: which articles a change touches, and why.
  * Pure: the caller reads the articles (working tree or a revision) and passes their text.
  */
 export function detectImpact(input: {

@@ -1,6 +1,6 @@
 import { parentPort } from "node:worker_threads";
-import { inProcessExtractor, type SymbolJob } from "./symbol-extractor.js";
-import { loadTypeScript } from "./symbols.js";
+import { loadTypeScript } from "./extract-symbols.js";
+import { inProcessExtractor, type SymbolJob } from "./extractor.js";
 
 // The thread behind startSymbolExtractor: compile TypeScript now, while the main thread
 // asks git for the change, then extract symbols for each batch of jobs it is sent.

@@ -4,20 +4,19 @@ import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { toolSpecsFor } from "../../shared/tools/manifest.js";
 import type { ToolSpec } from "../../shared/tools/spec.js";
-import { cutToBytes } from "../tools/common.js";
+import { resolveToolLimits, type ToolLimits } from "./limits.js";
+import { SandboxPolicy } from "./sandbox.js";
+import { cutToBytes } from "./tools/common.js";
 import {
   parseToolArguments,
   type RecordedEdit,
   type Tool,
   type ToolContext,
   type ToolResult,
-} from "../tools/define.js";
-import { TOOLS } from "../tools/index.js";
-import { resolveToolLimits, type ToolLimits } from "./limits.js";
-import { SandboxPolicy } from "./sandbox.js";
+} from "./tools/define.js";
+import { TOOLS } from "./tools/index.js";
 import type { ArticleDraft, Workspace } from "./workspace.js";
 
-export type { RecordedEdit } from "../tools/define.js";
 export {
   DEFAULT_LIST_FILES,
   DEFAULT_READ_PAGE_LINES,
@@ -29,6 +28,7 @@ export {
   resolveToolLimits,
   type ToolLimits,
 } from "./limits.js";
+export type { RecordedEdit } from "./tools/define.js";
 
 export interface AgentToolHostOptions {
   /** Repository root. */
@@ -60,7 +60,7 @@ export interface ToolCallResult {
 export const REPEATED_FAILURE_THRESHOLD = 2;
 
 /**
- * The only way the model touches anything (DESIGN.md sections 1, 5, 6). One per article
+ * The only way the model touches anything. One per article
  * loop. Validates arguments, enforces the sandbox policy and the caps, and answers every
  * call with a result the model can act on; it throws only when `signal` aborts.
  */

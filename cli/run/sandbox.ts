@@ -41,7 +41,7 @@ export type PathCheck = { ok: true; path: string } | PathRefusal;
 const HINT = 'Use a repository-relative path with forward slashes, such as "docs/guide.md".';
 
 /**
- * The sandbox policy of DESIGN.md section 6: which repository paths a tool may touch.
+ * The sandbox policy (docs/tools-and-sandbox.md): which repository paths a tool may touch.
  * Checks the path as asked (syntax, `.git/`, the deny list on every component) and then
  * its real path after symlinks (must stay inside the root and pass the same checks).
  */

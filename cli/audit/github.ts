@@ -1,9 +1,9 @@
 import { Octokit } from "@octokit/core";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
-import { ImpactError, UsageError } from "../shared/errors.js";
-import { redactSecrets } from "../shared/redact.js";
-import { COMMENT_MARKER, diffRightLines, type ReviewSuggestion } from "../shared/render/comment.js";
+import { ImpactError, UsageError } from "../../shared/errors.js";
+import { redactSecrets } from "../../shared/redact.js";
+import { COMMENT_MARKER, diffRightLines, type ReviewSuggestion } from "../../shared/render/comment.js";
 
 const GitHubOctokit = Octokit.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof GitHubOctokit>;

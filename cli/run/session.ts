@@ -2,10 +2,10 @@ import type { AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import type { PlannedArticle } from "../../shared/plan.js";
-import { AgentToolHost, type RecordedEdit } from "../host/agent-tool-host.js";
-import { SandboxPolicy } from "../host/sandbox.js";
-import type { Workspace } from "../host/workspace.js";
+import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
+import { SandboxPolicy } from "./sandbox.js";
+import type { Workspace } from "./workspace.js";
 
 export interface ToolHostSessionOptions {
   root: string;

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { ChangedFile, ChangedSymbol, SymbolChange, SymbolKind } from "../../shared/changeset.js";
+import type { ChangedFile, ChangedSymbol, SymbolChange, SymbolKind } from "../../../shared/changeset.js";
 
 type TypeScript = typeof import("typescript");
 

@@ -33,7 +33,7 @@ export interface WorkspaceChange {
 }
 
 /**
- * An overlay over the repository root (DESIGN.md section 1). Reads see the overlay, then
+ * An overlay over the repository root. Reads see the overlay, then
  * disk; edits land in the overlay only, through a per-article draft so that an article's
  * edits are all or nothing. The workspace never writes to disk: disk writes go through
  * applyAudit (cli/audit/apply-audit.ts) from the audit the run builds, which checks each

@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { ImpactConfig } from "../../shared/config.js";
 import { GitError } from "../../shared/errors.js";
 import { ImpactKindSchema } from "../../shared/plan.js";
-import { loadChangeSet } from "../git/changeset.js";
-import { gitAt, resolveCommit } from "../git/git.js";
+import { gitAt, resolveCommit } from "../git.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { detectImpact } from "./detector.js";
+import { loadChangeSet } from "./read-change-set.js";
 
 /** How far back the backtest looks for commits that changed both code and docs. */
 export const BACKTEST_SCAN_LIMIT = 5000;

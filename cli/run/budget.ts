@@ -1,4 +1,4 @@
-/** Named caps of the agent loop (STYLE.md 8). Flags and config override the defaults. */
+/** Named caps of the agent loop. Flags and config override the defaults. */
 export const DEFAULT_CONCURRENCY = 4;
 export const DEFAULT_MAX_TURNS = 12;
 /** Prompt + completion tokens one article may spend before it is failed. */

@@ -1,5 +1,5 @@
 import { createContext, Script } from "node:vm";
-import { type SearchRepoArgs, searchRepoSpec } from "../../shared/tools/search-repo.js";
+import { type SearchRepoArgs, searchRepoSpec } from "../../../shared/tools/search-repo.js";
 import { defineTool, fail, succeed, type ToolFailure, type ToolResult } from "./define.js";
 import { checkGlob, visibleFiles } from "./files.js";
 

@@ -1,4 +1,4 @@
-import { type ListFilesArgs, listFilesSpec } from "../../shared/tools/list-files.js";
+import { type ListFilesArgs, listFilesSpec } from "../../../shared/tools/list-files.js";
 import { defineTool, fail, succeed } from "./define.js";
 import { checkGlob, sandboxedFiles, visibleFiles } from "./files.js";
 

@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import type { ToolSpec } from "../../shared/tools/spec.js";
-import type { ToolLimits } from "../host/limits.js";
-import type { SandboxPolicy } from "../host/sandbox.js";
-import type { ArticleDraft, Workspace } from "../host/workspace.js";
+import type { ToolSpec } from "../../../shared/tools/spec.js";
+import type { ToolLimits } from "../limits.js";
+import type { SandboxPolicy } from "../sandbox.js";
+import type { ArticleDraft, Workspace } from "../workspace.js";
 
-/** Tool failures are values (STYLE.md 4): the host hands them to the model. */
+/** Tool failures are values: the host hands them to the model. */
 export type ToolResult = { ok: true; output: string } | ToolFailure;
 export interface ToolFailure {
   ok: false;

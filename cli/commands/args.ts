@@ -1,9 +1,9 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { UsageError } from "../shared/errors.js";
+import { UsageError } from "../../shared/errors.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-/** Flags shared by every command that reads a change (DESIGN.md section 3). */
+/** Flags shared by every command that reads a change. */
 export const COMMON_OPTIONS = {
   repo: { type: "string" },
   base: { type: "string" },

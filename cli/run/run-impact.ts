@@ -11,12 +11,12 @@ import { buildToolManifest } from "../../shared/tools/manifest.js";
 import { applyAudit, StaleFiles } from "../audit/apply-audit.js";
 import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
-import { Workspace } from "../host/workspace.js";
-import type { BuiltPlan } from "../pipeline.js";
+import type { BuiltPlan } from "../plan/build-plan.js";
 import { DEFAULT_TOKENS_PER_ARTICLE, DEFAULT_TOKENS_PER_RUN } from "./budget.js";
 import type { ProgressSink } from "./progress.js";
 import { ImpactAgentRunner } from "./runner.js";
 import { toolHostSessions } from "./session.js";
+import { Workspace } from "./workspace.js";
 
 export interface RunImpactOptions {
   built: BuiltPlan;

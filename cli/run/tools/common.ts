@@ -1,4 +1,4 @@
-import type { FileView } from "../host/workspace.js";
+import type { FileView } from "../workspace.js";
 import type { ToolContext, ToolFailure } from "./define.js";
 import { fail } from "./define.js";
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { ChangedFile, ChangedSymbol } from "../../shared/changeset.js";
-import { extractSymbols, languageOf, loadTypeScript } from "./symbols.js";
+import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
+import { extractSymbols, languageOf, loadTypeScript } from "./extract-symbols.js";
 
 /** One changed file to read symbols from, with its whole text at base and head when known. */
 export interface SymbolJob {
@@ -29,7 +29,7 @@ export const inProcessExtractor: SymbolExtractor = {
   close() {},
 };
 
-const WORKER_FILE = new URL("./symbol-worker.js", import.meta.url);
+const WORKER_FILE = new URL("./worker.js", import.meta.url);
 
 /**
  * Extraction on a worker thread that starts loading the TypeScript compiler at once.
