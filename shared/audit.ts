@@ -32,6 +32,10 @@ export const ArticleUsageSchema = z.object({
   /** edit_article calls that succeeded on the first try, over all edit_article calls. */
   firstTryEdits: z.number().int().optional(),
   retries: z.number().int().optional(),
+  /** Prompt tokens the provider served from its prompt cache (part of promptTokens, billed lower). */
+  cachedPromptTokens: z.number().int().optional(),
+  /** What these tokens cost in US dollars; absent when the model's price is unknown. */
+  costUsd: z.number().nonnegative().optional(),
 });
 
 export const AuditArticleSchema = z.object({
@@ -49,6 +53,14 @@ export const AuditArticleSchema = z.object({
   usage: ArticleUsageSchema,
   durationMs: z.number().int().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /**
+   * True when the result was reused from the result cache: `usage` is this run's (no model
+   * call), `originalUsage` what the run that produced the result spent.
+   */
+  cached: z.boolean().optional(),
+  originalUsage: ArticleUsageSchema.optional(),
+  /** Why a `skipped` article was not run: `budget` when `--max-cost` was reached first. */
+  skipReason: z.enum(["budget"]).optional(),
 });
 
 export const AuditTotalsSchema = z.object({
@@ -62,6 +74,12 @@ export const AuditTotalsSchema = z.object({
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
   durationMs: z.number().int(),
+  /** Prompt tokens served from the provider's prompt cache, over all articles. */
+  cachedPromptTokens: z.number().int().optional(),
+  /** The run's cost in US dollars; absent when no article's price was known. */
+  costUsd: z.number().nonnegative().optional(),
+  /** Articles whose result came from the result cache. */
+  cached: z.number().int().optional(),
 });
 
 export const AuditSchema = z.object({

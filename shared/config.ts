@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ModelPriceSchema } from "./model/prices.js";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
 export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx}", "*.md"];
@@ -20,6 +21,8 @@ export const ConfigSchema = z.strictObject({
   model: z.string().optional(),
   concurrency: z.number().int().positive().max(64).optional(),
   maxTurns: z.number().int().positive().max(100).optional(),
+  /** Prices per model name (US dollars per million tokens), over the built-in table. */
+  prices: z.record(z.string().min(1), ModelPriceSchema).default({}),
   limits: z
     .strictObject({
       toolResultBytes: z.number().int().positive().optional(),

@@ -1,6 +1,7 @@
 import type { Audit, AuditArticle, AuditTotals } from "./audit.js";
 import { UsageError } from "./errors.js";
 import { contentHash } from "./hash.js";
+import { roundUsd } from "./model/prices.js";
 
 /**
  * Merges the audits of sharded runs into one (pure). Every article appears once, sorted
@@ -68,11 +69,23 @@ export function computeTotals(articles: readonly AuditArticle[], durationMs: num
     completionTokens: 0,
     durationMs: Math.round(durationMs),
   };
+  let cachedPromptTokens = 0;
+  let cached = 0;
+  let costUsd = 0;
+  // A total is only given when it is whole: one article that spent tokens at an unknown price leaves it out.
+  let costKnown = articles.some((article) => article.usage.costUsd !== undefined);
   for (const article of articles) {
     totals[article.status] += 1;
     totals.promptTokens += article.usage.promptTokens;
     totals.completionTokens += article.usage.completionTokens;
+    cachedPromptTokens += article.usage.cachedPromptTokens ?? 0;
+    if (article.cached) cached += 1;
+    if (article.usage.costUsd !== undefined) costUsd += article.usage.costUsd;
+    else if (article.usage.promptTokens + article.usage.completionTokens > 0) costKnown = false;
   }
+  if (cachedPromptTokens > 0) totals.cachedPromptTokens = cachedPromptTokens;
+  if (cached > 0) totals.cached = cached;
+  if (costKnown) totals.costUsd = roundUsd(costUsd);
   return totals;
 }
 

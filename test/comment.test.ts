@@ -90,7 +90,7 @@ describe("renderComment", () => {
 
       </details>
 
-      <sub>Impact · base \`aaaaaaaaaaaa\` → head \`bbbbbbbbbbbb\` · model \`gpt-test\` · run \`run-1\`</sub>
+      <sub>Impact · base \`aaaaaaaaaaaa\` → head \`bbbbbbbbbbbb\` · model \`gpt-test\` · 480 tokens · run \`run-1\`</sub>
       "
     `);
   });

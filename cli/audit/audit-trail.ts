@@ -55,13 +55,7 @@ export class AuditTrail {
 
   record(article: AuditArticle): void {
     this.plan(article.path);
-    // The patch is repository text that must apply byte for byte: only the values of our
-    // own secrets are taken out of it (shapes would also hit prose like "token auth").
-    const env = this.#options.env;
-    this.#articles.set(article.path, {
-      ...redactDeep(article, env),
-      patch: redactSecretValues(article.patch, env),
-    });
+    this.#articles.set(article.path, redactArticle(article, this.#options.env));
   }
 
   /** Records an article that was not sent to the model (touched, skipped, cancelled). */
@@ -112,6 +106,13 @@ export class AuditTrail {
     };
     return AuditSchema.parse(audit);
   }
+}
+
+/** An article result with every secret taken out, as the audit (and the result cache) keeps it. */
+export function redactArticle(article: AuditArticle, env: Record<string, string | undefined>): AuditArticle {
+  // The patch is repository text that must apply byte for byte: only the values of our
+  // own secrets are taken out of it (shapes would also hit prose like "token auth").
+  return { ...redactDeep(article, env), patch: redactSecretValues(article.patch, env) };
 }
 
 function redactDeep<T>(value: T, env: Record<string, string | undefined>): T {

@@ -1,17 +1,20 @@
 import { resolve, sep } from "node:path";
 import type { Audit } from "../../shared/audit.js";
 import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js";
+import { formatUsd, priceOf } from "../../shared/model/prices.js";
 import { createRecordingModelClient } from "../../shared/model/replay.js";
-import { DEFAULT_MODEL, resolveModelClient } from "../../shared/model/resolve.js";
+import { DEFAULT_MODEL, REPLAY_PREFIX, resolveModelClient } from "../../shared/model/resolve.js";
 import type { ModelClient } from "../../shared/model/types.js";
-import { renderReport } from "../../shared/render/report.js";
+import { renderReport, renderSpend } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
 import type { Command, CommandIo } from "../io.js";
+import { VERSION } from "../main.js";
 import { buildPlan } from "../plan/build-plan.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";
 import { TerminalProgress } from "../run/progress.js";
+import { RESULT_CACHE_DIR } from "../run/result-cache.js";
 import { runImpact, selectArticles } from "../run/run-impact.js";
 import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "./args.js";
 
@@ -30,6 +33,9 @@ const OPTIONS = {
   record: { type: "string" },
   "include-touched": { type: "boolean" },
   stream: { type: "boolean" },
+  "no-cache": { type: "boolean" },
+  "cache-dir": { type: "string" },
+  "max-cost": { type: "string" },
 } as const;
 
 const HELP = `Usage: impact run [options]
@@ -57,6 +63,9 @@ Options:
   --record FILE       save every model exchange to FILE (for --model replay:FILE)
   --include-touched   also send articles the change already edits
   --stream            stream model answers
+  --no-cache          send every article to the model, even when an earlier result fits
+  --cache-dir DIR     where results are cached (default: .impact/cache/results in the repository)
+  --max-cost USD      start no more articles once the run has cost this much (they end skipped)
   --json              print the audit summary as one JSON object
   --quiet             print nothing but errors
 
@@ -75,6 +84,7 @@ export const command: Command = async (argv, io) => {
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
   if (shard === null) throw new UsageError(`--shard takes I/N with 1 ≤ I ≤ N, got "${values.shard}"`);
   if (values.only !== undefined && values.only.trim() === "") throw new UsageError("--only takes a glob");
+  const maxCostUsd = parseMaxCost(values["max-cost"]);
   const repo = resolve(io.cwd, values.repo ?? ".");
   const diff = values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
 
@@ -121,6 +131,17 @@ export const command: Command = async (argv, io) => {
           : {}),
       })
     : unusedModel(modelName ?? DEFAULT_MODEL);
+  const price = priceOf(model.model, built.config.prices);
+  if (maxCostUsd !== undefined && needsModel && price === undefined) {
+    throw new UsageError(
+      `--max-cost needs the price of model "${model.model}", which Impact does not know: add it under "prices" in the config (US dollars per million tokens)`,
+      { code: "config" },
+    );
+  }
+  // A recording must hold every call, and a replay answers from one: neither mixes with cached results.
+  const replaying = (modelName ?? "").startsWith(REPLAY_PREFIX);
+  const useCache = !values["no-cache"] && values.record === undefined && !replaying;
+  const cacheDir = resolve(io.cwd, values["cache-dir"] ?? resolve(built.repoRoot, RESULT_CACHE_DIR));
   const recording = values.record
     ? createRecordingModelClient(model, resolve(io.cwd, values.record), { env: io.env })
     : undefined;
@@ -131,7 +152,12 @@ export const command: Command = async (argv, io) => {
   const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, OUTPUT_DIR, "audit.json"));
   const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, OUTPUT_DIR, "impact.patch"));
   const outputDir = resolve(built.repoRoot, OUTPUT_DIR) + sep;
-  if (out.startsWith(outputDir) || patch.startsWith(outputDir)) await ignoreOutputDir(built.repoRoot);
+  if (
+    out.startsWith(outputDir) ||
+    patch.startsWith(outputDir) ||
+    (useCache && needsModel && `${cacheDir}${sep}`.startsWith(outputDir))
+  )
+    await ignoreOutputDir(built.repoRoot);
   let result: Awaited<ReturnType<typeof runImpact>>;
   try {
     result = await runImpact({
@@ -147,6 +173,12 @@ export const command: Command = async (argv, io) => {
       maxTurns: maxTurns ?? built.config.maxTurns ?? DEFAULT_MAX_TURNS,
       env: io.env,
       signal: io.signal,
+      ...(useCache ? { cache: { dir: cacheDir, impactVersion: VERSION } } : {}),
+      ...(price ? { price } : {}),
+      ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+      onWarning: (message) => {
+        if (!values.quiet) io.stderr(`warning: ${message}\n`);
+      },
       onSelected: (total) => {
         if (showProgress) progress = new TerminalProgress({ write: io.stderr, total });
       },
@@ -167,6 +199,12 @@ export const command: Command = async (argv, io) => {
   await writeStepSummary(renderReport(audit, { omitDiffs: true }), io.env);
   if (values.json) io.stdout(`${JSON.stringify(summaryOf(audit, out, patch))}\n`);
   else if (!values.quiet) io.stdout(renderSummary(audit, out, patch, io));
+  const overBudget = audit.articles.filter((article) => article.skipReason === "budget").length;
+  if (overBudget > 0 && !values.quiet) {
+    io.stderr(
+      `impact run: ${overBudget} article${overBudget === 1 ? " was" : "s were"} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
+    );
+  }
   if (interrupted)
     throw new Interrupted("interrupted: unfinished articles are cancelled in the audit; no file was changed");
   if (refused !== undefined) {
@@ -200,6 +238,16 @@ function summaryOf(audit: Audit, out: string, patch: string) {
   };
 }
 
+/** `--max-cost USD`: a dollar amount of 0 or more (0 runs only what the cache already holds). */
+function parseMaxCost(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const dollars = Number(value.replace(/^\$/, ""));
+  if (value.trim() === "" || !Number.isFinite(dollars) || dollars < 0) {
+    throw new UsageError(`--max-cost takes an amount in US dollars such as 0.50, got "${value}"`);
+  }
+  return dollars;
+}
+
 function renderSummary(audit: Audit, out: string, patch: string, io: CommandIo): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
@@ -214,7 +262,7 @@ function renderSummary(audit: Audit, out: string, patch: string, io: CommandIo):
   if (lines.length === 0) lines.push("no impacted articles");
   lines.push(
     "",
-    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${(t.promptTokens + t.completionTokens).toLocaleString("en-US")} tokens`,
+    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
     `audit: ${shown(out)}`,
     `patch: ${shown(patch)}${audit.applied ? " (applied)" : ""}`,
   );

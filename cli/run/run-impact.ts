@@ -3,17 +3,19 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
+import type { ModelPrice } from "../../shared/model/prices.js";
 import type { ModelClient } from "../../shared/model/types.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { systemPrompt } from "../../shared/prompts.js";
 import { type Shard, shardOf } from "../../shared/shard.js";
 import { buildToolManifest } from "../../shared/tools/manifest.js";
 import { applyAudit, StaleFiles } from "../audit/apply-audit.js";
-import { AuditTrail } from "../audit/audit-trail.js";
+import { AuditTrail, redactArticle } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
 import { DEFAULT_TOKENS_PER_ARTICLE, DEFAULT_TOKENS_PER_RUN } from "./budget.js";
 import type { ProgressSink } from "./progress.js";
+import { ResultCacheFolder } from "./result-cache.js";
 import { ImpactAgentRunner } from "./runner.js";
 import { toolHostSessions } from "./session.js";
 import { Workspace } from "./workspace.js";
@@ -36,6 +38,13 @@ export interface RunImpactOptions {
   /** Called once the articles to run are known (for the progress total). */
   onSelected?: (count: number) => void;
   now?: () => Date;
+  /** The result cache's folder and Impact's version (part of every key); absent: no cache. */
+  cache?: { dir: string; impactVersion: string };
+  /** The model's price, for `usage.costUsd` and `--max-cost`. */
+  price?: ModelPrice;
+  maxCostUsd?: number;
+  /** Problems that do not stop the run (a corrupt cache entry). */
+  onWarning?: (message: string) => void;
 }
 
 export interface RunImpactResult {
@@ -82,6 +91,13 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   options.onSelected?.(toRun.length);
 
   const workspace = new Workspace(repoRoot);
+  const results = options.cache
+    ? new ResultCacheFolder({
+        dir: options.cache.dir,
+        redact: (article) => redactArticle(article, options.env),
+        warn: options.onWarning ?? (() => undefined),
+      })
+    : undefined;
   const runner = new ImpactAgentRunner({
     model: options.model,
     systemPrompt: await systemPrompt(),
@@ -100,8 +116,12 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     tokensPerArticle: config.limits.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE,
     tokensPerRun: config.limits.tokensPerRun ?? DEFAULT_TOKENS_PER_RUN,
     ...(options.progress ? { progress: options.progress } : {}),
+    ...(results && options.cache ? { cache: { results, impactVersion: options.cache.impactVersion } } : {}),
+    ...(options.price ? { price: options.price } : {}),
+    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
   });
   for (const article of await runner.run(toRun, options.signal)) trail.record(article);
+  await results?.prune();
 
   const interrupted = options.signal.aborted;
   const finishedAt = now();

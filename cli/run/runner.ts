@@ -2,6 +2,7 @@ import pLimit from "p-limit";
 import type { AuditArticle, AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../../shared/errors.js";
+import { costOf, formatUsd, type ModelPrice, roundUsd } from "../../shared/model/prices.js";
 import type {
   AssistantMessage,
   ChatMessage,
@@ -22,6 +23,7 @@ import {
 } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
 import { NO_PROGRESS, type ProgressSink } from "./progress.js";
+import { type ResultCache, resultKey } from "./result-cache.js";
 
 /** One tool call's outcome, as the runner counts it. */
 export interface ToolCallOutcome {
@@ -72,6 +74,12 @@ export interface ImpactAgentRunnerOptions {
   tokensPerRun?: number;
   progress?: ProgressSink;
   now?: () => number;
+  /** Reuses an article's earlier result when nothing it depends on changed (resultKey). */
+  cache?: { results: ResultCache; impactVersion: string };
+  /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
+  price?: ModelPrice;
+  /** Articles not yet started when the run has spent this much end `skipped` (reason `budget`). */
+  maxCostUsd?: number;
 }
 
 /** Why a loop stopped; each value is one stop predicate of `runArticle`. */
@@ -99,6 +107,8 @@ export class ImpactAgentRunner {
   readonly #budget: RunBudget;
   readonly #progress: ProgressSink;
   readonly #now: () => number;
+  /** Dollars spent by the run's model calls so far (only counted when the price is known). */
+  #spentUsd = 0;
 
   constructor(options: ImpactAgentRunnerOptions) {
     this.#options = options;
@@ -142,7 +152,48 @@ export class ImpactAgentRunner {
     let status: AuditArticle["status"] = "failed";
     try {
       session = await this.#options.openArticle(article);
-      const { summary, stop } = await this.#loop(article, session, usage, signal);
+      const firstMessage = await buildFirstMessage({
+        article,
+        content: session.content,
+        changeSet: this.#options.changeSet,
+      });
+      const key = this.#options.cache
+        ? resultKey({
+            impactVersion: this.#options.cache.impactVersion,
+            model: this.#options.model.model,
+            systemPrompt: this.#options.systemPrompt,
+            tools: this.#options.tools,
+            article: session.content,
+            firstMessage,
+          })
+        : undefined;
+      const reused = key === undefined ? undefined : await this.#options.cache?.results.get(key);
+      if (reused) {
+        session.abandon();
+        session = undefined;
+        const [own, ...created] = reused;
+        status = own!.status;
+        return [
+          { ...own!, impact: article.impact, ...this.#reusedFields(own!), durationMs: elapsed() },
+          ...created.map((entry) => ({ ...entry, ...this.#reusedFields(entry) })),
+        ];
+      }
+      // Checked after the cache: a reused result costs nothing, so it is never skipped.
+      const { maxCostUsd } = this.#options;
+      if (maxCostUsd !== undefined && this.#spentUsd >= maxCostUsd) {
+        session.abandon();
+        session = undefined;
+        status = "skipped";
+        return [
+          {
+            ...base,
+            status,
+            skipReason: "budget",
+            summary: `not started: the run had spent ${formatUsd(this.#spentUsd)} of its ${formatUsd(maxCostUsd)} budget (--max-cost)`,
+          },
+        ];
+      }
+      const { summary, stop } = await this.#loop(article, session, firstMessage, usage, signal);
       if (stop !== "answered" && stop !== "done") {
         throw new ArticleFailure(stop, capMessage(stop, this.#options, this.#budget));
       }
@@ -172,6 +223,8 @@ export class ImpactAgentRunner {
         summary: summary !== "" ? summary : summariseEdits(outcome.edits),
         durationMs: elapsed(),
       };
+      this.#priced(usage);
+      if (key !== undefined) await this.#options.cache?.results.put(key, [own, ...created]);
       return [own, ...created];
     } catch (error) {
       session?.abandon();
@@ -194,8 +247,21 @@ export class ImpactAgentRunner {
       const failure = describeFailure(error);
       return [{ ...base, status, summary: failure.message, error: failure, durationMs: elapsed() }];
     } finally {
+      // Every entry returned above shares `usage`; its cost is what the article's calls spent.
+      this.#priced(usage);
       this.#progress.articleFinished(article.path, status);
     }
+  }
+
+  /** Sets `usage.costUsd` when the price is known; returns `usage`. */
+  #priced(usage: AuditArticle["usage"]): AuditArticle["usage"] {
+    if (this.#options.price) usage.costUsd = costOf(usage, this.#options.price);
+    return usage;
+  }
+
+  /** A cached result in this run: no model call now, the original run's usage kept apart. */
+  #reusedFields(entry: AuditArticle): Pick<AuditArticle, "cached" | "usage" | "originalUsage"> {
+    return { cached: true, usage: this.#priced(emptyUsage()), originalUsage: entry.usage };
   }
 
   /**
@@ -205,17 +271,13 @@ export class ImpactAgentRunner {
   async #loop(
     article: PlannedArticle,
     session: ArticleSession,
+    firstMessage: string,
     usage: AuditArticle["usage"],
     signal: AbortSignal,
   ): Promise<{ summary: string; stop: StopReason }> {
     const options = this.#options;
     const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
     const tokensPerArticle = options.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE;
-    const firstMessage = await buildFirstMessage({
-      article,
-      content: session.content,
-      changeSet: options.changeSet,
-    });
     const messages: ChatMessage[] = [
       { role: "system", content: options.systemPrompt },
       { role: "user", content: firstMessage },
@@ -256,6 +318,9 @@ export class ImpactAgentRunner {
       usage.promptTokens += response.usage.promptTokens;
       usage.completionTokens += response.usage.completionTokens;
       usage.retries = (usage.retries ?? 0) + response.retries;
+      const cachedTokens = response.usage.cachedPromptTokens ?? 0;
+      if (cachedTokens > 0) usage.cachedPromptTokens = (usage.cachedPromptTokens ?? 0) + cachedTokens;
+      if (options.price) this.#spentUsd = roundUsd(this.#spentUsd + costOf(response.usage, options.price));
       this.#budget.spend(tokens);
       this.#progress.tokens(tokens);
       if (response.retries > 0) this.#progress.retries(response.retries);

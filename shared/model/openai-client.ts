@@ -4,6 +4,7 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
 } from "openai/resources/chat/completions";
+import type { CompletionUsage } from "openai/resources/completions";
 import { ModelApiError, ModelProtocolError } from "../errors.js";
 import { redactSecrets } from "../redact.js";
 import {
@@ -15,7 +16,14 @@ import {
   type RetryPolicy,
   retryDelayMs,
 } from "./retry.js";
-import type { AssistantMessage, ModelClient, ModelRequest, ModelResponse, ToolCall } from "./types.js";
+import type {
+  AssistantMessage,
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+  ToolCall,
+} from "./types.js";
 
 export interface OpenAIModelClientOptions {
   apiKey: string;
@@ -200,10 +208,7 @@ function normaliseCompletion(completion: ChatCompletion): Omit<ModelResponse, "r
   return {
     message,
     finishReason: choice.finish_reason ?? null,
-    usage: {
-      promptTokens: completion.usage?.prompt_tokens ?? 0,
-      completionTokens: completion.usage?.completion_tokens ?? 0,
-    },
+    usage: usageOf(completion.usage),
   };
 }
 
@@ -215,14 +220,10 @@ async function assembleStream(
   let content = "";
   let sawChoice = false;
   let finishReason: string | null = null;
-  let promptTokens = 0;
-  let completionTokens = 0;
+  let usage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   for await (const chunk of stream) {
-    if (chunk.usage) {
-      promptTokens = chunk.usage.prompt_tokens ?? 0;
-      completionTokens = chunk.usage.completion_tokens ?? 0;
-    }
+    if (chunk.usage) usage = usageOf(chunk.usage);
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
       sawChoice = true;
@@ -257,5 +258,15 @@ async function assembleStream(
       }),
     );
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  return { message, finishReason, usage: { promptTokens, completionTokens } };
+  return { message, finishReason, usage };
+}
+
+/** The API's usage block; cached prompt tokens (`prompt_tokens_details.cached_tokens`) only when given. */
+function usageOf(usage: CompletionUsage | null | undefined): ModelUsage {
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return {
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    ...(typeof cached === "number" && cached > 0 ? { cachedPromptTokens: cached } : {}),
+  };
 }

@@ -27,7 +27,11 @@ const RecordedResponseSchema = z.object({
     tool_calls: z.array(ToolCallSchema).optional(),
   }),
   finishReason: z.string().nullable(),
-  usage: z.object({ promptTokens: z.number().int().min(0), completionTokens: z.number().int().min(0) }),
+  usage: z.object({
+    promptTokens: z.number().int().min(0),
+    completionTokens: z.number().int().min(0),
+    cachedPromptTokens: z.number().int().min(0).optional(),
+  }),
 });
 
 const RecordedCallSchema = z

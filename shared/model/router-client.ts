@@ -58,6 +58,7 @@ export const TurnResponseSchema = z.object({
   usage: z.object({
     promptTokens: z.number().int().nonnegative(),
     completionTokens: z.number().int().nonnegative(),
+    cachedPromptTokens: z.number().int().nonnegative().optional(),
   }),
   finishReason: z.union([z.string(), z.null()]).optional(),
 });

@@ -29,6 +29,8 @@ export interface AssistantMessage {
 export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens, those the provider served from its prompt cache (when it says). */
+  cachedPromptTokens?: number;
 }
 
 export interface ModelResponse {

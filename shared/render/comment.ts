@@ -1,4 +1,5 @@
 import type { Audit, AuditArticle } from "../audit.js";
+import { renderSpend } from "./report.js";
 
 /** The hidden marker that identifies Impact's one comment on a pull request. */
 export const COMMENT_MARKER = "<!-- impact:comment -->";
@@ -75,7 +76,7 @@ function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): 
   parts.push("");
   for (const article of detailed) parts.push(articleBlock(article, folded.has(article.path)), "");
   parts.push(
-    `<sub>Impact · base ${code(short(audit.base))} → head ${code(short(audit.head))} · model ${code(audit.model)} · run ${code(audit.runId)}</sub>`,
+    `<sub>Impact · base ${code(short(audit.base))} → head ${code(short(audit.head))} · model ${code(audit.model)} · ${renderSpend(audit.totals)} · run ${code(audit.runId)}</sub>`,
   );
   return `${parts.join("\n")}\n`;
 }

@@ -1,4 +1,5 @@
-import type { ArticleStatus, Audit, AuditArticle } from "../audit.js";
+import type { ArticleStatus, Audit, AuditArticle, AuditTotals } from "../audit.js";
+import { formatUsd } from "../model/prices.js";
 
 /** Order of statuses in the summary: what needs a person's eye first. */
 const STATUS_ORDER: ArticleStatus[] = ["failed", "updated", "cancelled", "unchanged", "touched", "skipped"];
@@ -45,17 +46,41 @@ export function renderSummaryTable(audit: Audit): string {
     (status) => `${totals[status]} ${status}`,
   );
   const lines = [
-    `${totals.articles} article${totals.articles === 1 ? "" : "s"}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}; ${formatTokens(totals.promptTokens + totals.completionTokens)} tokens.`,
+    `${totals.articles} article${totals.articles === 1 ? "" : "s"}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}; ${renderSpend(totals)}.`,
   ];
   if (audit.articles.length === 0) return lines[0]!;
-  lines.push("", "| Article | Status | Edits | Tokens |", "|---|---|---:|---:|");
+  const withCost = totals.costUsd !== undefined;
+  lines.push(
+    "",
+    `| Article | Status | Edits | Tokens |${withCost ? " Cost |" : ""}`,
+    `|---|---|---:|---:|${withCost ? "---:|" : ""}`,
+  );
   for (const article of sortArticles(audit.articles)) {
     const tokens = article.usage.promptTokens + article.usage.completionTokens;
+    const cost = article.usage.costUsd === undefined ? "" : formatUsd(article.usage.costUsd);
     lines.push(
-      `| ${cell(article.path)} | ${article.status} | ${article.edits.length} | ${formatTokens(tokens)} |`,
+      `| ${cell(article.path)} | ${article.status}${article.cached ? " (cached)" : ""} | ${article.edits.length} | ${formatTokens(tokens)} |${withCost ? ` ${cost} |` : ""}`,
     );
   }
   return lines.join("\n");
+}
+
+/**
+ * What the run spent, in one phrase: tokens (cached prompt tokens named apart), the cost
+ * when the price is known, and how many results came from the result cache.
+ */
+export function renderSpend(totals: AuditTotals): string {
+  const tokens = `${formatTokens(totals.promptTokens + totals.completionTokens)} tokens`;
+  const cachedTokens =
+    (totals.cachedPromptTokens ?? 0) > 0
+      ? ` (${formatTokens(totals.cachedPromptTokens ?? 0)} prompt tokens from the provider's cache)`
+      : "";
+  const cost = totals.costUsd === undefined ? "" : `, ${formatUsd(totals.costUsd)}`;
+  const reused =
+    (totals.cached ?? 0) > 0
+      ? `; ${totals.cached} result${totals.cached === 1 ? "" : "s"} reused from the result cache`
+      : "";
+  return `${tokens}${cachedTokens}${cost}${reused}`;
 }
 
 function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolean): string {

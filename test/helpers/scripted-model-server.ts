@@ -15,7 +15,7 @@ export interface ScriptReply {
   /** Default: "tool_calls" when there are tool calls, else "stop". null sends none. */
   finishReason?: string | null;
   /** Default: an estimate from the request size; null leaves usage out of the answer. */
-  usage?: { promptTokens: number; completionTokens: number } | null;
+  usage?: { promptTokens: number; completionTokens: number; cachedPromptTokens?: number } | null;
   /** Waits this long before answering (latency for benches, slowness for timeouts). */
   delayMs?: number;
 }
@@ -236,8 +236,15 @@ export async function startScriptedModelServer(script: Script): Promise<Scripted
             completion_tokens:
               step.usage?.completionTokens ?? estimateTokens((content ?? "") + JSON.stringify(toolCalls)),
           };
+    const cachedTokens = step.usage?.cachedPromptTokens;
     const usageField = usage
-      ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
+      ? {
+          usage: {
+            ...usage,
+            total_tokens: usage.prompt_tokens + usage.completion_tokens,
+            ...(cachedTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: cachedTokens } }),
+          },
+        }
       : {};
     const id = `chatcmpl-${recorded.callIndex}`;
 

@@ -1,0 +1,263 @@
+import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../cli/main.js";
+import { RESULT_CACHE_DIR, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
+import { type Audit, type AuditArticle, AuditSchema } from "../shared/audit.js";
+import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+import {
+  type Script,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from "./helpers/scripted-model-server.js";
+
+const KEY = "sk-test-not-a-real-key";
+
+const SERVER_DOC = `---
+attention:
+  - op: file
+    path: src/server.ts
+---
+# Server
+
+It listens on port 8080 by default.
+`;
+
+const CLI_DOC = `---
+attention:
+  - op: file
+    path: src/server.ts
+---
+# CLI
+
+The port is 8080 unless --port says otherwise.
+`;
+
+const fix = (path: string, oldString: string, newString: string) => ({
+  name: "edit_article",
+  arguments: {
+    path,
+    edits: [{ old_string: oldString, new_string: newString, reason: "DEFAULT_PORT is 9090 now" }],
+    done: true,
+  },
+});
+
+/** Both articles fixed in one call each, however often they are asked. */
+const FIXES: Script = (request) =>
+  request.article === "docs/server.md"
+    ? { toolCalls: [fix("docs/server.md", "port 8080 by default", "port 9090 by default")] }
+    : { toolCalls: [fix("docs/cli.md", "The port is 8080", "The port is 9090")] };
+
+/** A PR: the base commit, then a first push that changes the port. Returns the base sha. */
+function pullRequest(): { repo: TestRepo; base: string } {
+  const repo = gitRepo({
+    "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
+    "src/unrelated.ts": "export const flavour = 1;\n",
+    "docs/server.md": SERVER_DOC,
+    "docs/cli.md": CLI_DOC,
+  });
+  const base = repo.git("rev-parse", "HEAD");
+  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
+  return { repo, base };
+}
+
+let servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+});
+
+async function run(repo: TestRepo, base: string, args: string[] = [], script: Script = FIXES) {
+  const server = await startScriptedModelServer(script);
+  servers.push(server);
+  const io = captureIo(repo.dir, {
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: server.url,
+    IMPACT_MODEL: "test-model",
+  });
+  const code = await main(["run", "--base", base, ...args], io);
+  const audit: Audit = AuditSchema.parse(
+    JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")),
+  );
+  const calledFor = server.requests.map((request) => request.article).sort();
+  const article = (path: string) => audit.articles.find((entry) => entry.path === path)!;
+  return { code, io, audit, calledFor, article };
+}
+
+describe("the result cache, counted in model calls", () => {
+  it("answers a rerun of the same change from the cache: no model call, marked cached, original usage apart", async () => {
+    const { repo, base } = pullRequest();
+    const first = await run(repo, base);
+    expect(first.code).toBe(0);
+    expect(first.calledFor).toEqual(["docs/cli.md", "docs/server.md"]);
+    const firstPatch = readFileSync(join(repo.dir, ".impact/impact.patch"), "utf8");
+    expect(readdirSync(join(repo.dir, RESULT_CACHE_DIR))).toHaveLength(2);
+    expect(repo.git("status", "--porcelain")).toBe("");
+
+    // A script with no step: any model call would be answered 500 and fail its article.
+    const second = await run(repo, base, [], []);
+    expect(second.io.err).toBe("");
+    expect(second.code).toBe(0);
+    expect(second.calledFor).toEqual([]);
+    const server = second.article("docs/server.md");
+    expect(server.status).toBe("updated");
+    expect(server.cached).toBe(true);
+    expect(server.usage).toMatchObject({ llmCalls: 0, turns: 0, promptTokens: 0, completionTokens: 0 });
+    expect(server.originalUsage).toEqual(first.article("docs/server.md").usage);
+    expect(server.edits).toEqual(first.article("docs/server.md").edits);
+    expect(second.audit.totals).toMatchObject({
+      updated: 2,
+      cached: 2,
+      promptTokens: 0,
+      completionTokens: 0,
+    });
+    expect(readFileSync(join(repo.dir, ".impact/impact.patch"), "utf8")).toBe(firstPatch);
+    expect(second.io.out).toContain("2 results reused from the result cache");
+
+    // --apply writes a cached result like a fresh one.
+    const applied = await run(repo, base, ["--apply"], []);
+    expect(applied.calledFor).toEqual([]);
+    expect(readFileSync(join(repo.dir, "docs/server.md"), "utf8")).toContain("port 9090 by default");
+  });
+
+  it("misses for a changed hunk, article or model and with --no-cache; hits for a push that changes nothing relevant", async () => {
+    const { repo, base } = pullRequest();
+    expect((await run(repo, base)).calledFor).toEqual(["docs/cli.md", "docs/server.md"]);
+
+    // A push that touches a file neither article watches: the same answers, no call.
+    repo.commit({ "src/unrelated.ts": "export const flavour = 2;\n" });
+    expect((await run(repo, base, [], [])).calledFor).toEqual([]);
+
+    // A push that changes the watched file: its hunk is new, so both articles go to the model.
+    repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9191;\n" });
+    expect((await run(repo, base)).calledFor).toEqual(["docs/cli.md", "docs/server.md"]);
+
+    // One article's text changed: only that one misses.
+    repo.write({ "docs/cli.md": CLI_DOC.replace("# CLI", "# The CLI") });
+    expect((await run(repo, base)).calledFor).toEqual(["docs/cli.md"]);
+
+    // Another model: both miss; the same model again: both hit.
+    expect((await run(repo, base, ["--model", "other-model"])).calledFor).toEqual([
+      "docs/cli.md",
+      "docs/server.md",
+    ]);
+    expect((await run(repo, base, [], [])).calledFor).toEqual([]);
+
+    // --no-cache sends everything.
+    expect((await run(repo, base, ["--no-cache"])).calledFor).toEqual(["docs/cli.md", "docs/server.md"]);
+  });
+
+  it("does not keep failed results", async () => {
+    const { repo, base } = pullRequest();
+    const first = await run(repo, base, ["--only", "docs/server.md"], [{ status: 400, body: "bad request" }]);
+    expect(first.code).toBe(1);
+    expect(first.article("docs/server.md").status).toBe("failed");
+    expect((await run(repo, base, ["--only", "docs/server.md"])).calledFor).toEqual(["docs/server.md"]);
+  });
+
+  it("ignores a corrupt or foreign entry with a warning, runs the article, and replaces the entry", async () => {
+    const { repo, base } = pullRequest();
+    await run(repo, base);
+    const dir = join(repo.dir, RESULT_CACHE_DIR);
+    const [corrupt, foreign] = readdirSync(dir).sort();
+    writeFileSync(join(dir, corrupt!), "{ not json");
+    const entry = JSON.parse(readFileSync(join(dir, foreign!), "utf8"));
+    writeFileSync(join(dir, foreign!), JSON.stringify({ ...entry, key: "0".repeat(64) }));
+
+    const second = await run(repo, base);
+    expect(second.code).toBe(0);
+    expect(second.calledFor).toHaveLength(2);
+    expect(second.audit.articles.every((article) => article.cached === undefined)).toBe(true);
+    expect(second.io.err).toContain(`warning: result cache: ignoring ${join(dir, corrupt!)}: not valid JSON`);
+    expect(second.io.err).toContain(
+      `warning: result cache: ignoring ${join(dir, foreign!)}: not an Impact result for this key`,
+    );
+    expect((await run(repo, base, [], [])).calledFor).toEqual([]);
+  });
+});
+
+describe("resultKey", () => {
+  const parts = {
+    impactVersion: "1.0.0",
+    model: "m",
+    systemPrompt: "system",
+    tools: [{ type: "function" as const, function: { name: "edit_article", parameters: {} } }],
+    article: "# A\n",
+    firstMessage: "Article: docs/a.md\n@@ -1 +1 @@\n-a\n+b\n",
+  };
+
+  it("changes with every part it covers, and only with them", () => {
+    const key = resultKey(parts);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(resultKey({ ...parts })).toBe(key);
+    const variants = [
+      { impactVersion: "1.0.1" },
+      { model: "n" },
+      { systemPrompt: "system!" },
+      { tools: [] },
+      { article: "# A\r\n" },
+      { firstMessage: parts.firstMessage.replace("+b", "+c") },
+    ];
+    const keys = variants.map((variant) => resultKey({ ...parts, ...variant }));
+    expect(new Set([key, ...keys]).size).toBe(variants.length + 1);
+    // Moving text from one part to the next is another key, not a concatenation collision.
+    expect(resultKey({ ...parts, systemPrompt: "sys", article: `tem${parts.article}` })).not.toBe(
+      resultKey({ ...parts, systemPrompt: "system", article: parts.article }),
+    );
+  });
+});
+
+describe("ResultCacheFolder", () => {
+  const result = (path: string): AuditArticle => ({
+    path,
+    status: "unchanged",
+    impact: [],
+    edits: [],
+    editReasons: [],
+    patch: "",
+    hashBefore: "0123456789abcdef",
+    hashAfter: "0123456789abcdef",
+    summary: "still right ".repeat(20),
+    usage: { turns: 1, llmCalls: 1, promptTokens: 10, completionTokens: 2, toolCalls: {}, toolErrors: 0 },
+  });
+
+  it("stays within its size bound by evicting the least recently used entries", async () => {
+    const dir = makeTempDir();
+    const warnings: string[] = [];
+    const probe = new ResultCacheFolder({ dir, redact: (article) => article, warn: () => undefined });
+    await probe.put("probe", [result("docs/a.md")]);
+    const entryBytes = statSync(join(dir, "probe.json")).size;
+
+    const cache = new ResultCacheFolder({
+      dir,
+      maxBytes: entryBytes * 2,
+      redact: (article) => article,
+      warn: (message) => warnings.push(message),
+    });
+    for (const [index, key] of ["probe", "a", "b"].entries()) {
+      await cache.put(key, [result("docs/a.md")]);
+      // Distinct, increasing last-use times, older than any read below.
+      const when = new Date(Date.UTC(2020, 0, 1 + index));
+      utimesSync(join(dir, `${key}.json`), when, when);
+    }
+    expect(await cache.get("probe")).toHaveLength(1);
+    await cache.prune();
+    // "a" was the least recently used: "probe" was read, "b" written after it.
+    expect(readdirSync(dir).sort()).toEqual(["b.json", "probe.json"]);
+    expect(await cache.get("a")).toBeUndefined();
+    expect(warnings).toEqual([]);
+  });
+
+  it("redacts what it writes", async () => {
+    const dir = makeTempDir();
+    const cache = new ResultCacheFolder({
+      dir,
+      redact: (article) => ({ ...article, summary: article.summary.replace("secret", "[redacted]") }),
+      warn: () => undefined,
+    });
+    await cache.put("k", [{ ...result("docs/a.md"), summary: "the secret" }]);
+    expect(readFileSync(join(dir, "k.json"), "utf8")).not.toContain("secret");
+    expect((await cache.get("k"))?.[0]?.summary).toBe("the [redacted]");
+  });
+});
