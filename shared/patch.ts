@@ -213,3 +213,28 @@ export function createFilePatch(path: string, before: string | null, after: stri
   }
   return formatPatch(patch);
 }
+
+/** The numbers of a unified diff's hunk header `@@ -a,b +c,d @@ section`. */
+export interface HunkHeader {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  /** What follows the closing `@@` (git puts the enclosing function or heading there). */
+  section: string;
+}
+
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
+
+/** Parses a hunk header line (a trailing CR is ignored); undefined when it is not one. */
+export function parseHunkHeader(line: string): HunkHeader | undefined {
+  const match = HUNK_HEADER.exec(line.endsWith("\r") ? line.slice(0, -1) : line);
+  if (!match) return undefined;
+  return {
+    oldStart: Number(match[1]),
+    oldLines: match[2] === undefined ? 1 : Number(match[2]),
+    newStart: Number(match[3]),
+    newLines: match[4] === undefined ? 1 : Number(match[4]),
+    section: match[5] ?? "",
+  };
+}

@@ -41,7 +41,7 @@ describe("renderReport", () => {
 
       - attention \`src/auth.ts\`: docs/broken.md watches src/auth.ts
 
-      **Error (turn_cap):** turn cap reached: the article was not finished in 12 turns (--max-turns)
+      **Error (\`turn_cap\`):** turn cap reached: the article was not finished in 12 turns (--max-turns)
 
       > turn cap reached
 

@@ -1,10 +1,10 @@
 import type { ChangedFile, FileStatus, Hunk } from "../../shared/changeset.js";
 import { UsageError } from "../../shared/errors.js";
+import { type HunkHeader, parseHunkHeader } from "../../shared/patch.js";
 
 // A hand-written parser because git's extended headers (renames, copies, modes,
 // binary markers, submodules) are exactly what generic patch parsers drop.
 
-const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
 const SUBMODULE_MODE = "160000";
 
 interface Draft {
@@ -62,14 +62,14 @@ export function parseUnifiedDiff(text: string): ChangedFile[] {
       index += 2;
       continue;
     }
-    const hunkMatch = HUNK_HEADER.exec(line);
-    if (hunkMatch) {
+    const hunkHeader = parseHunkHeader(line);
+    if (hunkHeader) {
       if (!draft) {
         throw new UsageError(`not a unified diff: line ${index + 1} has a hunk before any file header`, {
           code: "input",
         });
       }
-      index = readHunk(lines, index, hunkMatch, draft);
+      index = readHunk(lines, index, hunkHeader, draft);
       continue;
     }
     if (draft && draft.hunks.length === 0 && readExtendedHeader(line, draft)) {
@@ -101,12 +101,12 @@ export function parseUnifiedDiff(text: string): ChangedFile[] {
   return files;
 }
 
-function readHunk(lines: string[], start: number, match: RegExpExecArray, draft: Draft): number {
+function readHunk(lines: string[], start: number, range: HunkHeader, draft: Draft): number {
   const hunk: Hunk = {
-    oldStart: Number(match[1]),
-    oldLines: match[2] === undefined ? 1 : Number(match[2]),
-    newStart: Number(match[3]),
-    newLines: match[4] === undefined ? 1 : Number(match[4]),
+    oldStart: range.oldStart,
+    oldLines: range.oldLines,
+    newStart: range.newStart,
+    newLines: range.newLines,
     header: stripCr(lines[start]!),
     lines: [],
   };

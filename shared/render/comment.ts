@@ -1,4 +1,7 @@
 import type { Audit, AuditArticle } from "../audit.js";
+import { parseHunkHeader } from "../patch.js";
+import { escapeHtml, inertMarkdown, oneLine } from "./escape.js";
+import { codeCell, fence, fenceMarks, plural, shortSha } from "./markdown.js";
 import { renderSpend } from "./report.js";
 
 /** The hidden marker that identifies Impact's one comment on a pull request. */
@@ -71,12 +74,12 @@ function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): 
   }
   parts.push("| Article | Status | Edits |", "|---|---|---|");
   for (const article of audit.articles) {
-    parts.push(`| ${code(article.path)} | ${STATUS_LABEL[article.status]} | ${article.edits.length} |`);
+    parts.push(`| ${codeCell(article.path)} | ${STATUS_LABEL[article.status]} | ${article.edits.length} |`);
   }
   parts.push("");
   for (const article of detailed) parts.push(articleBlock(article, folded.has(article.path)), "");
   parts.push(
-    `<sub>Impact · base ${code(short(audit.base))} → head ${code(short(audit.head))} · model ${code(audit.model)} · ${renderSpend(audit.totals)} · run ${code(audit.runId)}</sub>`,
+    `<sub>Impact · base ${code(shortSha(audit.base))} → head ${code(shortSha(audit.head))} · model ${code(audit.model)} · ${renderSpend(audit.totals)} · run ${code(audit.runId)}</sub>`,
   );
   return `${parts.join("\n")}\n`;
 }
@@ -91,16 +94,16 @@ function verdict(audit: Audit): string {
     );
   }
   if (failed > 0) {
-    clauses.push(`${failed} impacted article${failed === 1 ? "" : "s"} could not be updated automatically`);
+    clauses.push(`${plural(failed, "impacted article")} could not be updated automatically`);
   }
   return `Impact: ${clauses.join("; ")}.`;
 }
 
 function articleBlock(article: AuditArticle, diffFolded: boolean): string {
-  const edits = `${article.edits.length} edit${article.edits.length === 1 ? "" : "s"}`;
+  const edits = plural(article.edits.length, "edit");
   const lines: string[] = [
     "<details>",
-    `<summary><code>${escapeHtml(article.path)}</code> — ${article.status}, ${edits}</summary>`,
+    `<summary><code>${escapeHtml(oneLine(article.path))}</code> — ${article.status}, ${edits}</summary>`,
     "",
   ];
   if (article.impact.length > 0) {
@@ -138,40 +141,21 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
       const count = article.patch.split("\n").length - 1;
       lines.push(`_Diff folded (${count} lines) to fit the comment size limit._`, "");
     } else {
-      const fence = fenceFor(article.patch);
-      lines.push(`${fence}diff`, article.patch.replace(/\n$/, ""), fence, "");
+      lines.push(fence(article.patch, "diff"), "");
     }
   }
   lines.push("</details>");
   return lines.join("\n");
 }
 
-/** A code fence longer than any backtick run inside the text, so the text cannot close it. */
-function fenceFor(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
-  return "`".repeat(Math.max(3, longest + 1));
-}
-
-/** Inline code that survives backticks and pipes in the text. */
+/** Inline code for a path or name that GitHub renders as it is, also inside our tables. */
 function code(text: string): string {
-  const clean = text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
-  const longest = Math.max(0, ...[...clean.matchAll(/`+/g)].map((match) => match[0].length));
-  const ticks = "`".repeat(longest + 1);
-  const pad = longest > 0 ? " " : "";
-  return `${ticks}${pad}${clean}${pad}${ticks}`;
+  return codeCell(text);
 }
 
-/** Model and diff text is data: one line, and no HTML that could close our <details>. */
+/** Model and audit text is data: one line of inert Markdown. */
 function inline(text: string): string {
-  return escapeHtml(text.replace(/\s*\r?\n\s*/g, " ").trim());
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-function short(sha: string): string {
-  return /^[0-9a-f]{40}$/.test(sha) ? sha.slice(0, 12) : sha;
+  return inertMarkdown(text);
 }
 
 /** A GitHub review comment with a ```suggestion block, replacing lines of the PR's head file. */
@@ -183,8 +167,6 @@ export interface ReviewSuggestion {
   body: string;
 }
 
-const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
-
 /**
  * The lines of the new side of a unified diff (as GitHub's pulls/N/files `patch` gives it)
  * that a review comment may be put on: added and context lines.
@@ -193,9 +175,9 @@ export function diffRightLines(patch: string): Set<number> {
   const lines = new Set<number>();
   let newLine = 0;
   for (const text of patch.split("\n")) {
-    const header = HUNK_HEADER.exec(text);
+    const header = parseHunkHeader(text);
     if (header) {
-      newLine = Number(header[3]);
+      newLine = header.newStart;
       continue;
     }
     if (newLine === 0 || text.startsWith("\\")) continue;
@@ -244,12 +226,13 @@ export function buildSuggestions(
         article.editReasons[0] ??
         "Keeps this article true to the code.";
       const text = replacement.join("\n");
-      const fence = fenceFor(text);
+      // The suggestion is committed as it is, so its text is not made printable, only fenced.
+      const marks = fenceMarks(text);
       suggestions.push({
         path: article.path,
         startLine,
         line,
-        body: `${inline(reason)}\n\n${fence}suggestion\n${text}${text === "" ? "" : "\n"}${fence}\n\n<sub>Impact</sub>`,
+        body: `${inline(reason)}\n\n${marks}suggestion\n${text}${text === "" ? "" : "\n"}${marks}\n\n<sub>Impact</sub>`,
       });
     }
   }
@@ -286,13 +269,13 @@ function changeBlocks(patch: string): ChangeBlock[] {
   };
   for (const raw of patch.split("\n")) {
     if (oldLeft === 0 && newLeft === 0) {
-      const header = HUNK_HEADER.exec(raw);
+      const header = parseHunkHeader(raw);
       if (!header) continue;
       close();
-      oldLine = Math.max(1, Number(header[1]));
-      newLine = Math.max(1, Number(header[3]));
-      oldLeft = header[2] === undefined ? 1 : Number(header[2]);
-      newLeft = header[4] === undefined ? 1 : Number(header[4]);
+      oldLine = Math.max(1, header.oldStart);
+      newLine = Math.max(1, header.newStart);
+      oldLeft = header.oldLines;
+      newLeft = header.newLines;
       lastContext = undefined;
       continue;
     }

@@ -1,5 +1,7 @@
 import type { ArticleStatus, Audit, AuditArticle, AuditTotals } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
+import { inertMarkdown } from "./escape.js";
+import { inlineCode as code, codeCell, fence, plural, shortSha } from "./markdown.js";
 
 /** Order of statuses in the summary: what needs a person's eye first. */
 const STATUS_ORDER: ArticleStatus[] = ["failed", "updated", "cancelled", "unchanged", "touched", "skipped"];
@@ -32,7 +34,9 @@ export function renderReport(audit: Audit, options: ReportOptions = {}): string 
 /** One line naming the change, the model and what the run did. */
 export function renderRunLine(audit: Audit): string {
   const range =
-    audit.base === audit.head ? code(audit.base) : `${code(short(audit.base))}..${code(short(audit.head))}`;
+    audit.base === audit.head
+      ? code(audit.base)
+      : `${code(shortSha(audit.base))}..${code(shortSha(audit.head))}`;
   const parts = [`Change ${range}`, `model ${code(audit.model)}`];
   if (audit.shard) parts.push(`shard ${audit.shard.index}/${audit.shard.count}`);
   parts.push(audit.applied ? "patches applied to the working tree" : "patches not applied");
@@ -46,7 +50,7 @@ export function renderSummaryTable(audit: Audit): string {
     (status) => `${totals[status]} ${status}`,
   );
   const lines = [
-    `${totals.articles} article${totals.articles === 1 ? "" : "s"}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}; ${renderSpend(totals)}.`,
+    `${plural(totals.articles, "article")}${counts.length > 0 ? `: ${counts.join(", ")}` : ""}; ${renderSpend(totals)}.`,
   ];
   if (audit.articles.length === 0) return lines[0]!;
   const withCost = totals.costUsd !== undefined;
@@ -77,9 +81,7 @@ export function renderSpend(totals: AuditTotals): string {
       : "";
   const cost = totals.costUsd === undefined ? "" : `, ${formatUsd(totals.costUsd)}`;
   const reused =
-    (totals.cached ?? 0) > 0
-      ? `; ${totals.cached} result${totals.cached === 1 ? "" : "s"} reused from the result cache`
-      : "";
+    (totals.cached ?? 0) > 0 ? `; ${plural(totals.cached ?? 0, "result")} reused from the result cache` : "";
   return `${tokens}${cachedTokens}${cost}${reused}`;
 }
 
@@ -92,7 +94,8 @@ function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolea
     }
     out.push("");
   }
-  if (article.error) out.push(`**Error (${article.error.code}):** ${oneLine(article.error.message)}`, "");
+  if (article.error)
+    out.push(`**Error (${code(article.error.code)}):** ${oneLine(article.error.message)}`, "");
   if (article.edits.length > 0) {
     out.push("Edits:", "");
     article.edits.forEach((edit, index) => {
@@ -110,7 +113,8 @@ function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolea
   return out.join("\n");
 }
 
-function sortArticles(articles: readonly AuditArticle[]): AuditArticle[] {
+/** Articles in the order a reviewer reads them: failures first, then by path. */
+export function sortArticles(articles: readonly AuditArticle[]): AuditArticle[] {
   return [...articles].sort(
     (a, b) =>
       STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
@@ -118,29 +122,13 @@ function sortArticles(articles: readonly AuditArticle[]): AuditArticle[] {
   );
 }
 
-/** A code fence longer than any backtick run inside the text, so a patch cannot close it. */
-function fence(text: string, language: string): string {
-  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
-  const marks = "`".repeat(longest + 1);
-  return `${marks}${language}\n${text.endsWith("\n") ? text : `${text}\n`}${marks}`;
-}
-
-function code(text: string): string {
-  const longest = Math.max(0, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
-  const marks = "`".repeat(longest + 1);
-  return longest > 0 ? `${marks} ${text} ${marks}` : `${marks}${text}${marks}`;
-}
-
 function cell(text: string): string {
-  return code(text).replace(/\|/g, "\\|");
+  return codeCell(text);
 }
 
+/** Model and audit text is data: one line of inert Markdown. */
 function oneLine(text: string): string {
-  return text.replace(/\s*\r?\n\s*/g, " ").trim();
-}
-
-function short(sha: string): string {
-  return /^[0-9a-f]{40}$/.test(sha) ? sha.slice(0, 12) : sha;
+  return inertMarkdown(text);
 }
 
 function formatTokens(tokens: number): string {

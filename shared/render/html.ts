@@ -1,0 +1,302 @@
+import { diffWordsWithSpace } from "diff";
+import type { Audit, AuditArticle, AuditEdit } from "../audit.js";
+import { formatUsd } from "../model/prices.js";
+import { escapeHtml } from "./escape.js";
+import { plural, shortSha } from "./markdown.js";
+import { renderSpend, sortArticles } from "./report.js";
+
+export interface HtmlReportOptions {
+  /** `owner/name` on GitHub: evidence becomes links to the head commit's files. */
+  repository?: string;
+  /** Default https://github.com (GitHub Enterprise: its own URL). */
+  serverUrl?: string;
+}
+
+/**
+ * The audit as one self-contained HTML page (pure): a verdict, the article table, and per
+ * article its reasons, each edit's reason and evidence, its summary and its diff with
+ * added and removed lines coloured and changed words marked. Inline CSS only; the page's
+ * Content-Security-Policy forbids scripts and every request, so it reads offline. Every
+ * string from the audit goes through escapeHtml.
+ */
+export function renderHtmlReport(audit: Audit, options: HtmlReportOptions = {}): string {
+  const articles = sortArticles(audit.articles);
+  const links = evidenceLinker(audit, options);
+  const range = audit.base === audit.head ? audit.base : `${shortSha(audit.base)}..${shortSha(audit.head)}`;
+  const state = verdictState(audit);
+  const body = [
+    "<header>",
+    "<h1>Impact report</h1>",
+    `<p class="verdict verdict-${state}">${escapeHtml(verdictText(audit))}</p>`,
+    `<p class="run">Change <code>${escapeHtml(range)}</code> · model <code>${escapeHtml(audit.model)}</code>${audit.shard ? ` · shard ${audit.shard.index}/${audit.shard.count}` : ""} · ${escapeHtml(renderSpend(audit.totals))} · ${audit.applied ? "patches applied to the working tree" : "patches not applied"}</p>`,
+    "</header>",
+    "<main>",
+    articleTable(audit, articles),
+    ...articles.map((article, index) => articleSection(article, index, links)),
+    "</main>",
+    `<footer>Run <code>${escapeHtml(audit.runId)}</code>, ${escapeHtml(audit.startedAt)} to ${escapeHtml(audit.finishedAt)}.</footer>`,
+  ];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="referrer" content="no-referrer">
+<title>Impact report · ${escapeHtml(range)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${body.join("\n")}
+</body>
+</html>
+`;
+}
+
+type VerdictState = "ok" | "changes" | "failed";
+
+function verdictState(audit: Audit): VerdictState {
+  if (audit.totals.failed > 0) return "failed";
+  return audit.totals.updated > 0 ? "changes" : "ok";
+}
+
+function verdictText(audit: Audit): string {
+  const { updated, failed, cancelled, skipped } = audit.totals;
+  const clauses: string[] = [];
+  if (updated > 0) clauses.push(`${plural(updated, "article")} need${updated === 1 ? "s" : ""} changes`);
+  if (failed > 0) clauses.push(`${plural(failed, "article")} could not be updated`);
+  if (cancelled > 0) clauses.push(`${cancelled} cancelled`);
+  if (skipped > 0) clauses.push(`${skipped} skipped`);
+  if (clauses.length === 0) {
+    return audit.articles.length === 0
+      ? "No article is impacted by this change."
+      : "The docs are still right.";
+  }
+  return `${clauses.join("; ")}.`.replace(/^./, (first) => first.toUpperCase());
+}
+
+function articleTable(audit: Audit, articles: readonly AuditArticle[]): string {
+  if (articles.length === 0) return "<p>No impacted articles.</p>";
+  const withCost = audit.totals.costUsd !== undefined;
+  const headings = ["Article", "Status", "Score", "Edits", "Tokens", ...(withCost ? ["Cost"] : [])];
+  const rows = articles.map((article, index) => {
+    const tokens = article.usage.promptTokens + article.usage.completionTokens;
+    const score = scoreOf(article);
+    const cells = [
+      `<td class="path"><a href="#article-${index + 1}">${escapeHtml(article.path)}</a></td>`,
+      `<td>${statusBadge(article)}</td>`,
+      `<td class="num">${score === undefined ? "–" : score.toFixed(2)}</td>`,
+      `<td class="num">${article.edits.length}</td>`,
+      `<td class="num">${tokens.toLocaleString("en-US")}</td>`,
+      ...(withCost
+        ? [
+            `<td class="num">${article.usage.costUsd === undefined ? "–" : formatUsd(article.usage.costUsd)}</td>`,
+          ]
+        : []),
+    ];
+    return `<tr>${cells.join("")}</tr>`;
+  });
+  return `<section class="summary">
+<h2>Articles</h2>
+<div class="table-wrap"><table>
+<thead><tr>${headings.map((heading) => `<th scope="col"><span>${heading}</span><span class="sort" aria-hidden="true">⇅</span></th>`).join("")}</tr></thead>
+<tbody>
+${rows.join("\n")}
+</tbody>
+</table></div>
+</section>`;
+}
+
+function statusBadge(article: AuditArticle): string {
+  const cached = article.cached ? ' <span class="badge badge-cached">cached</span>' : "";
+  return `<span class="badge status-${article.status}">${article.status}</span>${cached}`;
+}
+
+/** The strongest reason's score, when the plan scored its reasons. */
+function scoreOf(article: AuditArticle): number | undefined {
+  const scores = article.impact
+    .map((reason) => (reason as { score?: unknown }).score)
+    .filter((score): score is number => typeof score === "number");
+  return scores.length === 0 ? undefined : Math.max(...scores);
+}
+
+function articleSection(article: AuditArticle, index: number, links: EvidenceLinker): string {
+  const out = [
+    `<section class="article" id="article-${index + 1}">`,
+    `<h2><code>${escapeHtml(article.path)}</code> ${statusBadge(article)}</h2>`,
+  ];
+  if (article.impact.length > 0) {
+    out.push("<h3>Why it was checked</h3>", '<ul class="reasons">');
+    for (const reason of article.impact) {
+      out.push(
+        `<li><span class="kind">${escapeHtml(reason.kind)}</span> <code>${escapeHtml(reason.source)}</code>: ${escapeHtml(reason.detail)}</li>`,
+      );
+    }
+    out.push("</ul>");
+  }
+  if (article.error) {
+    out.push(
+      `<p class="error"><strong>Error</strong> <code>${escapeHtml(article.error.code)}</code>: ${escapeHtml(article.error.message)}</p>`,
+    );
+  }
+  if (article.edits.length > 0) {
+    out.push("<h3>Edits</h3>", '<ol class="edits">');
+    for (const edit of article.edits) out.push(editItem(edit, links));
+    out.push("</ol>");
+  }
+  if (article.summary.trim() !== "") {
+    out.push(`<blockquote class="summary-text">${escapeHtml(article.summary.trim())}</blockquote>`);
+  }
+  if (article.patch !== "") out.push(renderDiff(article.patch));
+  out.push("</section>");
+  return out.join("\n");
+}
+
+function editItem(edit: AuditEdit, links: EvidenceLinker): string {
+  const lines =
+    edit.startLine === edit.endLine ? `line ${edit.startLine}` : `lines ${edit.startLine}–${edit.endLine}`;
+  const evidence =
+    edit.evidence.length === 0
+      ? ""
+      : `<p class="evidence">Evidence: ${edit.evidence.map((location) => links(location)).join(", ")}</p>`;
+  return `<li><p><span class="kind">${escapeHtml(edit.kind)}</span>, ${lines}: <span class="reason">${escapeHtml(edit.reason)}</span></p>${evidence}</li>`;
+}
+
+type EvidenceLinker = (location: string) => string;
+
+/** `path:line` or `path:start-end` (or a bare path). */
+const LOCATION = /^(.+?)(?::(\d+)(?:[-–](\d+))?)?$/;
+
+/**
+ * Evidence as links to the file at the head commit on GitHub, when the repository is known
+ * and the head is a commit sha; otherwise as code.
+ */
+function evidenceLinker(audit: Audit, options: HtmlReportOptions): EvidenceLinker {
+  const repository = options.repository;
+  const server = (options.serverUrl ?? "https://github.com").replace(/\/+$/, "");
+  const linkable =
+    repository !== undefined &&
+    /^[\w.-]+\/[\w.-]+$/.test(repository) &&
+    /^[0-9a-f]{40}$/.test(audit.head) &&
+    /^https?:\/\//.test(server);
+  return (location) => {
+    const shown = `<code>${escapeHtml(location)}</code>`;
+    const match = LOCATION.exec(location);
+    if (!linkable || !match) return shown;
+    const [, path, start, end] = match;
+    const file = path!.split("/").map(encodeURIComponent).join("/");
+    const anchor = start ? `#L${start}${end ? `-L${end}` : ""}` : "";
+    const href = `${server}/${repository}/blob/${audit.head}/${file}${anchor}`;
+    return `<a href="${escapeHtml(href)}" rel="noreferrer">${shown}</a>`;
+  };
+}
+
+/**
+ * A unified diff with its lines classified; a run of removed lines followed by a run of
+ * added lines is paired line by line, and the words that differ are marked.
+ */
+export function renderDiff(patch: string): string {
+  const lines = patch.replace(/\n$/, "").split("\n");
+  const out: string[] = [];
+  let index = 0;
+  while (index < lines.length) {
+    const line = lines[index]!;
+    if (line.startsWith("-") && !line.startsWith("--- ")) {
+      const removed: string[] = [];
+      while (index < lines.length && lines[index]!.startsWith("-") && !lines[index]!.startsWith("--- ")) {
+        removed.push(lines[index]!.slice(1));
+        index += 1;
+      }
+      const added: string[] = [];
+      while (index < lines.length && lines[index]!.startsWith("+") && !lines[index]!.startsWith("+++ ")) {
+        added.push(lines[index]!.slice(1));
+        index += 1;
+      }
+      removed.forEach((text, position) => {
+        const partner = added[position];
+        out.push(
+          diffLine(
+            "del",
+            "-",
+            partner === undefined ? escapeHtml(text) : markWords(text, partner, "removed"),
+          ),
+        );
+      });
+      added.forEach((text, position) => {
+        const partner = removed[position];
+        out.push(
+          diffLine("add", "+", partner === undefined ? escapeHtml(text) : markWords(partner, text, "added")),
+        );
+      });
+      continue;
+    }
+    out.push(diffLine(lineKind(line), "", escapeHtml(line)));
+    index += 1;
+  }
+  return `<div class="diff" role="region" aria-label="diff"><pre>${out.join("")}</pre></div>`;
+}
+
+function lineKind(line: string): string {
+  if (line.startsWith("@@")) return "hunk";
+  if (line.startsWith("+") && !line.startsWith("+++ ")) return "add";
+  if (
+    /^(diff |index |--- |\+\+\+ |new file|deleted file|similarity|rename |old mode|new mode|\\ )/.test(line)
+  ) {
+    return "meta";
+  }
+  return "ctx";
+}
+
+function diffLine(kind: string, sign: string, html: string): string {
+  return `<span class="line ${kind}">${escapeHtml(sign)}${html}\n</span>`;
+}
+
+/** One side of a changed line, with the words that differ from the other side marked. */
+function markWords(before: string, after: string, side: "removed" | "added"): string {
+  return diffWordsWithSpace(before, after)
+    .map((part) => {
+      if (side === "removed" ? part.added : part.removed) return "";
+      const text = escapeHtml(part.value);
+      if (part.added) return `<ins>${text}</ins>`;
+      if (part.removed) return `<del>${text}</del>`;
+      return text;
+    })
+    .join("");
+}
+
+const STYLE = `
+:root{color-scheme:light dark;--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--add:#dafbe1;--add-word:#aceebb;--del:#ffebe9;--del-word:#ffcecb;--hunk:#ddf4ff;--ok:#1a7f37;--warn:#9a6700;--bad:#cf222e;--link:#0969da}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--soft:#151b23;--add:#12261e;--add-word:#1f6f3c;--del:#25171c;--del-word:#7d2a31;--hunk:#0c2d6b;--ok:#3fb950;--warn:#d29922;--bad:#f85149;--link:#4493f8}}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:1200px;padding:24px;background:var(--bg);color:var(--fg);font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;overflow-wrap:anywhere}
+h1{font-size:1.6em;margin:0 0 8px}h2{font-size:1.2em;margin:0 0 8px}h3{font-size:1em;margin:16px 0 4px;color:var(--muted)}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+a{color:var(--link)}
+.verdict{font-size:1.15em;font-weight:600;padding:8px 12px;border-left:4px solid var(--ok);background:var(--soft);margin:8px 0}
+.verdict-changes{border-color:var(--warn)}.verdict-failed{border-color:var(--bad)}
+.run,footer{color:var(--muted)}
+footer{margin-top:32px;font-size:.85em}
+section{margin:24px 0}
+.article{border:1px solid var(--line);border-radius:6px;padding:16px}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
+th{background:var(--soft);white-space:nowrap;user-select:none}
+th .sort{color:var(--muted);margin-left:4px;font-size:.8em}
+td.num,th:nth-child(n+3){text-align:right}
+td.path{word-break:break-all}
+.badge{display:inline-block;padding:0 8px;border-radius:10px;font-size:.85em;font-weight:600;border:1px solid var(--line);white-space:nowrap}
+.status-updated{color:var(--warn)}.status-failed{color:var(--bad)}.status-unchanged{color:var(--ok)}
+.status-skipped,.status-cancelled,.status-touched,.badge-cached{color:var(--muted)}
+.kind{font-weight:600}
+.error{color:var(--bad)}
+.evidence{margin:2px 0 8px;color:var(--muted)}
+.edits p{margin:0}
+blockquote{margin:12px 0;padding:4px 12px;border-left:4px solid var(--line);color:var(--muted)}
+.diff{overflow-x:auto;border:1px solid var(--line);border-radius:6px;margin-top:12px}
+.diff pre{margin:0;padding:8px 0;min-width:max-content}
+.line{display:block;padding:0 12px}
+.line.add{background:var(--add)}.line.del{background:var(--del)}.line.hunk{background:var(--hunk);color:var(--muted)}.line.meta{color:var(--muted)}
+ins{background:var(--add-word);text-decoration:none}del{background:var(--del-word);text-decoration:none}
+@media (max-width:600px){body{padding:12px;font-size:14px}.article{padding:10px}th,td{padding:4px 6px}h1{font-size:1.3em}}
+`.trim();

@@ -1,0 +1,219 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import puppeteer from "puppeteer-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { main } from "../cli/main.js";
+import type { Audit } from "../shared/audit.js";
+import { renderDiff, renderHtmlReport } from "../shared/render/html.js";
+import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
+import { makeTempDir } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+
+/** Where the browser test leaves its screenshots, for a person to look at. */
+const SCREENSHOTS = join(tmpdir(), "impact-html-report-screenshots");
+const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)"> ' " & </textarea></style>`;
+const HEAD = "c".repeat(40);
+
+/** An audit with every status, a cached result, a cost, and hostile text in every field people read. */
+function sampleAudit(): Audit {
+  const articles = [
+    auditArticle("docs/auth/login.md", {
+      impact: [
+        { kind: "attention", source: "src/auth.ts", detail: "docs/auth/login.md watches src/auth.ts" },
+        { kind: "reference", source: "src/auth.ts", detail: "names --user, which was renamed" },
+      ],
+      usage: { ...auditArticle("x").usage, costUsd: 0.0012 },
+    }),
+    auditArticle(`docs/${HOSTILE}.md`, {
+      impact: [{ kind: "reference", source: `src/${HOSTILE}.ts`, detail: `detail ${HOSTILE}` }],
+      edits: [
+        {
+          kind: "replace",
+          reason: `reason ${HOSTILE}`,
+          startLine: 1,
+          endLine: 2,
+          evidence: [`src/a.ts:1"><script>alert(3)</script>`, "src/auth.ts:12-14"],
+        },
+      ],
+      summary: `summary ${HOSTILE}`,
+      patch: `--- a/docs/x.md\n+++ b/docs/x.md\n@@ -1 +1 @@\n-old ${HOSTILE}\n+new ${HOSTILE}\n`,
+      usage: { ...auditArticle("x").usage, costUsd: 0.0011 },
+    }),
+    auditArticle("docs/failed.md", {
+      status: "failed",
+      error: { code: "turn_cap", message: `turn cap reached ${HOSTILE}` },
+      summary: "turn cap reached",
+      usage: { ...auditArticle("x").usage, costUsd: 0.001 },
+    }),
+    auditArticle("docs/cached.md", {
+      cached: true,
+      usage: { ...auditArticle("x").usage, promptTokens: 0, completionTokens: 0, llmCalls: 0, costUsd: 0 },
+      originalUsage: auditArticle("x").usage,
+    }),
+    auditArticle("docs/fine.md", {
+      status: "unchanged",
+      usage: { ...auditArticle("x").usage, costUsd: 0.0005 },
+    }),
+    auditArticle("docs/budget.md", {
+      status: "skipped",
+      skipReason: "budget",
+      summary: "not started: the run had spent $0.0038 of its $0.0030 budget (--max-cost)",
+      usage: { ...auditArticle("x").usage, promptTokens: 0, completionTokens: 0, costUsd: 0 },
+    }),
+  ];
+  return auditOf(articles, { head: HEAD, model: `model ${HOSTILE}` });
+}
+
+describe("renderHtmlReport", () => {
+  it("escapes every string of the audit: no element, attribute or entity comes from the data", () => {
+    const html = renderHtmlReport(sampleAudit(), { repository: "octo/impact" });
+    expect(html).not.toMatch(/<script|<img|<\/textarea|<\/style>\s*<\/head>[\s\S]*<\/style>/i);
+    expect(html).not.toContain('onerror="');
+    expect(html).toContain(
+      "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;",
+    );
+    // Only the page's own style block, and a policy that allows no script and no request.
+    expect(html.match(/<style>/g)).toHaveLength(1);
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+  });
+
+  it("links evidence to the head commit when the repository is known, and only then", () => {
+    const audit = sampleAudit();
+    const linked = renderHtmlReport(audit, { repository: "octo/impact" });
+    expect(linked).toContain(`<a href="https://github.com/octo/impact/blob/${HEAD}/src/auth.ts#L12-L14"`);
+    // The hostile location is a link whose href and text stay escaped.
+    expect(linked).toContain(
+      `href="https://github.com/octo/impact/blob/${HEAD}/src/a.ts%3A1%22%3E%3Cscript%3Ealert(3)%3C/script%3E"`,
+    );
+    expect(renderHtmlReport(audit)).not.toContain('<a href="https://github.com');
+    expect(
+      renderHtmlReport({ ...audit, head: "diff:0123456789abcdef" }, { repository: "octo/impact" }),
+    ).not.toContain('<a href="https://github.com');
+  });
+
+  it("colours added and removed lines and marks the words that changed", () => {
+    const html = renderDiff(
+      "--- a/docs/a.md\n+++ b/docs/a.md\n@@ -1,2 +1,2 @@\n # Title\n-Run it on port 8080 today.\n+Run it on port 9090 today.\n",
+    );
+    expect(html).toContain('<span class="line meta">--- a/docs/a.md\n</span>');
+    expect(html).toContain('<span class="line hunk">@@ -1,2 +1,2 @@\n</span>');
+    expect(html).toContain('<span class="line ctx"> # Title\n</span>');
+    expect(html).toContain('<span class="line del">-Run it on port <del>8080</del> today.\n</span>');
+    expect(html).toContain('<span class="line add">+Run it on port <ins>9090</ins> today.\n</span>');
+  });
+
+  it("is what impact report --format html prints, with GITHUB_REPOSITORY for the links", async () => {
+    const dir = makeTempDir();
+    const path = join(dir, "audit.json");
+    writeFileSync(path, JSON.stringify(sampleAudit()));
+    const io = captureIo(dir, { GITHUB_REPOSITORY: "octo/impact" });
+    expect(await main(["report", "audit.json", "--format", "html"], io)).toBe(0);
+    expect(io.out).toBe(renderHtmlReport(sampleAudit(), { repository: "octo/impact" }));
+    const bad = captureIo(dir);
+    expect(await main(["report", "audit.json", "--format", "pdf"], bad)).toBe(2);
+    expect(bad.err).toBe('impact report: --format takes markdown, html or json, got "pdf"\n');
+  });
+});
+
+/**
+ * Debian's Chromium, installed with apt-get when missing (the test runs as root in CI
+ * containers); undefined when it cannot be installed here.
+ */
+function findChromium(): { path?: string; why?: string } {
+  const candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+  const found = () => candidates.find((candidate) => existsSync(candidate));
+  if (found()) return { path: found()! };
+  try {
+    execFileSync("apt-get", ["update"], { stdio: "pipe", timeout: 300_000 });
+    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "chromium"], {
+      stdio: "pipe",
+      timeout: 600_000,
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  } catch (error) {
+    return { why: `apt-get install chromium failed: ${(error as Error).message.split("\n")[0]}` };
+  }
+  return found() ? { path: found()! } : { why: "apt-get installed no chromium binary" };
+}
+
+describe("the HTML report in a real browser (headless Chromium)", () => {
+  let chromium: { path?: string; why?: string } = {};
+  beforeAll(() => {
+    chromium = findChromium();
+    if (!chromium.path) {
+      console.warn(`\n!!! SKIPPING the browser test of the HTML report: ${chromium.why} !!!\n`);
+    }
+  }, 900_000);
+
+  it(`loads offline with no console error and no request, fits 1280 and 390 px, holds every article, reason and edit (screenshots in ${SCREENSHOTS})`, async (context) => {
+    if (!chromium.path) {
+      context.skip(`Chromium is not installed and could not be: ${chromium.why}`);
+      return;
+    }
+    const audit = sampleAudit();
+    const dir = makeTempDir();
+    const file = join(dir, "report.html");
+    writeFileSync(file, renderHtmlReport(audit, { repository: "octo/impact" }));
+    mkdirSync(SCREENSHOTS, { recursive: true });
+
+    const browser = await puppeteer.launch({
+      executablePath: chromium.path,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+    });
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      const requests: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error" || message.type() === "warn") problems.push(message.text());
+      });
+      page.on("pageerror", (error) => problems.push(String(error)));
+      page.on("request", (request) => requests.push(request.url()));
+      const url = pathToFileURL(file).href;
+
+      for (const width of [1280, 390]) {
+        await page.setViewport({ width, height: 900 });
+        await page.goto(url, { waitUntil: "load" });
+        // Run in the page (as text: this project's TypeScript has no DOM types).
+        const layout = (await page.evaluate(`({
+          scrollWidth: document.documentElement.scrollWidth,
+          innerWidth: window.innerWidth,
+          scripts: document.querySelectorAll("script").length,
+          images: document.querySelectorAll("img").length,
+        })`)) as { scrollWidth: number; innerWidth: number; scripts: number; images: number };
+        // No sideways scrolling of the page itself (wide diffs and tables scroll in their own box).
+        expect(layout.scrollWidth).toBeLessThanOrEqual(layout.innerWidth);
+        expect(layout).toMatchObject({ scripts: 0, images: 0 });
+        const shot = join(SCREENSHOTS, `report-${width}.png`);
+        await page.screenshot({ path: shot as `${string}.png`, fullPage: true });
+        expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
+      }
+      expect(problems).toEqual([]);
+      // Only the page itself was loaded: nothing fetched, nothing inlined from elsewhere.
+      expect(requests.every((request) => request === url)).toBe(true);
+
+      const text = (await page.evaluate("document.body.innerText")) as string;
+      const sections = await page.$$eval("section.article", (nodes) => nodes.length);
+      expect(sections).toBe(audit.articles.length);
+      const rows = await page.$$eval("tbody tr", (nodes) => nodes.map((node) => node.textContent ?? ""));
+      expect(rows).toHaveLength(audit.articles.length);
+      for (const article of audit.articles) {
+        expect(text).toContain(article.path);
+        for (const reason of article.impact) expect(text).toContain(reason.detail);
+        for (const edit of article.edits) {
+          expect(text).toContain(edit.reason);
+          for (const location of edit.evidence) expect(text).toContain(location);
+        }
+      }
+      expect(text).toContain(HOSTILE);
+      const marked = await page.$$eval("ins, del", (nodes) => nodes.map((node) => node.textContent));
+      expect(marked).toEqual(expect.arrayContaining(["old", "new", "user", "account"]));
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
