@@ -24,6 +24,11 @@ export interface PipelineOptions {
   timeoutMs: number;
   /** Where clones go; default the system temp dir. */
   workRoot?: string;
+  /**
+   * Where results are cached between jobs, one folder per repository (clones are thrown
+   * away, the cache is not); absent: no cache.
+   */
+  cacheRoot?: string;
   logger: Logger;
 }
 
@@ -32,6 +37,11 @@ export interface ProcessResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+}
+
+/** `owner/name` as one folder name that cannot climb out of the cache root. */
+export function repositoryFolder(fullName: string): string {
+  return fullName.replace(/[^\w.-]/g, "+").replace(/^\.+/, "_");
 }
 
 /**
@@ -82,6 +92,9 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
           auditPath,
           "--patch",
           join(work, "impact.patch"),
+          ...(options.cacheRoot
+            ? ["--cache-dir", join(options.cacheRoot, repositoryFolder(job.repository.fullName))]
+            : []),
           "--quiet",
         ],
         { cwd: clone, env: { ...baseEnv(), ...options.runEnv }, signal },

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { type Logger, pino } from "pino";
@@ -20,6 +20,8 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 120;
 export const DEFAULT_BOT_TIMEOUT_MS = 15 * 60 * 1000;
 const DEFAULT_BOT_MAX_PENDING = 100;
+/** The server's own state (the result cache), relative to its working directory. */
+export const DEFAULT_DATA_DIR = ".impact-server";
 
 type Env = Record<string, string | undefined>;
 
@@ -167,6 +169,8 @@ export function backendFromEnv(
         commentEnv,
         githubToken: env.GITHUB_TOKEN,
         timeoutMs,
+        // The result cache outlives each job's clone: a push that changes nothing relevant costs nothing.
+        cacheRoot: resolve(env.IMPACT_DATA_DIR || DEFAULT_DATA_DIR, "cache"),
         logger,
       }),
     });

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../backend/app.js";
@@ -9,6 +9,7 @@ import { createLogger } from "../backend/server.js";
 import { COMMENT_MARKER } from "../shared/render/comment.js";
 import { portRepo } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
+import { makeTempDir } from "./helpers/git-repo.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
 
 const SECRET = "whsec-e2e-not-a-real-secret";
@@ -68,6 +69,7 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
       "docs/alpha.md": [fix("8080", "9090"), fix("8080", "7070")],
     });
     const github = await startFakeGitHub({ token: GITHUB_TOKEN });
+    const cacheRoot = makeTempDir();
     const logs: string[] = [];
     const logger = createLogger((line) => logs.push(line), { GITHUB_TOKEN, OPENAI_API_KEY: KEY });
     const queue = new PullRequestQueue({
@@ -80,6 +82,7 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
         commentEnv: { GITHUB_TOKEN, GITHUB_API_URL: github.url },
         githubToken: GITHUB_TOKEN,
         timeoutMs: 120_000,
+        cacheRoot,
         logger,
       }),
     });
@@ -110,6 +113,15 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
     expect(comments()[0]!.id).toBe(first.id);
     expect(comments()[0]!.body).toContain("+The server listens on port 7070 by default.");
 
+    // A push that changes nothing the doc depends on: the comment is rewritten from the
+    // result cache kept between jobs, with no model call (counted at the end).
+    const head2b = repo.commit({ "README.txt": "unrelated\n" });
+    await deliver("synchronize", head2b, "e2e-2b");
+    expect(failures()).toEqual([]);
+    expect(comments()[0]!.body).toContain("+The server listens on port 7070 by default.");
+    expect(comments()[0]!.body).toContain("1 result reused from the result cache");
+    expect(readdirSync(join(cacheRoot, "acme+widgets"))).toHaveLength(2);
+
     // The author fixes the doc in the PR: nothing left to say, the comment goes away.
     const head3 = repo.commit({
       "docs/alpha.md": readFileSync(join(repo.dir, "docs/alpha.md"), "utf8").replace("8080", "7070"),
@@ -122,6 +134,8 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
     expect(github.requests.map((request) => request.method)).toEqual([
       "GET",
       "POST",
+      "GET",
+      "PATCH",
       "GET",
       "PATCH",
       "GET",
