@@ -7,7 +7,7 @@ import puppeteer from "puppeteer-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import type { Audit } from "../shared/audit.js";
-import { renderDiff, renderHtmlReport } from "../shared/render/html.js";
+import { markChangedWords, renderDiff, renderHtmlReport } from "../shared/render/html.js";
 import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
@@ -103,6 +103,20 @@ describe("renderHtmlReport", () => {
     expect(html).toContain('<span class="line ctx"> # Title\n</span>');
     expect(html).toContain('<span class="line del">-Run it on port <del>8080</del> today.\n</span>');
     expect(html).toContain('<span class="line add">+Run it on port <ins>9090</ins> today.\n</span>');
+  });
+
+  it("marks each changed word of a line on its own, and escapes what it marks", () => {
+    expect(
+      markChangedWords(
+        "the limit is 10 and the port is 8080 <b>",
+        "the limit is 20 and the port is 9090 <i>",
+      ),
+    ).toEqual([
+      "the limit is <del>10</del> and the port is <del>8080</del> &lt;<del>b</del>&gt;",
+      "the limit is <ins>20</ins> and the port is <ins>9090</ins> &lt;<ins>i</ins>&gt;",
+    ]);
+    expect(markChangedWords("same", "same")).toEqual(["same", "same"]);
+    expect(markChangedWords("", "new text")).toEqual(["", "<ins>new text</ins>"]);
   });
 
   it("is what impact report --format html prints, with GITHUB_REPOSITORY for the links", async () => {

@@ -1,4 +1,3 @@
-import { diffWordsWithSpace } from "diff";
 import type { Audit, AuditArticle, AuditEdit } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
 import { escapeHtml } from "./escape.js";
@@ -212,21 +211,15 @@ export function renderDiff(patch: string): string {
         added.push(lines[index]!.slice(1));
         index += 1;
       }
+      const pairs = Math.min(removed.length, added.length);
+      const marked = removed
+        .slice(0, pairs)
+        .map((text, position) => markChangedWords(text, added[position]!));
       removed.forEach((text, position) => {
-        const partner = added[position];
-        out.push(
-          diffLine(
-            "del",
-            "-",
-            partner === undefined ? escapeHtml(text) : markWords(text, partner, "removed"),
-          ),
-        );
+        out.push(diffLine("del", "-", position < pairs ? marked[position]![0] : escapeHtml(text)));
       });
       added.forEach((text, position) => {
-        const partner = removed[position];
-        out.push(
-          diffLine("add", "+", partner === undefined ? escapeHtml(text) : markWords(partner, text, "added")),
-        );
+        out.push(diffLine("add", "+", position < pairs ? marked[position]![1] : escapeHtml(text)));
       });
       continue;
     }
@@ -251,17 +244,75 @@ function diffLine(kind: string, sign: string, html: string): string {
   return `<span class="line ${kind}">${escapeHtml(sign)}${html}\n</span>`;
 }
 
-/** One side of a changed line, with the words that differ from the other side marked. */
-function markWords(before: string, after: string, side: "removed" | "added"): string {
-  return diffWordsWithSpace(before, after)
-    .map((part) => {
-      if (side === "removed" ? part.added : part.removed) return "";
-      const text = escapeHtml(part.value);
-      if (part.added) return `<ins>${text}</ins>`;
-      if (part.removed) return `<del>${text}</del>`;
-      return text;
-    })
-    .join("");
+/** Words, runs of white space, and single other characters: the units a change is marked in. */
+const WORD = /[\p{L}\p{N}_]+|\s+|[^\p{L}\p{N}_\s]/gu;
+/** Past this many cells the middle of a line pair is marked whole instead of aligned word by word. */
+const MAX_ALIGN_CELLS = 40_000;
+
+/**
+ * A removed line and the added line that replaced it, as HTML with the words that differ
+ * marked (`<del>` on the removed side, `<ins>` on the added side). The common start and
+ * end are cut off first; the words in between are aligned by their longest common
+ * subsequence. (Written here rather than taken from a diff library's word diff: that took
+ * a tenth of a millisecond a line, too slow for an audit with thousands of changed lines.)
+ */
+export function markChangedWords(before: string, after: string): [string, string] {
+  const a = before.match(WORD) ?? [];
+  const b = after.match(WORD) ?? [];
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start += 1;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA -= 1;
+    endB -= 1;
+  }
+  const keptA = new Array<boolean>(a.length).fill(true);
+  const keptB = new Array<boolean>(b.length).fill(true);
+  for (let index = start; index < endA; index++) keptA[index] = false;
+  for (let index = start; index < endB; index++) keptB[index] = false;
+  const rows = endA - start;
+  const columns = endB - start;
+  if (rows > 0 && columns > 0 && rows * columns <= MAX_ALIGN_CELLS) {
+    // lengths[i * width + j]: the longest common subsequence of a[start+i..endA) and b[start+j..endB).
+    const width = columns + 1;
+    const lengths = new Uint32Array((rows + 1) * width);
+    for (let i = rows - 1; i >= 0; i--) {
+      for (let j = columns - 1; j >= 0; j--) {
+        lengths[i * width + j] =
+          a[start + i] === b[start + j]
+            ? lengths[(i + 1) * width + j + 1]! + 1
+            : Math.max(lengths[(i + 1) * width + j]!, lengths[i * width + j + 1]!);
+      }
+    }
+    let i = 0;
+    let j = 0;
+    while (i < rows && j < columns) {
+      if (a[start + i] === b[start + j]) {
+        keptA[start + i] = true;
+        keptB[start + j] = true;
+        i += 1;
+        j += 1;
+      } else if (lengths[(i + 1) * width + j]! >= lengths[i * width + j + 1]!) i += 1;
+      else j += 1;
+    }
+  }
+  return [markRuns(a, keptA, "del"), markRuns(b, keptB, "ins")];
+}
+
+/** Tokens as escaped HTML, each run of changed tokens in one `tag` element. */
+function markRuns(tokens: readonly string[], kept: readonly boolean[], tag: "del" | "ins"): string {
+  let html = "";
+  let index = 0;
+  while (index < tokens.length) {
+    const keep = kept[index]!;
+    let end = index;
+    while (end < tokens.length && kept[end] === keep) end += 1;
+    const text = escapeHtml(tokens.slice(index, end).join(""));
+    html += keep ? text : `<${tag}>${text}</${tag}>`;
+    index = end;
+  }
+  return html;
 }
 
 const STYLE = `
