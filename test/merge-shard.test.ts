@@ -33,7 +33,10 @@ describe("impact run --shard, then impact merge", () => {
     const runOnce = async (out: string, extra: string[]) => {
       const server = await startScriptedModelServer(fixScript(NAMES));
       const io = captureIo(repo.dir, { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "m" });
-      const code = await main(["run", "--out", `${out}.json`, "--patch", `${out}.patch`, ...extra], io);
+      const code = await main(
+        ["run", "--no-cache", "--out", `${out}.json`, "--patch", `${out}.patch`, ...extra],
+        io,
+      );
       await server.close();
       expect(io.err).toBe("");
       expect(code).toBe(0);

@@ -109,14 +109,14 @@ describe("impact report", () => {
     const missing = captureIo(dir);
     expect(await main(["report", "missing.json"], missing)).toBe(2);
     const format = captureIo(dir);
-    expect(await main(["report", "bad.json", "--format", "html"], format)).toBe(2);
+    expect(await main(["report", "bad.json", "--format", "pdf"], format)).toBe(2);
     expect(
       [bad.err, text.err, missing.err, format.err].join("").replaceAll(dir, "<dir>"),
     ).toMatchInlineSnapshot(`
       "impact report: <dir>/bad.json is not an audit: runId: Invalid input: expected string, received undefined
       impact report: <dir>/text.json is not an audit: not valid JSON
       impact report: cannot read audit <dir>/missing.json: no such file
-      impact report: --format takes markdown or json, got "html"
+      impact report: --format takes markdown, html or json, got "pdf"
       "
     `);
   });

@@ -36,7 +36,9 @@ describe("impact run --router", () => {
       OPENAI_BASE_URL: direct.url,
       IMPACT_MODEL: "m",
     });
-    expect(await main(["run", "--out", "direct.json", "--patch", "direct.patch"], directIo)).toBe(0);
+    expect(
+      await main(["run", "--no-cache", "--out", "direct.json", "--patch", "direct.patch"], directIo),
+    ).toBe(0);
     await direct.close();
 
     const upstream = await startScriptedModelServer(fixScript(names));
@@ -54,7 +56,7 @@ describe("impact run --router", () => {
     // The client holds no model key: only the router's URL and token.
     const io = captureIo(repo.dir, { IMPACT_ROUTER_TOKEN: TOKEN, IMPACT_MODEL: "m" });
     const code = await main(
-      ["run", "--router", server.url, "--out", "routed.json", "--patch", "routed.patch"],
+      ["run", "--no-cache", "--router", server.url, "--out", "routed.json", "--patch", "routed.patch"],
       io,
     );
     expect(io.err).toBe("");
