@@ -2,6 +2,7 @@ import { resolve, sep } from "node:path";
 import type { Audit } from "../../shared/audit.js";
 import { CONCURRENCY_LIMIT, MAX_TURNS_LIMIT } from "../../shared/config.js";
 import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js";
+import { preflightModel } from "../../shared/model/preflight.js";
 import { createRecordingModelClient } from "../../shared/model/replay.js";
 import { DEFAULT_MODEL, resolveModelClient } from "../../shared/model/resolve.js";
 import type { ModelClient } from "../../shared/model/types.js";
@@ -127,6 +128,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
             : {}),
         })
       : unusedModel(modelName ?? DEFAULT_MODEL);
+    // A wrong key or base URL fails here, once, before any article starts or any file is written.
+    if (needsModel) await preflightModel(model, io.signal);
     const recording = values.record
       ? createRecordingModelClient(model, resolve(io.cwd, values.record), { env: io.env })
       : undefined;

@@ -33,6 +33,8 @@ export interface OpenAIModelClientOptions {
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** The preflight's one request gets this long. */
+export const PREFLIGHT_TIMEOUT_MS = 15_000;
 
 /** HTTP statuses worth another try: timeouts, lock conflicts, rate limits, server errors. */
 function isRetryableStatus(status: number): boolean {
@@ -63,9 +65,10 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     maxMs: options.retryMaxMs ?? DEFAULT_RETRY_POLICY.maxMs,
     maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
   };
+  const baseURL = options.baseURL ?? DEFAULT_OPENAI_BASE_URL;
   const client = new OpenAI({
     apiKey: options.apiKey,
-    baseURL: options.baseURL ?? DEFAULT_OPENAI_BASE_URL,
+    baseURL,
     maxRetries: 0,
     // Our own timer governs each attempt; the SDK's is only a backstop.
     timeout: timeoutMs + 5_000,
@@ -131,6 +134,30 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
 
   return {
     model: options.model,
+    endpoint: baseURL,
+    async preflight(signal) {
+      // The model list: answered by every OpenAI-compatible server, free, and behind the same key.
+      let response: Response;
+      try {
+        response = await client.models
+          .list({ signal: AbortSignal.any([signal, AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS)]) })
+          .asResponse();
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw classify(error, error instanceof Error && error.name === "TimeoutError");
+      }
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      if (!Array.isArray((body as { data?: unknown } | undefined)?.data)) {
+        const type = response.headers.get("content-type")?.split(";")[0] ?? "no content type";
+        throw new ModelProtocolError(`GET /models answered ${type}, not an OpenAI-compatible model list`);
+      }
+    },
     async complete(request, signal) {
       // Each attempt gets its own timer; `timedOut` tells classify which abort was ours.
       let timedOut = false;
