@@ -13,10 +13,10 @@ const KEY = "sk-test-not-a-real-key";
 /** A change that impacts docs/a.md, so a run needs the model. */
 function impactedRepo(): TestRepo {
   const repo = gitRepo({
-    "src/a.ts": "export const PORT = 8080;\n",
-    "docs/a.md": "---\nattention:\n  - op: file\n    path: src/a.ts\n---\n# A\n\nThe port is 8080.\n",
+    "config/port.txt": "8080\n",
+    "docs/a.md": "---\nattention:\n  - op: file\n    path: config/port.txt\n---\n# A\n\nThe port is 8080.\n",
   });
-  repo.commit({ "src/a.ts": "export const PORT = 9090;\n" });
+  repo.commit({ "config/port.txt": "9090\n" });
   return repo;
 }
 
