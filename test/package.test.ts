@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it, onTestFinished } from "vitest";
 // @ts-expect-error: a plain ESM script without type declarations (it runs without a build step).
 import { buildDemoRepository } from "../examples/demo/demo.mjs";
 import { AuditSchema } from "../shared/audit.js";
@@ -34,7 +35,9 @@ function stagePackage(): string {
 
 describe("the npm package", () => {
   it("packs only runtime files, installs with runtime dependencies only, and runs from a prefix", () => {
-    const work = makeTempDir("impact-pack-");
+    // Removed with a longer time limit than makeTempDir's: an installed node_modules is large.
+    const work = mkdtempSync(join(tmpdir(), "impact-pack-"));
+    onTestFinished(() => rmSync(work, { recursive: true, force: true }), 120_000);
     npm(["pack", "--pack-destination", work], stagePackage());
     const tarball = join(work, `impact-docs-${VERSION}.tgz`);
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" })

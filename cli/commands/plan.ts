@@ -89,6 +89,21 @@ function short(revision: string): string {
   return /^[0-9a-f]{40}$/.test(revision) ? revision.slice(0, 12) : revision;
 }
 
+/** Rows of reasons shown per article; the rest are counted (all are in `--json`). */
+const MAX_REASON_ROWS = 8;
+
+/** An article's reasons, one group per kind and changed file, in first-seen order. */
+function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
+  const groups = new Map<string, { kind: string; source: string; details: string[] }>();
+  for (const reason of reasons) {
+    const key = `${reason.kind}\0${reason.source}`;
+    const group = groups.get(key) ?? { kind: reason.kind, source: reason.source, details: [] };
+    group.details.push(reason.detail);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
 /** The table people read: each article with its status, its reasons and the changed files behind them. */
 export function renderPlan(plan: ImpactPlan): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
@@ -106,15 +121,27 @@ export function renderPlan(plan: ImpactPlan): string {
     for (const article of plan.articles) {
       if (article.impact.length === 0)
         rows.push([article.path, article.status, "-", article.path, "changed by the diff"]);
-      article.impact.forEach((reason, index) => {
+      const groups = groupReasons(article.impact);
+      groups.slice(0, MAX_REASON_ROWS).forEach((group, index) => {
+        const more = group.details.length > 1 ? ` (and ${group.details.length - 1} more)` : "";
         rows.push([
           index === 0 ? article.path : "",
           index === 0 ? article.status : "",
-          reason.kind,
-          reason.source,
-          reason.detail,
+          group.kind,
+          group.source,
+          `${group.details[0]}${more}`,
         ]);
       });
+      if (groups.length > MAX_REASON_ROWS) {
+        const hidden = groups.length - MAX_REASON_ROWS;
+        rows.push([
+          "",
+          "",
+          "…",
+          `${hidden} more file${hidden === 1 ? "" : "s"}`,
+          "all of them: impact plan --json",
+        ]);
+      }
     }
     lines.push(...table(rows));
   }
