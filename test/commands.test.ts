@@ -50,7 +50,7 @@ describe("the command line", () => {
 
   it("names an unknown option, what the command takes, and where the help is", async () => {
     expect(await usageErrorOf(["report", "a.json", "--json"])).toBe(
-      "impact report: unknown option --json; impact report takes --format, --help (see: impact report --help)\n",
+      "impact report: unknown option --json; impact report takes --format, --repo, --help (see: impact report --help)\n",
     );
   });
 
