@@ -77,6 +77,7 @@ export const command: Command = async (argv, io) => {
   const client = createGitHubClient({
     token,
     ...(io.env.GITHUB_API_URL ? { apiUrl: io.env.GITHUB_API_URL } : {}),
+    ...(io.env.IMPACT_GITHUB_THROTTLE === "off" ? { throttle: false } : {}),
     onRetry: (message) => {
       if (!values.quiet) io.stderr(`impact comment: ${message}\n`);
     },

@@ -1,4 +1,5 @@
 import { contentHash } from "../hash.js";
+import { closesFence, type Fence, measureIndent, openFence } from "./fences.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { LineIndex } from "./lines.js";
 
@@ -38,7 +39,6 @@ interface Heading {
 }
 
 const ATX = /^(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
 const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
 const LIST_ITEM = /^(?:[-+*]|(\d{1,9})[.)])(?:([ \t]+)(\S)?|$)/;
@@ -72,11 +72,6 @@ const HTML_BLOCKS: { start: RegExp; end: RegExp | null; interruptsParagraph: boo
   },
 ];
 
-interface Fence {
-  marker: string;
-  length: number;
-}
-
 type Block =
   | { kind: "none" }
   | { kind: "paragraph"; startLine: number; lines: string[]; definitionsOnly: boolean }
@@ -97,20 +92,6 @@ type Container =
     }
   | { kind: "quote"; paragraph: boolean; fence: Fence | null };
 
-/** Columns of leading whitespace (tabs to the next multiple of 4) and the offset where text starts. */
-function measureIndent(line: string): { columns: number; offset: number } {
-  let columns = 0;
-  let offset = 0;
-  while (offset < line.length) {
-    const code = line.charCodeAt(offset);
-    if (code === 32) columns++;
-    else if (code === 9) columns += 4 - (columns % 4);
-    else break;
-    offset++;
-  }
-  return { columns, offset };
-}
-
 /** Drops `columns` columns of indentation (a partly used tab counts as used). */
 function stripColumns(line: string, columns: number): string {
   let used = 0;
@@ -123,23 +104,6 @@ function stripColumns(line: string, columns: number): string {
     offset++;
   }
   return line.slice(offset);
-}
-
-function openFence(text: string): Fence | null {
-  const match = FENCE_OPEN.exec(text);
-  if (!match) return null;
-  const marker = match[1]!;
-  if (marker[0] === "`" && match[2]!.includes("`")) return null;
-  return { marker: marker[0]!, length: marker.length };
-}
-
-function closesFence(fence: Fence, line: string): boolean {
-  const { columns, offset } = measureIndent(line);
-  if (columns > 3) return false;
-  const text = line.slice(offset).trimEnd();
-  if (text.length < fence.length) return false;
-  for (let i = 0; i < text.length; i++) if (text[i] !== fence.marker) return false;
-  return true;
 }
 
 /** True when `line` (at the block level it is read at) starts a block that interrupts a paragraph. */
@@ -398,7 +362,7 @@ export function outlineMarkdown(content: string): Outline {
   const outline: Outline = { sections: [], lineCount };
   const frontmatter = parseFrontmatter(content);
   let firstLine = 1;
-  if (frontmatter && frontmatter.endLine <= lineCount && !frontmatter.error?.message.includes("no closing")) {
+  if (frontmatter?.closed && frontmatter.endLine <= lineCount) {
     outline.frontmatter = { startLine: frontmatter.startLine, endLine: frontmatter.endLine };
     firstLine = frontmatter.endLine + 1;
   }
