@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { VERSION } from "../cli/main.js";
 import { buildPlan } from "../cli/plan/build-plan.js";
-import { runImpact } from "../cli/run/run-impact.js";
+import { runImpact, selectArticles } from "../cli/run/run-impact.js";
 import type { ModelClient, ModelResponse } from "../shared/model/types.js";
 
 /**
@@ -142,7 +142,7 @@ export async function run(): Promise<void> {
           patch: join(dir, ".impact", `patch-${mode}.patch`),
           apply: false,
           allowCreate: false,
-          includeTouched: false,
+          selection: selectArticles(built.plan.articles, { includeTouched: false }),
           concurrency: CONCURRENCY,
           maxTurns: 4,
           env: {},

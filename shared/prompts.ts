@@ -1,7 +1,6 @@
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { packageRoot } from "./package-root.js";
 
 /** `{{name}}`: letters, digits and underscores. */
 const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
@@ -14,25 +13,9 @@ const HEADER_COMMENT = /^\s*<!--[\s\S]*?-->\s*\n/;
  */
 declare const IMPACT_EMBEDDED_PROMPTS: Record<string, string> | undefined;
 
-let promptsDirectory: string | undefined;
-
-/**
- * The `prompts/` folder of the package: found by walking up from this module, so it works
- * from the sources (`shared/prompts.ts`) and from the build (`dist/shared/prompts.js`).
- */
+/** The `prompts/` folder of the package, from the sources and the build alike. */
 export function promptsDir(): string {
-  if (promptsDirectory) return promptsDirectory;
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(directory, "prompts");
-    if (existsSync(join(candidate, "system.md")) && existsSync(join(directory, "package.json"))) {
-      promptsDirectory = candidate;
-      return candidate;
-    }
-    const parent = dirname(directory);
-    if (parent === directory) throw new Error("cannot find the prompts/ folder of the impact package");
-    directory = parent;
-  }
+  return join(packageRoot(), "prompts");
 }
 
 const cache = new Map<string, Promise<string>>();

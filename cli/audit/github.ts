@@ -20,11 +20,17 @@ export interface GitHubClientOptions {
   apiUrl?: string;
   /** Milliseconds per second of `retry-after`; tests shrink it. Default 1000. */
   retryAfterBaseMs?: number;
+  /**
+   * Octokit's throttling: writes spaced as GitHub asks (a second apart, three for ones that
+   * notify) and retries on rate limits. Default on; off (`IMPACT_GITHUB_THROTTLE=off`) for an
+   * API without rate limits, such as a GitHub Enterprise Server with them turned off.
+   */
+  throttle?: boolean;
   /** Receives one line per retry, for the user. */
   onRetry?: (message: string) => void;
 }
 
-/** An Octokit with retries on 5xx and on primary and secondary rate limits. */
+/** An Octokit with retries on 5xx and (throttled) on primary and secondary rate limits. */
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const retryAfterBaseValue = options.retryAfterBaseMs ?? 1000;
   const onLimit =
@@ -42,6 +48,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     userAgent: "impact-docs",
     retry: { retryAfterBaseValue },
     throttle: {
+      enabled: options.throttle ?? true,
       retryAfterBaseValue,
       onRateLimit: onLimit("primary"),
       onSecondaryRateLimit: onLimit("secondary"),

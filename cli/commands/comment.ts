@@ -63,6 +63,7 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
     const client = createGitHubClient({
       token,
       ...(io.env.GITHUB_API_URL ? { apiUrl: io.env.GITHUB_API_URL } : {}),
+      ...(io.env.IMPACT_GITHUB_THROTTLE === "off" ? { throttle: false } : {}),
       onRetry: (message) => {
         if (!values.quiet) io.stderr(`impact comment: ${message}\n`);
       },

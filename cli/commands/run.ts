@@ -11,9 +11,10 @@ import { renderReport, renderSpend } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
+import { repositoryRoot } from "../git.js";
 import type { CommandIo } from "../io.js";
 import { VERSION } from "../main.js";
-import { buildPlan } from "../plan/build-plan.js";
+import { articleSourceFor, buildPlan } from "../plan/build-plan.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";
 import { TerminalProgress } from "../run/progress.js";
 import { RESULT_CACHE_DIR } from "../run/result-cache.js";
@@ -102,6 +103,13 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     const repo = resolve(io.cwd, values.repo ?? ".");
     const diff =
       values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
+    // The agents read and edit the checked-out files: another head's articles would not match
+    // the plan, the hashes or the patches. Refused before the plan is built.
+    if ((await articleSourceFor(await repositoryRoot(repo), values.head)).kind === "revision") {
+      throw new UsageError(
+        `the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout ${values.head} first, or leave --head out`,
+      );
+    }
 
     const built = await buildPlan({
       repo,
@@ -113,23 +121,15 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     });
     if (!values.json && !values.quiet)
       for (const warning of built.plan.warnings) io.stderr(`warning: ${warning}\n`);
-    // The agents read and edit the checked-out files: another head's articles would not match
-    // the plan, the hashes or the patches.
-    if (built.articleSource.kind === "revision") {
-      throw new UsageError(
-        `the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout ${values.head} first, or leave --head out`,
-      );
-    }
     // The flag, then the environment, then the config file, then the default.
     const modelName = values.model ?? io.env.IMPACT_MODEL ?? built.config.model;
-    const selection = {
+    const selection = selectArticles(built.plan.articles, {
       ...(values.only === undefined ? {} : { only: values.only }),
       ...(shard ? { shard } : {}),
-    };
+      includeTouched: values["include-touched"] ?? false,
+    });
     // A change that impacts no article needs no model: the PR check passes without a key.
-    const needsModel = selectArticles(built.plan.articles, selection).some(
-      (article) => article.status === "impacted" || values["include-touched"],
-    );
+    const needsModel = selection.toRun.length > 0;
     let model: ModelClient = needsModel
       ? await resolveModelClient({
           ...(modelName ? { model: modelName } : {}),
@@ -184,10 +184,10 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         patch,
         apply: values.apply ?? false,
         allowCreate: values["allow-create"] ?? false,
-        includeTouched: values["include-touched"] ?? false,
-        ...selection,
-        concurrency: concurrency ?? built.config.concurrency ?? DEFAULT_CONCURRENCY,
-        maxTurns: maxTurns ?? built.config.maxTurns ?? DEFAULT_MAX_TURNS,
+        selection,
+        ...(shard ? { shard } : {}),
+        ...(concurrency === undefined ? {} : { concurrency }),
+        ...(maxTurns === undefined ? {} : { maxTurns }),
         env: io.env,
         signal: io.signal,
         ...(useCache ? { cache: { dir: cacheDir, impactVersion: VERSION } } : {}),
