@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { VERSION } from "../cli/main.js";
 import { buildPlan } from "../cli/plan/build-plan.js";
 import { runImpact, selectArticles } from "../cli/run/run-impact.js";
+import { VERSION } from "../cli/version.js";
 import type { ModelClient, ModelResponse } from "../shared/model/types.js";
 
 /**

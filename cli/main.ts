@@ -9,6 +9,7 @@ import {
 } from "../shared/errors.js";
 import { redactSecrets } from "../shared/redact.js";
 import type { Command, CommandIo } from "./io.js";
+import { VERSION } from "./version.js";
 
 // Commands load lazily so `impact --version` starts fast.
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -27,7 +28,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   serve: { summary: "start the backend (router + webhook bot)", load: () => import("./commands/serve.js") },
 };
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(8)} ${summary}`);

@@ -13,12 +13,12 @@ import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
 import { repositoryRoot } from "../git.js";
 import type { CommandIo } from "../io.js";
-import { VERSION } from "../main.js";
 import { articleSourceFor, buildPlan } from "../plan/build-plan.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";
 import { TerminalProgress } from "../run/progress.js";
 import { RESULT_CACHE_DIR } from "../run/result-cache.js";
 import { runImpact, selectArticles } from "../run/run-impact.js";
+import { VERSION } from "../version.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
