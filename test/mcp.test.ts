@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -227,5 +227,43 @@ describe("impact mcp under malformed input", () => {
     child.stdin.end();
     expect(await exit).toBe(0);
     expect(readFileSync(join(repo.dir, "docs/guide.md"), "utf8")).toBe(ARTICLE);
+  });
+});
+
+describe("impact mcp --allow-create", () => {
+  it("offers create_article, which writes a new article under the docs globs only", async () => {
+    const repo = gitRepo({ "docs/guide.md": ARTICLE });
+    const client = new Client({ name: "impact-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(inject("builtPackage"), "cli", "bin.js"), "mcp", "--allow-create"],
+        cwd: repo.dir,
+        stderr: "ignore",
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(
+        buildToolManifest({ allowCreate: true }).map((tool) =>
+          tool.type === "function" ? tool.function.name : "",
+        ),
+      );
+      const created = await client.callTool({
+        name: "create_article",
+        arguments: { path: "docs/sub/new.md", content: "# New\n", reason },
+      });
+      expect(textOf(created)).toContain('Created "docs/sub/new.md"');
+      expect(readFileSync(join(repo.dir, "docs/sub/new.md"), "utf8")).toBe("# New\n");
+      const outside = await client.callTool({
+        name: "create_article",
+        arguments: { path: "src/new.ts", content: "x\n", reason },
+      });
+      expect(outside.isError).toBe(true);
+      expect(textOf(outside)).toContain("not under the docs globs");
+      expect(existsSync(join(repo.dir, "src/new.ts"))).toBe(false);
+    } finally {
+      await client.close();
+    }
   });
 });
