@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { relative, resolve, sep } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { applyEdits } from "../../shared/edit/engine.js";
@@ -92,7 +92,7 @@ export const command: Command = async (argv, io) => {
   );
   const sandbox = new SandboxPolicy({ root, deny: config.deny });
   // The path is as a person types it: relative to where they stand, inside the repository.
-  const asked = relativeToRoot(root, resolve(io.cwd, request.path));
+  const asked = relative(root, resolve(io.cwd, request.path)).split(sep).join("/");
   const resolved = await sandbox.resolve(asked);
   if (!resolved.ok) throw new UsageError(resolved.message);
   const view = await new Workspace(root).load(resolved.path);
@@ -133,11 +133,6 @@ class EditRejected extends ImpactError {
   constructor(message: string) {
     super("input", message);
   }
-}
-
-function relativeToRoot(root: string, absolute: string): string {
-  const relative = absolute.startsWith(`${root}/`) ? absolute.slice(root.length + 1) : absolute;
-  return relative;
 }
 
 /** Reads the flags in order: modifiers apply to the --replace before them, a --section to the mode after it. */

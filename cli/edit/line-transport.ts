@@ -68,11 +68,13 @@ export class LineTransport implements Transport {
         this.#skipping = false;
         continue;
       }
+      const tooLarge = this.#buffered + head.length > MAX_MESSAGE_BYTES;
       this.#chunks.push(head);
-      const line = Buffer.concat(this.#chunks).toString("utf8");
+      const line = tooLarge ? "" : Buffer.concat(this.#chunks).toString("utf8");
       this.#chunks = [];
       this.#buffered = 0;
-      this.#handleLine(line);
+      if (tooLarge) this.#replyTooLarge();
+      else this.#handleLine(line);
     }
     if (this.#skipping || data.length === 0) return;
     this.#chunks.push(data);
@@ -81,13 +83,17 @@ export class LineTransport implements Transport {
       this.#chunks = [];
       this.#buffered = 0;
       this.#skipping = true;
-      this.#reply(
-        null,
-        INVALID_REQUEST,
-        `Request too large: messages are limited to ${MAX_MESSAGE_BYTES} bytes.`,
-      );
+      this.#replyTooLarge();
     }
   };
+
+  #replyTooLarge(): void {
+    this.#reply(
+      null,
+      INVALID_REQUEST,
+      `Request too large: messages are limited to ${MAX_MESSAGE_BYTES} bytes.`,
+    );
+  }
 
   #handleLine(raw: string): void {
     const line = raw.replace(/\r$/, "");
