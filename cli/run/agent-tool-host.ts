@@ -1,8 +1,7 @@
 import { isAbortError } from "../../shared/errors.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
-import { toolSpecsFor } from "../../shared/tools/manifest.js";
-import type { ToolSpec } from "../../shared/tools/spec.js";
+import { type AnyToolSpec, isToolName, type ToolName, toolSpecsFor } from "../../shared/tools/manifest.js";
 import { articleSelector } from "../plan/articles.js";
 import { resolveToolLimits, type ToolLimits } from "./limits.js";
 import { SandboxPolicy } from "./sandbox.js";
@@ -36,8 +35,8 @@ export interface AgentToolHostOptions {
   workspace: Workspace;
   /** The article under work (repository-relative); the only file edit_article may change. */
   articlePath: string;
-  /** Paths of the change (ChangeSet files, old and new paths); evidence should name these. */
-  changedFiles: string[];
+  /** Paths of the change (ChangeSet files, old and new paths); evidence should name these. Null: no change (impact mcp), evidence is not checked. */
+  changedFiles: string[] | null;
   /** Docs globs: where create_article may create. */
   docsGlobs: string[];
   ignoreGlobs?: string[];
@@ -72,8 +71,8 @@ export class AgentToolHost {
   #done = false;
   readonly #draft: ArticleDraft;
   readonly #options: AgentToolHostOptions;
-  readonly #specs: Map<string, ToolSpec>;
-  readonly #changedFiles: ReadonlySet<string>;
+  readonly #specs: Map<ToolName, AnyToolSpec>;
+  readonly #changedFiles: ReadonlySet<string> | null;
   readonly #isArticlePath: (path: string) => boolean;
   readonly #failures = new Map<string, number>();
   /** Write tools run one at a time, even across overlapping execute() calls. */
@@ -87,7 +86,8 @@ export class AgentToolHost {
     this.#specs = new Map(
       toolSpecsFor({ allowCreate: options.allowCreate }).map((spec) => [spec.name, spec]),
     );
-    this.#changedFiles = new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
+    this.#changedFiles =
+      options.changedFiles && new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
     this.#isArticlePath = articleSelector({ docs: options.docsGlobs, ignore: options.ignoreGlobs ?? [] });
     this.#draft = options.workspace.beginArticle(options.articlePath);
   }
@@ -119,7 +119,7 @@ export class AgentToolHost {
         });
         continue;
       }
-      const spec = this.#specs.get(name);
+      const spec = isToolName(name) ? this.#specs.get(name) : undefined;
       if (spec?.readOnly) {
         batch.push(this.#run(call, name, signal).then(store));
         continue;
@@ -147,13 +147,13 @@ export class AgentToolHost {
   }
 
   async #run(call: ToolCall, name: string, signal: AbortSignal): Promise<ToolResult> {
-    const spec = this.#specs.get(name);
-    const tool = TOOLS.get(name);
-    if (!spec || !tool) return this.#unknownTool(name);
+    const spec = isToolName(name) ? this.#specs.get(name) : undefined;
+    if (!spec) return this.#unknownTool(name);
+    const tool: Tool = TOOLS[spec.name];
     const parsed = parseToolArguments(spec, call.function.arguments ?? "");
     if (!parsed.ok) return parsed;
     try {
-      return await (tool as Tool).run(parsed.args, this.#context(call, signal));
+      return await tool.run(parsed.args, this.#context(call, signal));
     } catch (error) {
       if (signal.aborted || isAbortError(error)) throw error;
       const why = error instanceof Error ? error.message : String(error);

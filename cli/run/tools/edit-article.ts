@@ -44,18 +44,20 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
  * but the model is told, so it can cite the right file.
  */
 function evidenceNotes(args: EditArticleArgs, context: ToolContext): string {
+  const changedFiles = context.changedFiles;
+  if (!changedFiles) return "";
   const notes: string[] = [];
   args.edits.forEach((edit, index) => {
     for (const location of edit.evidence ?? []) {
       const file = evidenceFile(location);
-      if (!context.changedFiles.has(file))
+      if (!changedFiles.has(file))
         notes.push(
           `- Edit ${index}: evidence ${JSON.stringify(location)} names a file that is not part of this change.`,
         );
     }
   });
   if (notes.length === 0) return "";
-  const changed = [...context.changedFiles].sort();
+  const changed = [...changedFiles].sort();
   const list = changed.length > 20 ? `${changed.slice(0, 20).join(", ")}, …` : changed.join(", ");
   return `\nNote: the edits were applied, but some evidence is outside the change:\n${notes.join("\n")}\nEvidence should name changed files (${list || "none"}), as "path:line".`;
 }
