@@ -3,7 +3,7 @@ import { loadConfig } from "../config.js";
 import { LineTransport } from "../edit/line-transport.js";
 import { createImpactMcpServer } from "../edit/mcp-server.js";
 import { repositoryRoot } from "../git.js";
-import { VERSION } from "../main.js";
+import { VERSION } from "../version.js";
 import { CHANGE_OPTIONS } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
