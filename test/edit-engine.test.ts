@@ -468,6 +468,17 @@ describe("line ranges and context", () => {
     `);
   });
 
+  it("gives the context as numbered lines, a long edit's middle as one gap", () => {
+    const body = Array.from({ length: 40 }, (_, index) => `line ${index + 1}`).join("\n");
+    const outcome = applyEdits(`# T\n\nold\n`, [{ old_string: "old", new_string: body, reason: r }]);
+    if (!outcome.ok) throw new Error(outcome.error.message);
+    const context = outcome.applied[0]!.context;
+    expect(context.filter((entry) => entry.kind === "gap")).toEqual([{ kind: "gap", hidden: 10 }]);
+    expect(context[0]).toEqual({ kind: "line", line: 1, text: "# T" });
+    expect(context.at(-1)).toEqual({ kind: "line", line: 42, text: "line 40" });
+    expect(context.filter((entry) => entry.kind === "line")).toHaveLength(32);
+  });
+
   it("numbers lines after earlier edits in error messages", () => {
     const error = errorOf("a\nb\nb\n", [
       { old_string: "a\n", new_string: "new\nlines\na\n", reason: r },

@@ -2,8 +2,7 @@ import picomatch from "picomatch";
 import { isAbortError } from "../../shared/errors.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
-import { toolSpecsFor } from "../../shared/tools/manifest.js";
-import type { ToolSpec } from "../../shared/tools/spec.js";
+import { type AnyToolSpec, isToolName, type ToolName, toolSpecsFor } from "../../shared/tools/manifest.js";
 import { resolveToolLimits, type ToolLimits } from "./limits.js";
 import { SandboxPolicy } from "./sandbox.js";
 import { cutToBytes } from "./tools/common.js";
@@ -72,7 +71,7 @@ export class AgentToolHost {
   #done = false;
   readonly #draft: ArticleDraft;
   readonly #options: AgentToolHostOptions;
-  readonly #specs: Map<string, ToolSpec>;
+  readonly #specs: Map<ToolName, AnyToolSpec>;
   readonly #changedFiles: ReadonlySet<string>;
   readonly #isArticlePath: (path: string) => boolean;
   readonly #failures = new Map<string, number>();
@@ -122,7 +121,7 @@ export class AgentToolHost {
         });
         continue;
       }
-      const spec = this.#specs.get(name);
+      const spec = isToolName(name) ? this.#specs.get(name) : undefined;
       if (spec?.readOnly) {
         batch.push(this.#run(call, name, signal).then(store));
         continue;
@@ -150,13 +149,13 @@ export class AgentToolHost {
   }
 
   async #run(call: ToolCall, name: string, signal: AbortSignal): Promise<ToolResult> {
-    const spec = this.#specs.get(name);
-    const tool = TOOLS.get(name);
-    if (!spec || !tool) return this.#unknownTool(name);
+    const spec = isToolName(name) ? this.#specs.get(name) : undefined;
+    if (!spec) return this.#unknownTool(name);
+    const tool: Tool = TOOLS[spec.name];
     const parsed = parseToolArguments(spec, call.function.arguments ?? "");
     if (!parsed.ok) return parsed;
     try {
-      return await (tool as Tool).run(parsed.args, this.#context(call, signal));
+      return await tool.run(parsed.args, this.#context(call, signal));
     } catch (error) {
       if (signal.aborted || isAbortError(error)) throw error;
       const why = error instanceof Error ? error.message : String(error);

@@ -61,8 +61,19 @@ export type ChecklistEdit = z.infer<typeof ChecklistEditSchema>;
 export type Edit = ReplaceEdit | SectionEdit | ChecklistEdit;
 export type EditKind = "replace" | "section" | "checklist";
 
+/** An edit together with its kind, so a `switch` on `kind` narrows `edit` without casts. */
+export type TaggedEdit =
+  | { kind: "replace"; edit: ReplaceEdit }
+  | { kind: "section"; edit: SectionEdit }
+  | { kind: "checklist"; edit: ChecklistEdit };
+
+/** The one place that tells an edit's kind from its fields. */
+export function tagEdit(edit: Edit): TaggedEdit {
+  if ("old_string" in edit) return { kind: "replace", edit };
+  if ("section" in edit) return { kind: "section", edit };
+  return { kind: "checklist", edit };
+}
+
 export function editKind(edit: Edit): EditKind {
-  if ("old_string" in edit) return "replace";
-  if ("section" in edit) return "section";
-  return "checklist";
+  return tagEdit(edit).kind;
 }

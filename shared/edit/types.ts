@@ -36,14 +36,23 @@ export interface AppliedEdit {
   startLine: number;
   endLine: number;
   /** The edited lines with 3 lines of context before and after, from the final content. */
-  context: string;
+  context: ContextLine[];
   /** What the model should double-check, e.g. subsections a section replace removed. */
   note?: string;
 }
 
-export type EditOutcome =
-  | { ok: true; content: string; hashBefore: string; hash: string; applied: AppliedEdit[] }
-  | { ok: false; error: EditError };
+/** One line of an applied edit's context, or the edited lines left out of a long one. */
+export type ContextLine = { kind: "line"; line: number; text: string } | { kind: "gap"; hidden: number };
+
+export interface EditSuccess {
+  ok: true;
+  content: string;
+  hashBefore: string;
+  hash: string;
+  applied: AppliedEdit[];
+}
+
+export type EditOutcome = EditSuccess | { ok: false; error: EditError };
 
 export interface ApplyEditsOptions {
   /** When set, must equal contentHash(content) or the batch fails with `hash_mismatch`. */

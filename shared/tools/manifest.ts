@@ -8,18 +8,33 @@ import { readFileSpec } from "./read-file.js";
 import { searchRepoSpec } from "./search-repo.js";
 import type { ToolSpec } from "./spec.js";
 
-/** Every tool, in manifest order; create_article is offered only with `allowCreate`. */
-export const TOOL_SPECS: readonly ToolSpec[] = [
+/**
+ * Every tool, in manifest order; create_article is offered only with `allowCreate`. The
+ * one list of tools: `ToolName` comes from it, and the code table in cli/run/tools must
+ * have an entry for each name (a spec without code does not compile).
+ */
+export const TOOL_SPECS = [
   readFileSpec,
   outlineArticleSpec,
   searchRepoSpec,
   listFilesSpec,
   editArticleSpec,
   createArticleSpec,
-];
+] as const;
+
+export type AnyToolSpec = (typeof TOOL_SPECS)[number];
+export type ToolName = AnyToolSpec["name"];
+/** The spec of the tool named `Name`. */
+export type ToolSpecNamed<Name extends ToolName> = Extract<AnyToolSpec, { name: Name }>;
+
+const TOOL_NAMES: ReadonlySet<string> = new Set(TOOL_SPECS.map((spec) => spec.name));
+
+export function isToolName(name: string): name is ToolName {
+  return TOOL_NAMES.has(name);
+}
 
 /** The tool specs offered for these options, in manifest order. */
-export function toolSpecsFor(options: { allowCreate: boolean }): ToolSpec[] {
+export function toolSpecsFor(options: { allowCreate: boolean }): AnyToolSpec[] {
   return TOOL_SPECS.filter((spec) => options.allowCreate || spec.name !== createArticleSpec.name);
 }
 

@@ -4,15 +4,17 @@ import type { z } from "zod";
  * One tool as the model sees it: name, description and argument schema. Declared once in
  * `shared/` so the backend can serve the same manifest; the code that runs it is in `cli/run/tools/`.
  */
-export interface ToolSpec<Schema extends z.ZodType = z.ZodType> {
-  readonly name: string;
+export interface ToolSpec<Schema extends z.ZodType = z.ZodType, Name extends string = string> {
+  readonly name: Name;
   readonly description: string;
   readonly parameters: Schema;
   /** Read-only tools of one turn may run in parallel; the others run one at a time. */
   readonly readOnly: boolean;
 }
 
-export function defineToolSpec<Schema extends z.ZodType>(spec: ToolSpec<Schema>): ToolSpec<Schema> {
+export function defineToolSpec<Schema extends z.ZodType, const Name extends string>(
+  spec: ToolSpec<Schema, Name>,
+): ToolSpec<Schema, Name> {
   return spec;
 }
 

@@ -1,16 +1,41 @@
 import type { z } from "zod";
+import type { EditErrorCode } from "../../../shared/edit/types.js";
 import type { ToolSpec } from "../../../shared/tools/spec.js";
 import type { ToolLimits } from "../limits.js";
-import type { SandboxPolicy } from "../sandbox.js";
+import type { PathRefusalCode, SandboxPolicy } from "../sandbox.js";
 import type { ArticleDraft, Workspace } from "../workspace.js";
 
 /** Tool failures are values: the host hands them to the model. */
 export type ToolResult = { ok: true; output: string } | ToolFailure;
 export interface ToolFailure {
   ok: false;
-  code: string;
+  code: ToolFailureCode;
   message: string;
 }
+
+/** Why a tool call failed: the sandbox's and the edit engine's codes, and the tools' own. */
+export type ToolFailureCode =
+  | PathRefusalCode
+  | EditErrorCode
+  | "invalid_json"
+  | "invalid_arguments"
+  | "unknown_tool"
+  | "too_many_calls"
+  | "internal_error"
+  | "not_found"
+  | "not_a_file"
+  | "binary"
+  | "too_large"
+  | "offset_out_of_range"
+  | "invalid_glob"
+  | "regex_invalid"
+  | "regex_timeout"
+  | "regex_too_long"
+  | "regex_unsafe"
+  | "not_article"
+  | "not_docs"
+  | "exists"
+  | "create_disabled";
 
 /** One edit as the audit records it. */
 export interface RecordedEdit {
@@ -41,19 +66,20 @@ export interface ToolContext {
   markDone: () => void;
 }
 
-export interface Tool<Schema extends z.ZodType = z.ZodType> {
-  readonly spec: ToolSpec<Schema>;
-  run(args: z.infer<Schema>, context: ToolContext): Promise<ToolResult>;
+/** A tool's code, bound to its spec (name and argument type). */
+export interface Tool<Spec extends ToolSpec = ToolSpec> {
+  readonly spec: Spec;
+  run(args: z.infer<Spec["parameters"]>, context: ToolContext): Promise<ToolResult>;
 }
 
-export function defineTool<Schema extends z.ZodType>(
-  spec: ToolSpec<Schema>,
-  run: (args: z.infer<Schema>, context: ToolContext) => Promise<ToolResult>,
-): Tool<Schema> {
+export function defineTool<Spec extends ToolSpec>(
+  spec: Spec,
+  run: (args: z.infer<Spec["parameters"]>, context: ToolContext) => Promise<ToolResult>,
+): Tool<Spec> {
   return { spec, run };
 }
 
-export function fail(code: string, message: string): ToolFailure {
+export function fail(code: ToolFailureCode, message: string): ToolFailure {
   return { ok: false, code, message };
 }
 
@@ -62,10 +88,7 @@ export function succeed(output: string): ToolResult {
 }
 
 /** Checks a raw JSON argument string against the tool's schema. */
-export function parseToolArguments(
-  spec: ToolSpec,
-  raw: string,
-): { ok: true; args: unknown } | { ok: false; code: string; message: string } {
+export function parseToolArguments(spec: ToolSpec, raw: string): { ok: true; args: unknown } | ToolFailure {
   let value: unknown;
   try {
     // Some servers send "" for a call without arguments.
