@@ -27,6 +27,8 @@ export type ToolFailureCode =
   | "binary"
   | "too_large"
   | "offset_out_of_range"
+  | "not_code"
+  | "unknown_symbol"
   | "invalid_glob"
   | "regex_invalid"
   | "regex_timeout"
