@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { type Template, templateFor } from "../../shared/config.js";
 import { isAbortError } from "../../shared/errors.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
@@ -46,6 +47,8 @@ export interface AgentToolHostOptions {
   deny?: string[];
   allowCreate: boolean;
   limits?: Partial<ToolLimits>;
+  /** Docs templates (config `templates`): what edits to this article must keep. */
+  templates?: readonly Template[];
 }
 
 export interface ToolCallResult {
@@ -74,6 +77,7 @@ export class AgentToolHost {
   readonly #specs: Map<ToolName, AnyToolSpec>;
   readonly #changedFiles: ReadonlySet<string>;
   readonly #isArticlePath: (path: string) => boolean;
+  readonly #template: ToolContext["template"];
   readonly #failures = new Map<string, number>();
   /** Write tools run one at a time, even across overlapping execute() calls. */
   #writeQueue: Promise<unknown> = Promise.resolve();
@@ -92,6 +96,7 @@ export class AgentToolHost {
       (options.ignoreGlobs ?? []).length > 0 ? picomatch(options.ignoreGlobs ?? [], { dot: true }) : null;
     this.#isArticlePath = (path) => docs(path) && !(ignored?.(path) ?? false);
     this.#draft = options.workspace.beginArticle(options.articlePath);
+    this.#template = templateFor(options.templates ?? [], options.articlePath);
   }
 
   /** True after a successful edit_article call with `done: true`. */
@@ -175,6 +180,7 @@ export class AgentToolHost {
       articlePath: this.articlePath,
       changedFiles: this.#changedFiles,
       isArticlePath: this.#isArticlePath,
+      template: this.#template,
       allowCreate: this.#options.allowCreate,
       limits: this.limits,
       signal,

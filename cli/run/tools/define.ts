@@ -60,6 +60,8 @@ export interface ToolContext {
   changedFiles: ReadonlySet<string>;
   /** Whether a path is an article: matches the docs globs and no ignore glob. */
   isArticlePath: (path: string) => boolean;
+  /** What the article's docs templates require it to keep. */
+  template: { requiredSections: readonly string[]; requiredFrontmatter: readonly string[] };
   allowCreate: boolean;
   limits: ToolLimits;
   signal: AbortSignal;
