@@ -12,7 +12,7 @@ export const ArticleStatusSchema = z.enum([
 ]);
 
 export const AuditEditSchema = z.object({
-  kind: z.enum(["replace", "section", "checklist", "create"]),
+  kind: z.enum(["replace", "section", "checklist", "frontmatter", "create"]),
   reason: z.string(),
   startLine: z.number().int(),
   endLine: z.number().int(),

@@ -257,10 +257,63 @@ describe("buildToolManifest", () => {
                           "reason"
                         ],
                         "additionalProperties": false
+                      },
+                      {
+                        "type": "object",
+                        "properties": {
+                          "frontmatter": {
+                            "type": "object",
+                            "propertyNames": {
+                              "type": "string",
+                              "minLength": 1
+                            },
+                            "additionalProperties": {
+                              "anyOf": [
+                                {
+                                  "type": [
+                                    "string",
+                                    "number",
+                                    "boolean"
+                                  ]
+                                },
+                                {
+                                  "type": "array",
+                                  "items": {
+                                    "type": [
+                                      "string",
+                                      "number",
+                                      "boolean"
+                                    ]
+                                  }
+                                },
+                                {
+                                  "type": "null"
+                                }
+                              ]
+                            },
+                            "description": "Top-level frontmatter keys to set (a string, number, boolean or list) or, with null, to remove. Other keys, comments and quoting stay as they are; the block is created when missing."
+                          },
+                          "reason": {
+                            "type": "string",
+                            "description": "Why this edit is needed, citing the code change it follows from (one sentence)."
+                          },
+                          "evidence": {
+                            "description": "Code locations the reason rests on, such as \\"src/auth.ts:42\\".",
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            }
+                          }
+                        },
+                        "required": [
+                          "frontmatter",
+                          "reason"
+                        ],
+                        "additionalProperties": false
                       }
                     ]
                   },
-                  "description": "Edits applied in order, each to the result of the previous. All or nothing: if one fails, none is applied and the error names it by its 0-based index. The kind of each edit follows from its fields: old_string/new_string (replace), section/mode/content (section), checklist_item/checked (checklist)."
+                  "description": "Edits applied in order, each to the result of the previous. All or nothing: if one fails, none is applied and the error names it by its 0-based index. The kind of each edit follows from its fields: old_string/new_string (replace), section/mode/content (section), checklist_item/checked (checklist), frontmatter (set or remove top-level frontmatter keys)."
                 },
                 "expected_hash": {
                   "description": "The article hash this edit was made against (from read_file or outline_article); the call fails if it changed.",

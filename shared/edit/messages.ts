@@ -229,3 +229,26 @@ export function formatEditSuccess(path: string, outcome: EditSuccess): string {
   );
   return out.join("\n");
 }
+
+// Frontmatter.
+
+export const emptyFrontmatterEdit =
+  "frontmatter names no key. Give at least one top-level key to set, or to remove with null.";
+
+export function frontmatterUnparsable(line: number, why: string): string {
+  return `the frontmatter does not parse (line ${line}: ${why}), so its keys cannot be set. Fix it with a replace edit first.`;
+}
+
+export function frontmatterNotObject(shape: "list" | "value" | "flow mapping"): string {
+  const what =
+    shape === "flow mapping"
+      ? "a flow mapping ({…} on one line)"
+      : shape === "list"
+        ? "a list"
+        : "a single value";
+  return `the frontmatter is ${what}, not key: value lines, so keys cannot be set in it. Rewrite it as one key: value per line with a replace edit first.`;
+}
+
+export function frontmatterAlreadySet(keys: string[]): string {
+  return `the frontmatter already has ${keys.map((key) => JSON.stringify(key)).join(", ")} as asked: the edit looks already applied. Drop it from the batch.`;
+}

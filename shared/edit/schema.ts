@@ -53,25 +53,47 @@ export const ChecklistEditSchema = z.strictObject({
   evidence,
 });
 
-export const EditSchema = z.union([ReplaceEditSchema, SectionEditSchema, ChecklistEditSchema]);
+const frontmatterScalar = z.union([z.string(), z.number(), z.boolean()]);
+export const FrontmatterValueSchema = z.union([frontmatterScalar, z.array(frontmatterScalar), z.null()]);
+export type FrontmatterValue = z.infer<typeof FrontmatterValueSchema>;
+
+export const FrontmatterEditSchema = z.strictObject({
+  frontmatter: z
+    .record(z.string().min(1), FrontmatterValueSchema)
+    .describe(
+      "Top-level frontmatter keys to set (a string, number, boolean or list) or, with null, to remove. Other keys, comments and quoting stay as they are; the block is created when missing.",
+    ),
+  reason,
+  evidence,
+});
+
+export const EditSchema = z.union([
+  ReplaceEditSchema,
+  SectionEditSchema,
+  ChecklistEditSchema,
+  FrontmatterEditSchema,
+]);
 
 export type ReplaceEdit = z.infer<typeof ReplaceEditSchema>;
 export type SectionEdit = z.infer<typeof SectionEditSchema>;
 export type ChecklistEdit = z.infer<typeof ChecklistEditSchema>;
-export type Edit = ReplaceEdit | SectionEdit | ChecklistEdit;
-export type EditKind = "replace" | "section" | "checklist";
+export type FrontmatterEdit = z.infer<typeof FrontmatterEditSchema>;
+export type Edit = ReplaceEdit | SectionEdit | ChecklistEdit | FrontmatterEdit;
+export type EditKind = TaggedEdit["kind"];
 
 /** An edit together with its kind, so a `switch` on `kind` narrows `edit` without casts. */
 export type TaggedEdit =
   | { kind: "replace"; edit: ReplaceEdit }
   | { kind: "section"; edit: SectionEdit }
-  | { kind: "checklist"; edit: ChecklistEdit };
+  | { kind: "checklist"; edit: ChecklistEdit }
+  | { kind: "frontmatter"; edit: FrontmatterEdit };
 
 /** The one place that tells an edit's kind from its fields. */
 export function tagEdit(edit: Edit): TaggedEdit {
   if ("old_string" in edit) return { kind: "replace", edit };
   if ("section" in edit) return { kind: "section", edit };
-  return { kind: "checklist", edit };
+  if ("checklist_item" in edit) return { kind: "checklist", edit };
+  return { kind: "frontmatter", edit };
 }
 
 export function editKind(edit: Edit): EditKind {

@@ -18,6 +18,7 @@ export type EditErrorCode =
   | "checklist_item_not_found"
   | "checklist_item_ambiguous"
   | "broken_frontmatter"
+  | "frontmatter_not_object"
   | "unclosed_code_fence"
   | "broken_link"
   | "broken_anchor"

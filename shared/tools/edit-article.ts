@@ -8,7 +8,7 @@ export const EditArticleArgsSchema = z.strictObject({
     .array(EditSchema)
     .min(1)
     .describe(
-      "Edits applied in order, each to the result of the previous. All or nothing: if one fails, none is applied and the error names it by its 0-based index. The kind of each edit follows from its fields: old_string/new_string (replace), section/mode/content (section), checklist_item/checked (checklist).",
+      "Edits applied in order, each to the result of the previous. All or nothing: if one fails, none is applied and the error names it by its 0-based index. The kind of each edit follows from its fields: old_string/new_string (replace), section/mode/content (section), checklist_item/checked (checklist), frontmatter (set or remove top-level frontmatter keys).",
     ),
   expected_hash: z
     .string()

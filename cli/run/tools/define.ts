@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { EditErrorCode } from "../../../shared/edit/types.js";
+import type { EditErrorCode, EditKind } from "../../../shared/edit/types.js";
 import type { ToolSpec } from "../../../shared/tools/spec.js";
 import type { ToolLimits } from "../limits.js";
 import type { PathRefusalCode, SandboxPolicy } from "../sandbox.js";
@@ -41,7 +41,7 @@ export type ToolFailureCode =
 
 /** One edit as the audit records it. */
 export interface RecordedEdit {
-  kind: "replace" | "section" | "checklist" | "create";
+  kind: EditKind | "create";
   reason: string;
   evidence: string[];
   startLine: number;

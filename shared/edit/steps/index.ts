@@ -2,6 +2,7 @@ import type { Edit } from "../schema.js";
 import { tagEdit } from "../schema.js";
 import type { EditProblem, StepResult } from "../step.js";
 import { checklistStep, validateChecklist } from "./checklist.js";
+import { frontmatterStep, validateFrontmatter } from "./frontmatter.js";
 import { replaceStep, validateReplace } from "./replace.js";
 import { sectionStep, validateSection } from "./section.js";
 
@@ -15,6 +16,8 @@ export function validateEdit(edit: Edit, article: string): EditProblem {
       return validateSection(tagged.edit, article);
     case "checklist":
       return validateChecklist(tagged.edit);
+    case "frontmatter":
+      return validateFrontmatter(tagged.edit);
   }
 }
 
@@ -28,5 +31,7 @@ export function runStep(content: string, edit: Edit): StepResult {
       return sectionStep(content, tagged.edit);
     case "checklist":
       return checklistStep(content, tagged.edit);
+    case "frontmatter":
+      return frontmatterStep(content, tagged.edit);
   }
 }
