@@ -89,6 +89,8 @@ describe("after-edit checks in the edit engine", () => {
     expect(key.ok ? "" : key.error.message).toMatchInlineSnapshot(
       `"Edit 0: the docs template of this article requires the frontmatter key "owner", and the edit removes it; keep the key (its value may change)"`,
     );
+    const unset = applyEdits(ARTICLE, [{ frontmatter: { owner: null }, reason: "test" }], { guard: GUARD });
+    expect(unset.ok ? "" : unset.error.code).toBe("required_frontmatter_removed");
     // Changing a required key's value or the text under a required section is fine.
     const fine = applyEdits(
       ARTICLE,
