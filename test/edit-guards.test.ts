@@ -87,7 +87,7 @@ describe("after-edit checks in the edit engine", () => {
     expect(renamed.ok ? "" : renamed.error.code).toBe("required_section_removed");
     const key = applyEdits(ARTICLE, [replace("owner: auth-team\n", "")], { guard: GUARD });
     expect(key.ok ? "" : key.error.message).toMatchInlineSnapshot(
-      `"Edit 0: the docs template of this article requires the frontmatter key "owner", and the edit removes it; keep the key (its value may change)"`,
+      `"Edit 0: the docs template of this article requires the frontmatter key "owner" (frontmatter lines 1-4 before the batch), and the edit removes it; keep the key (its value may change)"`,
     );
     const unset = applyEdits(ARTICLE, [{ frontmatter: { owner: null }, reason: "test" }], { guard: GUARD });
     expect(unset.ok ? "" : unset.error.code).toBe("required_frontmatter_removed");

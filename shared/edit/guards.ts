@@ -44,9 +44,10 @@ export function guardProblem(before: string, after: string, guard: EditGuard): G
     const keysAfter = frontmatterKeys(after);
     for (const key of guard.requiredFrontmatter ?? []) {
       if (keysBefore.has(key) && !keysAfter.has(key)) {
+        const lines = parseFrontmatter(before);
         return {
           code: "required_frontmatter_removed",
-          message: `the docs template of this article requires the frontmatter key "${key}", and the edit removes it; keep the key (its value may change)`,
+          message: `the docs template of this article requires the frontmatter key "${key}" (frontmatter lines ${lines?.startLine}-${lines?.endLine} before the batch), and the edit removes it; keep the key (its value may change)`,
         };
       }
     }
