@@ -24,5 +24,6 @@ const code = await main(process.argv.slice(2), {
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString("utf8");
   },
+  stdinStream: () => process.stdin,
 });
 process.exitCode = code;

@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+
 /** What a command may touch of the outside world; tests pass their own. */
 export interface CommandIo {
   cwd: string;
@@ -10,6 +12,8 @@ export interface CommandIo {
   signal: AbortSignal;
   /** Reads all of standard input (for `--diff -`). */
   readStdin: () => Promise<string>;
+  /** Standard input as a stream, for commands that serve requests on it (`impact mcp`); default process.stdin. */
+  stdinStream?: () => Readable;
 }
 
 /** A command parses its own argv and returns the exit code; it throws ImpactError subclasses for failures. */

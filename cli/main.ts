@@ -24,6 +24,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   report: { summary: "render an audit as Markdown or JSON", load: () => import("./commands/report.js") },
   comment: { summary: "post or update the PR comment", load: () => import("./commands/comment.js") },
   merge: { summary: "merge audits from sharded runs", load: () => import("./commands/merge.js") },
+  edit: {
+    summary: "apply exact edits to one file, as one atomic batch",
+    load: () => import("./commands/edit.js"),
+  },
+  mcp: {
+    summary: "serve the edit engine and read tools over MCP (stdio)",
+    load: () => import("./commands/mcp.js"),
+  },
   serve: { summary: "start the backend (router + webhook bot)", load: () => import("./commands/serve.js") },
 };
 

@@ -36,8 +36,8 @@ export interface AgentToolHostOptions {
   workspace: Workspace;
   /** The article under work (repository-relative); the only file edit_article may change. */
   articlePath: string;
-  /** Paths of the change (ChangeSet files, old and new paths); evidence should name these. */
-  changedFiles: string[];
+  /** Paths of the change (ChangeSet files, old and new paths); evidence should name these. Null: no change (impact mcp), evidence is not checked. */
+  changedFiles: string[] | null;
   /** Docs globs: where create_article may create. */
   docsGlobs: string[];
   ignoreGlobs?: string[];
@@ -75,7 +75,7 @@ export class AgentToolHost {
   readonly #draft: ArticleDraft;
   readonly #options: AgentToolHostOptions;
   readonly #specs: Map<ToolName, AnyToolSpec>;
-  readonly #changedFiles: ReadonlySet<string>;
+  readonly #changedFiles: ReadonlySet<string> | null;
   readonly #isArticlePath: (path: string) => boolean;
   readonly #template: ToolContext["template"];
   readonly #failures = new Map<string, number>();
@@ -90,7 +90,8 @@ export class AgentToolHost {
     this.#specs = new Map(
       toolSpecsFor({ allowCreate: options.allowCreate }).map((spec) => [spec.name, spec]),
     );
-    this.#changedFiles = new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
+    this.#changedFiles =
+      options.changedFiles && new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
     const docs = picomatch(options.docsGlobs, { dot: true });
     const ignored =
       (options.ignoreGlobs ?? []).length > 0 ? picomatch(options.ignoreGlobs ?? [], { dot: true }) : null;

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { CommandIo } from "../../cli/io.js";
 
 /** A CommandIo that collects what a command prints, for assertions. */
@@ -16,6 +17,7 @@ export function captureIo(
     isTTY: options.isTTY ?? false,
     signal: options.signal ?? new AbortController().signal,
     readStdin: async () => options.stdin ?? "",
+    stdinStream: () => Readable.from([options.stdin ?? ""]),
     stdout: (text: string) => {
       io.out += text;
     },

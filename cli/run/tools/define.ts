@@ -57,7 +57,8 @@ export interface ToolContext {
   workspace: Workspace;
   draft: ArticleDraft;
   articlePath: string;
-  changedFiles: ReadonlySet<string>;
+  /** The change's files, which evidence should name; null when there is no change (impact mcp). */
+  changedFiles: ReadonlySet<string> | null;
   /** Whether a path is an article: matches the docs globs and no ignore glob. */
   isArticlePath: (path: string) => boolean;
   /** What the article's docs templates require it to keep. */

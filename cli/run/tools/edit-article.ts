@@ -51,6 +51,8 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
  * but the model is told, so it can cite the right file.
  */
 function evidenceNotes(args: EditArticleArgs, context: ToolContext, missing: Map<string, string>): string {
+  // Without a change (impact mcp, impact edit) only evidence missing at head is reported.
+  const changedFiles = context.changedFiles;
   const dropped: string[] = [];
   const notes: string[] = [];
   args.edits.forEach((edit, index) => {
@@ -63,7 +65,7 @@ function evidenceNotes(args: EditArticleArgs, context: ToolContext, missing: Map
         continue;
       }
       const file = evidenceFile(location);
-      if (!context.changedFiles.has(file))
+      if (changedFiles && !changedFiles.has(file))
         notes.push(
           `- Edit ${index}: evidence ${JSON.stringify(location)} names a file that is not part of this change.`,
         );
@@ -73,8 +75,8 @@ function evidenceNotes(args: EditArticleArgs, context: ToolContext, missing: Map
     dropped.length === 0
       ? ""
       : `\nNote: some evidence does not exist at head:\n${dropped.join("\n")}\nCite "path:line" locations that exist (read_file shows the lines).`;
-  if (notes.length === 0) return droppedNote;
-  const changed = [...context.changedFiles].sort();
+  if (notes.length === 0 || !changedFiles) return droppedNote;
+  const changed = [...changedFiles].sort();
   const list = changed.length > 20 ? `${changed.slice(0, 20).join(", ")}, …` : changed.join(", ");
   return `${droppedNote}\nNote: the edits were applied, but some evidence is outside the change:\n${notes.join("\n")}\nEvidence should name changed files (${list || "none"}), as "path:line".`;
 }

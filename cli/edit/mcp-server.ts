@@ -1,0 +1,114 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ImpactConfig } from "../../shared/config.js";
+import { isToolName, toolParametersJsonSchema, toolSpecsFor } from "../../shared/tools/manifest.js";
+import { articleSelector } from "../plan/articles.js";
+import { AgentToolHost } from "../run/agent-tool-host.js";
+import { SandboxPolicy } from "../run/sandbox.js";
+import { Workspace } from "../run/workspace.js";
+import { writeIfUnchanged } from "./write-back.js";
+
+export interface ImpactMcpServerOptions {
+  /** Repository root. */
+  root: string;
+  config: ImpactConfig;
+  allowCreate: boolean;
+  version: string;
+}
+
+/** Read tools and create_article have no article under work; no draft is ever written under this name. */
+const NO_ARTICLE = ".impact-mcp-no-article";
+
+/**
+ * The agent's tools served over MCP: the same specs, JSON Schemas, argument checks,
+ * sandbox policy and result texts, because every call runs through an AgentToolHost.
+ * What differs: edit_article may change any article (docs globs minus ignore globs) and
+ * writes it to disk atomically, as create_article does, and only while the file still
+ * has the hash it was read with. Each call reads the disk afresh.
+ */
+export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
+  const { root, config, allowCreate } = options;
+  const sandbox = new SandboxPolicy({ root, deny: config.deny });
+  const isArticle = articleSelector(config);
+  const specs = toolSpecsFor({ allowCreate });
+  const server = new Server({ name: "impact", version: options.version }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: specs.map((spec) => ({
+      name: spec.name,
+      description: spec.description,
+      inputSchema: toolParametersJsonSchema(spec) as { type: "object" },
+    })),
+  }));
+
+  // Writes run one at a time, so two edits of one article never race on its hash.
+  let writes: Promise<unknown> = Promise.resolve();
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    const readOnly = isToolName(name) && specs.find((spec) => spec.name === name)?.readOnly === true;
+    if (readOnly) return callTool(name, args, extra.signal);
+    const run = writes.then(() => callTool(name, args, extra.signal));
+    writes = run.catch(() => {});
+    return run;
+  });
+
+  async function callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    let articlePath = NO_ARTICLE;
+    if (name === "edit_article" && typeof args.path === "string") {
+      const resolved = await sandbox.resolve(args.path);
+      // A refused path goes on to the tool, which answers with the sandbox's message.
+      if (resolved.ok) {
+        if (!isArticle(resolved.path)) return errorResult(notAnArticle(resolved.path, config));
+        articlePath = resolved.path;
+      }
+    }
+    const workspace = new Workspace(root);
+    const host = new AgentToolHost({
+      root,
+      workspace,
+      articlePath,
+      changedFiles: null,
+      docsGlobs: config.docs,
+      ignoreGlobs: config.ignore,
+      sandbox,
+      allowCreate,
+      ...(config.limits ? { limits: config.limits } : {}),
+      templates: config.templates,
+    });
+    const [result] = await host.execute(
+      [{ id: "mcp", type: "function", function: { name, arguments: JSON.stringify(args) } }],
+      signal,
+    );
+    if (!result?.ok) {
+      host.abandon();
+      return errorResult(result?.content ?? "Error: no result");
+    }
+    host.finish();
+    for (const change of workspace.changes()) {
+      const written = await writeIfUnchanged(root, change.path, change.hashBefore, change.after);
+      if (!written.ok)
+        return errorResult(
+          `Error: ${JSON.stringify(change.path)} changed on disk while this call ran (its hash is now ${written.currentHash ?? "none: it was deleted"}); nothing was written. Read it again and redo the edits.`,
+        );
+    }
+    return { content: [{ type: "text", text: result.content }] };
+  }
+
+  return server;
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function notAnArticle(path: string, config: ImpactConfig): string {
+  const ignore = config.ignore.length > 0 ? `, minus ${config.ignore.join(", ")}` : "";
+  return `Error: ${JSON.stringify(path)} is not an article: edit_article changes only files under the docs globs (${config.docs.join(", ")}${ignore}). Use impact edit to change another file.`;
+}

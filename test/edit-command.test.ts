@@ -1,0 +1,274 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { main } from "../cli/main.js";
+import { contentHash } from "../shared/hash.js";
+import { gitRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+
+/** A spec in the shape the spec tools edit: frontmatter, tasks, notes. */
+const SPEC = `---
+status: planned
+priority: high # set at triage
+created: '2024-01-05'
+---
+# 001: Login
+
+## Tasks
+
+- [ ] Task: write the handler
+- [ ] Task: document it
+
+## Notes
+
+First note.
+
+## Design
+
+Use tokens. Tokens expire. Refresh tokens.
+`;
+
+function impact(cwd: string, args: string[], input?: string) {
+  const result = spawnSync(
+    process.execPath,
+    [join(inject("builtPackage"), "cli", "bin.js"), "edit", ...args],
+    {
+      cwd,
+      input: input ?? "",
+      encoding: "utf8",
+    },
+  );
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+function specRepo(content = SPEC) {
+  const repo = gitRepo({ "specs/001-login/README.md": content, "notes.txt": "new\ntext\n" });
+  const file = join(repo.dir, "specs/001-login/README.md");
+  return { repo, read: () => readFileSync(file, "utf8") };
+}
+
+describe("impact edit, through the built CLI", () => {
+  it("applies the spec tool's update in one batch: replace all, check, append to a section, set frontmatter", () => {
+    const { repo, read } = specRepo();
+    const result = impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--replace",
+      "Tokens",
+      "Sessions",
+      "--match-all",
+      "--check",
+      "Task: write",
+      "--section",
+      "Notes",
+      "--append",
+      "Second note.",
+      "--set",
+      "status=in-progress",
+      "--unset",
+      "priority",
+      "--set",
+      "tags=[auth, api]",
+    ]);
+    expect(result.err).toBe("");
+    expect(result.code).toBe(0);
+    expect(read()).toBe(`---
+status: in-progress
+created: '2024-01-05'
+tags:
+  - auth
+  - api
+---
+# 001: Login
+
+## Tasks
+
+- [x] Task: write the handler
+- [ ] Task: document it
+
+## Notes
+
+First note.
+Second note.
+
+## Design
+
+Use tokens. Sessions expire. Refresh tokens.
+`);
+    expect(result.out).toContain("diff --git a/specs/001-login/README.md b/specs/001-login/README.md");
+    expect(result.out).toContain("-- [ ] Task: write the handler\n+- [x] Task: write the handler");
+  });
+
+  it("applies --occurrence and --within to the --replace before them, and replaces a section's body", () => {
+    const { repo, read } = specRepo();
+    const result = impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--replace",
+      "okens",
+      "OKENS",
+      "--occurrence",
+      "2",
+      "--within",
+      "Design",
+      "--uncheck",
+      "nothing-checked-yet",
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('Edit 1: no checklist item contains "nothing-checked-yet"');
+    expect(read()).toBe(SPEC);
+    const second = impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--replace",
+      "okens",
+      "OKENS",
+      "--occurrence",
+      "last",
+      "--within",
+      "Design",
+      "--section",
+      "Tasks",
+      "--replace",
+      "- [ ] Task: all of it\n",
+    ]);
+    expect(second.code).toBe(0);
+    expect(read()).toContain("## Tasks\n\n- [ ] Task: all of it\n\n## Notes");
+    expect(read()).toContain("Use tokens. Tokens expire. Refresh tOKENS.");
+  });
+
+  it("rejects with the engine's diagnostics and writes nothing: near miss, every match's line, section candidates, stale hash", () => {
+    const { repo, read } = specRepo();
+    const nearMiss = impact(repo.dir, ["specs/001-login/README.md", "--replace", "first  note.", "x"]);
+    expect(nearMiss.code).toBe(1);
+    expect(nearMiss.err).toContain("Closest near-miss at line 15");
+    const many = impact(repo.dir, ["specs/001-login/README.md", "--replace", "Task:", "Step:"]);
+    expect(many.code).toBe(1);
+    expect(many.err).toContain("old_string matches 2 times (lines 10, 11)");
+    const section = impact(repo.dir, ["specs/001-login/README.md", "--section", "Nope", "--append", "x"]);
+    expect(section.code).toBe(1);
+    expect(section.err).toContain('section "Nope" not found. Available sections');
+    const stale = impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--expected-hash",
+      "0123456789abcdef",
+      "--check",
+      "write",
+    ]);
+    expect(stale.code).toBe(1);
+    expect(stale.err).toContain(`current hash ${contentHash(SPEC)}`);
+    expect(read()).toBe(SPEC);
+  });
+
+  it("takes TEXT from standard input and @FILE, and edits from --edits FILE or -", () => {
+    const { repo, read } = specRepo();
+    writeFileSync(
+      join(repo.dir, "edits.json"),
+      JSON.stringify([{ frontmatter: { status: "done" }, reason: "shipped" }]),
+    );
+    const result = impact(
+      repo.dir,
+      [
+        "specs/001-login/README.md",
+        "--replace",
+        "First note.",
+        "-",
+        "--section",
+        "Design",
+        "--prepend",
+        "@notes.txt",
+        "--edits",
+        "edits.json",
+      ],
+      "Changed note.",
+    );
+    expect(result.err).toBe("");
+    expect(result.code).toBe(0);
+    expect(read()).toContain("status: done\n");
+    expect(read()).toContain("## Notes\n\nChanged note.\n");
+    expect(read()).toContain("## Design\n\nnew\ntext\nUse tokens.");
+    const fromStdin = impact(
+      repo.dir,
+      ["specs/001-login/README.md", "--edits", "-"],
+      JSON.stringify([{ checklist_item: "document", checked: true, reason: "done" }]),
+    );
+    expect(fromStdin.code).toBe(0);
+    expect(read()).toContain("- [x] Task: document it");
+  });
+
+  it("--dry-run prints the diff and writes nothing; --json gives path, hashes, edits and patch", () => {
+    const { repo, read } = specRepo();
+    const dry = impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--dry-run",
+      "--json",
+      "--reason",
+      "Renamed.",
+      "--check",
+      "write",
+    ]);
+    expect(dry.code).toBe(0);
+    const report = JSON.parse(dry.out);
+    expect(report).toMatchObject({
+      path: "specs/001-login/README.md",
+      hashBefore: contentHash(SPEC),
+      hashAfter: contentHash(SPEC.replace("- [ ] Task: write", "- [x] Task: write")),
+      edits: [{ index: 0, kind: "checklist", reason: "Renamed.", startLine: 10, endLine: 10 }],
+    });
+    expect(report.patch).toContain("+- [x] Task: write the handler");
+    expect(read()).toBe(SPEC);
+  });
+
+  it("keeps CRLF line endings and a BOM", () => {
+    const crlf = `\uFEFF${SPEC.replace(/\n/g, "\r\n")}`;
+    const { repo, read } = specRepo(crlf);
+    const result = impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--section",
+      "Notes",
+      "--append",
+      "Second note.",
+      "--set",
+      "status=done",
+    ]);
+    expect(result.code).toBe(0);
+    expect(read()).toBe(
+      crlf
+        .replace("First note.\r\n", "First note.\r\nSecond note.\r\n")
+        .replace("status: planned", "status: done"),
+    );
+  });
+
+  it("answers usage mistakes with exit 2 and one line, and refuses .git/ and denied files", async () => {
+    const { repo, read } = specRepo();
+    const cases: [string[], string][] = [
+      [["specs/001-login/README.md"], "needs at least one edit"],
+      [["--check", "x"], "takes the path of the file to edit"],
+      [["specs/001-login/README.md", "--match-all"], "applies to the --replace OLD NEW right before it"],
+      [
+        ["specs/001-login/README.md", "--section", "Notes", "--check", "x"],
+        "must be followed by --append, --prepend or --replace",
+      ],
+      [["specs/001-login/README.md", "--replace", "a"], "needs a value"],
+      [
+        ["specs/001-login/README.md", "--replace", "a", "b", "--occurrence", "0"],
+        "--occurrence takes unique, all, first, last",
+      ],
+      [["specs/001-login/README.md", "--set", "novalue"], "--set takes KEY=VALUE"],
+      [["specs/001-login/README.md", "--edits", "missing.json"], "cannot read @missing.json"],
+      [["specs/001-login/README.md", "--bogus"], "unknown option --bogus"],
+      [["docs/none.md", "--check", "x"], '"docs/none.md" does not exist'],
+      [[".git/config", "--replace", "a", "b"], ".git"],
+    ];
+    // In process: the same command code the built CLI runs, without a process start per case.
+    for (const [args, message] of cases) {
+      const io = captureIo(repo.dir);
+      expect(await main(["edit", ...args], io), args.join(" ")).toBe(2);
+      expect(io.err, args.join(" ")).toContain(message);
+      expect(io.err.trim().split("\n"), args.join(" ")).toHaveLength(1);
+    }
+    writeFileSync(join(repo.dir, ".env"), "KEY=1\n");
+    const denied = impact(repo.dir, [".env", "--replace", "KEY=1", "KEY=2"]);
+    expect(denied.code).toBe(2);
+    expect(readFileSync(join(repo.dir, ".env"), "utf8")).toBe("KEY=1\n");
+    expect(read()).toBe(SPEC);
+  });
+});
