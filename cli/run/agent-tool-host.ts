@@ -1,9 +1,9 @@
-import picomatch from "picomatch";
 import { type Template, templateFor } from "../../shared/config.js";
 import { isAbortError } from "../../shared/errors.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { type AnyToolSpec, isToolName, type ToolName, toolSpecsFor } from "../../shared/tools/manifest.js";
+import { articleSelector } from "../plan/articles.js";
 import { resolveToolLimits, type ToolLimits } from "./limits.js";
 import { SandboxPolicy } from "./sandbox.js";
 import { cutToBytes } from "./tools/common.js";
@@ -92,10 +92,7 @@ export class AgentToolHost {
     );
     this.#changedFiles =
       options.changedFiles && new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
-    const docs = picomatch(options.docsGlobs, { dot: true });
-    const ignored =
-      (options.ignoreGlobs ?? []).length > 0 ? picomatch(options.ignoreGlobs ?? [], { dot: true }) : null;
-    this.#isArticlePath = (path) => docs(path) && !(ignored?.(path) ?? false);
+    this.#isArticlePath = articleSelector({ docs: options.docsGlobs, ignore: options.ignoreGlobs ?? [] });
     this.#draft = options.workspace.beginArticle(options.articlePath);
     this.#template = templateFor(options.templates ?? [], options.articlePath);
   }
