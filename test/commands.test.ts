@@ -4,7 +4,7 @@ import { main, VERSION } from "../cli/main.js";
 import { gitRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
-const COMMANDS = ["run", "plan", "apply", "report", "comment", "merge", "serve"];
+const COMMANDS = ["run", "plan", "apply", "report", "comment", "merge", "serve", "edit", "mcp"];
 
 async function usageErrorOf(argv: string[]): Promise<string> {
   const io = captureIo();

@@ -37,6 +37,7 @@ atomically and prints the unified diff. Edits apply in the order given:
   --set KEY=VALUE / --unset KEY  set / remove a top-level frontmatter key (VALUE is read
                                as YAML: 2 is a number, true a boolean, [a, b] a list)
   --edits FILE|-               a JSON array of edits in the edit_article shape
+  -h, --help                   show this help
 
 OLD, NEW and TEXT may be - (read standard input) or @FILE (read that file).
 --reason TEXT is the reason recorded for the flag edits (default: "impact edit").
