@@ -1,7 +1,7 @@
+import { scanFences } from "../markdown/fences.js";
 import { parseFrontmatter } from "../markdown/frontmatter.js";
 import { LineIndex } from "../markdown/lines.js";
 import { outlineMarkdown } from "../markdown/outline.js";
-import { scanFences } from "./checks.js";
 
 /** What an article must keep, and what its links may point at; checked after every batch. */
 export interface EditGuard {
