@@ -1,3 +1,4 @@
+import picomatch from "picomatch";
 import { z } from "zod";
 import { ModelPriceSchema } from "./model/prices.js";
 
@@ -14,10 +15,19 @@ export const MappingSchema = z.strictObject({
   docs: z.string().min(1),
 });
 
+/** A docs template: what every article under `docs` must keep through an edit. */
+export const TemplateSchema = z.strictObject({
+  docs: z.string().min(1),
+  requiredSections: z.array(z.string().min(1)).default([]),
+  requiredFrontmatter: z.array(z.string().min(1)).default([]),
+});
+
 export const ConfigSchema = z.strictObject({
   docs: z.array(z.string().min(1)).default(DEFAULT_DOCS_GLOBS),
   ignore: z.array(z.string().min(1)).default([]),
   mappings: z.array(MappingSchema).default([]),
+  /** Docs templates: sections and frontmatter keys an edit may not remove. */
+  templates: z.array(TemplateSchema).default([]),
   /** Extra deny patterns for the sandbox, added to the defaults. */
   deny: z.array(z.string().min(1)).default([]),
   /** Symbols never used as reference evidence. */
@@ -45,3 +55,16 @@ export const ConfigSchema = z.strictObject({
 
 export type ImpactConfig = z.infer<typeof ConfigSchema>;
 export type Mapping = z.infer<typeof MappingSchema>;
+export type Template = z.infer<typeof TemplateSchema>;
+
+/** What the templates whose `docs` glob matches an article require of it, merged. */
+export function templateFor(
+  templates: readonly Template[],
+  articlePath: string,
+): { requiredSections: string[]; requiredFrontmatter: string[] } {
+  const matching = templates.filter((template) => picomatch(template.docs, { dot: true })(articlePath));
+  return {
+    requiredSections: [...new Set(matching.flatMap((template) => template.requiredSections))],
+    requiredFrontmatter: [...new Set(matching.flatMap((template) => template.requiredFrontmatter))],
+  };
+}

@@ -330,6 +330,30 @@ describe("the first message", () => {
       diff.startsWith("diff --git a/src/big.ts b/src/big.ts\n--- a/src/big.ts\n+++ b/src/big.ts\n@@ -100"),
     ).toBe(true);
     expect(leftOut).toEqual(["logo.png: binary file (modified)", "src/big.ts: 1 hunk at new lines 1–40"]);
+    // A declaration changed in a hunk left out is named, so the model can read just it.
+    const withSymbols = {
+      ...change,
+      symbols: [
+        {
+          name: "fillTable",
+          kind: "function" as const,
+          change: "signature" as const,
+          file: "src/big.ts",
+          line: 12,
+        },
+        {
+          name: "retryLimit",
+          kind: "constant" as const,
+          change: "added" as const,
+          file: "src/big.ts",
+          line: 150,
+        },
+      ],
+    };
+    expect(selectHunks(planned, withSymbols, ["retryLimit"], 500).leftOut).toEqual([
+      "logo.png: binary file (modified)",
+      "src/big.ts: 1 hunk at new lines 1–40 (changed: fillTable; read_file {path, symbol} reads one)",
+    ]);
   });
 
   it("sends a very large article as its frontmatter and the passages around what the change touched", () => {

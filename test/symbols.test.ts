@@ -1,7 +1,7 @@
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { parseUnifiedDiff } from "../cli/plan/diff-parse.js";
-import { extractSymbols, loadTypeScript } from "../cli/plan/symbols/extract-symbols.js";
+import { extractSymbols, languageOf, loadParsers } from "../cli/plan/symbols/extract-symbols.js";
 
 /** The symbols of a change from `before` to `after` of one file, as "change kind name" lines. */
 async function symbolsOf(path: string, before: string, after: string, options: { whole?: boolean } = {}) {
@@ -11,7 +11,7 @@ async function symbolsOf(path: string, before: string, after: string, options: {
   const whole = options.whole ?? true;
   const symbols = extractSymbols({
     file,
-    typescript: await loadTypeScript(),
+    parsers: await loadParsers([languageOf(path)]),
     ...(whole ? { before, after } : {}),
   });
   return symbols
@@ -80,7 +80,7 @@ describe("TypeScript declarations (compiler API)", () => {
     ]);
   });
 
-  it("falls back to regexes on the hunks when only a diff is given", async () => {
+  it("reads the hunks with the compiler when only a diff is given", async () => {
     const before = "export function oldApi(a: string) {\n  return a;\n}\n";
     const after = "export function newApi(a: string) {\n  return a;\n}\n";
     expect(await symbolsOf("src/api.ts", before, after, { whole: false })).toEqual([
@@ -89,7 +89,7 @@ describe("TypeScript declarations (compiler API)", () => {
   });
 });
 
-describe("regex declarations", () => {
+describe("tree-sitter declarations", () => {
   it("reads Python functions, methods, classes and constants", async () => {
     const before =
       "MAX_RETRIES = 3\n\nclass Client:\n    def fetch(self, url):\n        pass\n\ndef connect(host):\n    pass\n";
@@ -141,7 +141,10 @@ describe("flags, environment variables and config keys on changed lines", () => 
       'const key = process.env["IMPACT_KEY"];',
       "",
     ].join("\n");
+    // The compiler reads the hunks too: `options` is an options object, so its keys count as config keys.
     expect(await symbolsOf("cli/main.ts", before, after, { whole: false })).toEqual([
+      "added config max-turns",
+      "added config type",
       "added constant options",
       "added env IMPACT_KEY",
       "added flag --max-turns",

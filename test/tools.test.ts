@@ -249,7 +249,7 @@ describe("search_repo and list_files", () => {
 
 describe("edit_article", () => {
   it("applies edits, records them for the audit and notes evidence outside the change", async () => {
-    const { host, one, workspace } = setup();
+    const { host, one, workspace } = setup({ "src/unrelated.ts": "// unrelated\n".repeat(10) });
     const result = await one("edit_article", {
       path: ARTICLE,
       expected_hash: contentHash(GUIDE),

@@ -80,6 +80,7 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
       sandbox,
       allowCreate,
       ...(config.limits ? { limits: config.limits } : {}),
+      templates: config.templates,
     });
     const [result] = await host.execute(
       [{ id: "mcp", type: "function", function: { name, arguments: JSON.stringify(args) } }],

@@ -1,3 +1,4 @@
+import { type Template, templateFor } from "../../shared/config.js";
 import { isAbortError } from "../../shared/errors.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
@@ -46,6 +47,8 @@ export interface AgentToolHostOptions {
   deny?: string[];
   allowCreate: boolean;
   limits?: Partial<ToolLimits>;
+  /** Docs templates (config `templates`): what edits to this article must keep. */
+  templates?: readonly Template[];
 }
 
 export interface ToolCallResult {
@@ -74,6 +77,7 @@ export class AgentToolHost {
   readonly #specs: Map<ToolName, AnyToolSpec>;
   readonly #changedFiles: ReadonlySet<string> | null;
   readonly #isArticlePath: (path: string) => boolean;
+  readonly #template: ToolContext["template"];
   readonly #failures = new Map<string, number>();
   /** Write tools run one at a time, even across overlapping execute() calls. */
   #writeQueue: Promise<unknown> = Promise.resolve();
@@ -90,6 +94,7 @@ export class AgentToolHost {
       options.changedFiles && new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
     this.#isArticlePath = articleSelector({ docs: options.docsGlobs, ignore: options.ignoreGlobs ?? [] });
     this.#draft = options.workspace.beginArticle(options.articlePath);
+    this.#template = templateFor(options.templates ?? [], options.articlePath);
   }
 
   /** True after a successful edit_article call with `done: true`. */
@@ -173,6 +178,7 @@ export class AgentToolHost {
       articlePath: this.articlePath,
       changedFiles: this.#changedFiles,
       isArticlePath: this.#isArticlePath,
+      template: this.#template,
       allowCreate: this.#options.allowCreate,
       limits: this.limits,
       signal,

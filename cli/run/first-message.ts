@@ -113,8 +113,28 @@ export function selectHunks(
         const hunk = file.hunks[hunkIndex]!;
         return `${hunk.newStart}–${hunk.newStart + Math.max(hunk.newLines - 1, 0)}`;
       });
+      // The declarations changed in those hunks can be read one by one instead of the whole file.
+      const symbols = changeSet.symbols
+        .filter(
+          (symbol) =>
+            symbol.file === file.path &&
+            symbol.line !== undefined &&
+            symbol.kind !== "flag" &&
+            symbol.kind !== "env" &&
+            dropped.some(({ hunkIndex }) => {
+              const hunk = file.hunks[hunkIndex]!;
+              return (
+                symbol.line! >= hunk.newStart && symbol.line! < hunk.newStart + Math.max(hunk.newLines, 1)
+              );
+            }),
+        )
+        .map((symbol) => symbol.name);
+      const segments =
+        symbols.length > 0
+          ? ` (changed: ${[...new Set(symbols)].join(", ")}; read_file {path, symbol} reads one)`
+          : "";
       leftOut.push(
-        `${file.path}: ${dropped.length} hunk${dropped.length === 1 ? "" : "s"} at new lines ${ranges.join(", ")}`,
+        `${file.path}: ${dropped.length} hunk${dropped.length === 1 ? "" : "s"} at new lines ${ranges.join(", ")}${segments}`,
       );
     }
   });

@@ -46,6 +46,7 @@ export function toolHostSessions(
       sandbox,
       allowCreate: options.allowCreate,
       limits: options.config.limits,
+      templates: options.config.templates,
     });
     return new ToolHostSession(host, options.workspace, view.content);
   };

@@ -2,6 +2,7 @@ import { contentHash } from "../hash.js";
 import { LineIndex } from "../markdown/lines.js";
 import { structureProblem } from "./checks.js";
 import { editContext } from "./context.js";
+import { guardProblem } from "./guards.js";
 import * as messages from "./messages.js";
 import { type Edit, editKind, tagEdit } from "./schema.js";
 import { applyChanges, type Range } from "./step.js";
@@ -39,16 +40,20 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
     if (step.note) notes.set(index, step.note);
   }
 
-  const problem = structureProblem(content, current);
+  // After-edit checks: what the batch broke that was sound before it.
+  const { guard } = options;
+  const check = (after: string) =>
+    structureProblem(content, after) ?? (guard ? guardProblem(content, after, guard) : null);
+  const problem = check(current);
   if (problem) {
-    // Replay to name the first edit after which the structure is broken.
+    // Replay to name the first edit after which the problem shows.
     let replay = content;
     let culprit = { index: edits.length - 1, problem };
     for (const [index, edit] of edits.entries()) {
       const step = runStep(replay, edit);
       if (!step.ok) break;
       replay = applyChanges(replay, step.changes, [], index);
-      const early = structureProblem(content, replay);
+      const early = check(replay);
       if (early?.code === problem.code) {
         culprit = { index, problem: early };
         break;

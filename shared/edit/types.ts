@@ -1,3 +1,4 @@
+import type { EditGuard } from "./guards.js";
 import type { Edit, EditKind } from "./schema.js";
 
 /** Error codes of the edit engine; each has its own message shape (see engine tests). */
@@ -18,7 +19,11 @@ export type EditErrorCode =
   | "checklist_item_ambiguous"
   | "broken_frontmatter"
   | "frontmatter_not_object"
-  | "unclosed_code_fence";
+  | "unclosed_code_fence"
+  | "broken_link"
+  | "broken_anchor"
+  | "required_section_removed"
+  | "required_frontmatter_removed";
 
 export interface EditError {
   code: EditErrorCode;
@@ -58,6 +63,8 @@ export type EditOutcome = EditSuccess | { ok: false; error: EditError };
 export interface ApplyEditsOptions {
   /** When set, must equal contentHash(content) or the batch fails with `hash_mismatch`. */
   expectedHash?: string;
+  /** Template and link checks after the batch; without it only fences and frontmatter are checked. */
+  guard?: EditGuard;
 }
 
 export type { Edit, EditKind };

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
-import { extractSymbols, languageOf, loadTypeScript } from "./extract-symbols.js";
+import { extractSymbols, languageOf, loadParsers } from "./extract-symbols.js";
 
 /** One changed file to read symbols from, with its whole text at base and head when known. */
 export interface SymbolJob {
@@ -18,13 +18,13 @@ export interface SymbolExtractor {
   close(): void;
 }
 
-/** Extraction on the calling thread; loads TypeScript only when a TS/JS file changed. */
+/** Extraction on the calling thread; loads the parsers of the changed files' languages only. */
 export const inProcessExtractor: SymbolExtractor = {
   async extract(jobs) {
-    const typescript = jobs.some((job) => languageOf(job.file.path) === "typescript")
-      ? await loadTypeScript()
-      : undefined;
-    return jobs.map((job) => extractSymbols({ ...job, typescript }));
+    const parsers = await loadParsers(
+      jobs.flatMap((job) => [languageOf(job.file.path), languageOf(job.file.oldPath ?? job.file.path)]),
+    );
+    return jobs.map((job) => extractSymbols({ ...job, parsers }));
   },
   close() {},
 };
@@ -32,7 +32,8 @@ export const inProcessExtractor: SymbolExtractor = {
 const WORKER_FILE = new URL("./worker.js", import.meta.url);
 
 /**
- * Extraction on a worker thread that starts loading the TypeScript compiler at once.
+ * Extraction on a worker thread that starts loading the TypeScript compiler at once (the
+ * tree-sitter grammars of other languages load there when a change needs them).
  * Compiling the 9 MB compiler and parsing both sides of every changed file is most of the
  * CPU a plan needs besides reading the articles; on its own thread it overlaps with git
  * and with reading the articles instead of following them. TypeScript is loaded on the

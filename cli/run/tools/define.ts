@@ -27,6 +27,8 @@ export type ToolFailureCode =
   | "binary"
   | "too_large"
   | "offset_out_of_range"
+  | "not_code"
+  | "unknown_symbol"
   | "invalid_glob"
   | "regex_invalid"
   | "regex_timeout"
@@ -59,6 +61,8 @@ export interface ToolContext {
   changedFiles: ReadonlySet<string> | null;
   /** Whether a path is an article: matches the docs globs and no ignore glob. */
   isArticlePath: (path: string) => boolean;
+  /** What the article's docs templates require it to keep. */
+  template: { requiredSections: readonly string[]; requiredFrontmatter: readonly string[] };
   allowCreate: boolean;
   limits: ToolLimits;
   signal: AbortSignal;

@@ -1,6 +1,8 @@
 import { formatOutline } from "../../../shared/markdown/outline.js";
 import { type OutlineArticleArgs, outlineArticleSpec } from "../../../shared/tools/outline-article.js";
-import { loadTextFile } from "./common.js";
+import { readDeclarations } from "../../plan/symbols/extract-symbols.js";
+import { formatCodeOutline } from "./code-segments.js";
+import { loadTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, succeed } from "./define.js";
 
 export const outlineArticleTool = defineTool(
@@ -8,6 +10,11 @@ export const outlineArticleTool = defineTool(
   async (args: OutlineArticleArgs, context) => {
     const file = await loadTextFile(args.path, context);
     if (!file.ok) return file;
+    const declarations = await readDeclarations(file.path, file.content);
+    if (declarations) {
+      const lineCount = splitLinesKeepingEnds(file.content).length;
+      return succeed(formatCodeOutline(file.path, lineCount, file.hash, declarations));
+    }
     return succeed(formatOutline(file.path, file.content));
   },
 );

@@ -1,0 +1,62 @@
+import { readFileSync } from "node:fs";
+import { declarationsWith, type Language, loadParsers } from "../cli/plan/symbols/extract-symbols.js";
+import { type RegexLanguage, regexDeclarations } from "./baseline/regex-declarations.js";
+import { measure } from "./edit-engine.bench.js";
+
+/** Copies of the corpus file per benched file: about 500 to 1,000 lines, a typical source file. */
+const COPIES = 25;
+const FILES_PER_RUN = 20;
+
+const CORPUS: { language: Language; file: string; path: string }[] = [
+  { language: "python", file: "after.py", path: "a.py" },
+  { language: "go", file: "after.go", path: "a.go" },
+  { language: "rust", file: "after.rs", path: "a.rs" },
+  { language: "java", file: "After.java", path: "A.java" },
+  { language: "ruby", file: "after.rb", path: "a.rb" },
+  { language: "csharp", file: "after.cs", path: "a.cs" },
+  { language: "php", file: "after.php", path: "a.php" },
+];
+
+const REGEX_LANGUAGES = new Set<string>(["python", "go", "rust", "java"]);
+
+/**
+ * Symbol extraction per language, in files per second: the parsers that read declarations
+ * now (tree-sitter, the TS compiler) beside the line regexes they replaced (kept under
+ * bench/baseline/ only for this comparison). The regexes are faster and always will be;
+ * what the parsers buy is correctness: multi-line signatures, decorators, members under
+ * their class, line ranges for `read_file {symbol}`, no false hits in strings and comments.
+ */
+export async function run(): Promise<void> {
+  const fixture = (name: string) =>
+    readFileSync(new URL(`../../test/fixtures/symbols/${name}`, import.meta.url), "utf8");
+  const typescriptText = readFileSync(new URL("../../cli/run/runner.ts", import.meta.url), "utf8");
+  const rows: { language: string; lines: number; load: number; parser: number; regex?: number }[] = [];
+  for (const entry of [...CORPUS, { language: "typescript" as const, file: "", path: "runner.ts" }]) {
+    const text =
+      entry.language === "typescript"
+        ? typescriptText
+        : Array.from({ length: COPIES }, () => fixture(entry.file)).join("\n");
+    const loadStart = performance.now();
+    const parsers = await loadParsers([entry.language]);
+    const load = performance.now() - loadStart;
+    const perFile = (task: () => unknown) =>
+      measure(5, () => {
+        for (let index = 0; index < FILES_PER_RUN; index += 1) task();
+      }) / FILES_PER_RUN;
+    const parser = perFile(() => declarationsWith(parsers, entry.path, text));
+    const regex = REGEX_LANGUAGES.has(entry.language)
+      ? perFile(() => regexDeclarations(entry.language as RegexLanguage, text))
+      : undefined;
+    rows.push({ language: entry.language, lines: text.split("\n").length, load, parser, regex });
+  }
+  console.log("language    lines  first load  parser files/s  regex files/s (baseline)  ratio");
+  for (const row of rows) {
+    const parserRate = 1000 / row.parser;
+    const regexRate = row.regex ? 1000 / row.regex : undefined;
+    const baseline =
+      row.language === "typescript" ? "compiler API" : regexRate ? regexRate.toFixed(0) : "none";
+    console.log(
+      `${row.language.padEnd(10)} ${String(row.lines).padStart(6)} ${row.load.toFixed(0).padStart(8)} ms ${parserRate.toFixed(0).padStart(15)} ${baseline.padStart(25)} ${regexRate ? `${(regexRate / parserRate).toFixed(1)}× slower` : ""}`,
+    );
+  }
+}

@@ -1,0 +1,128 @@
+import type { ChangedSymbol, SymbolKind } from "../../../shared/changeset.js";
+
+/**
+ * One declaration of a code file, as every language's reader reports it: what the detector
+ * compares between base and head, and what `outline_article`/`read_file {symbol}` show.
+ */
+export interface Declaration {
+  name: string;
+  kind: SymbolKind;
+  /** `Parent::child` for members (`Client::fetch`); the bare name at top level. */
+  path: string;
+  /** 1-based line where the declaration itself starts. */
+  line: number;
+  /** 1-based first line of its segment: leading doc comments and decorators included. */
+  startLine: number;
+  /** 1-based last line of its segment. */
+  endLine: number;
+  /** What callers see: parameters, types, modifiers; whitespace-normalised, name blanked. */
+  signature: string;
+  /** The implementation, whitespace-normalised ("" for declarations without one). */
+  body: string;
+  /** Not part of the file's interface (a private member): outlined, but never a changed symbol. */
+  hidden?: boolean;
+}
+
+/**
+ * What changed between the declarations of a file at base and at head: added, removed,
+ * renamed (a removed and an added declaration of the same kind and shape), a changed
+ * signature, or a body-only change.
+ */
+export function compareDeclarations(
+  beforeAll: Declaration[],
+  afterAll: Declaration[],
+  file: string,
+): ChangedSymbol[] {
+  const oldByName = groupByName(beforeAll.filter((declaration) => !declaration.hidden));
+  const newByName = groupByName(afterAll.filter((declaration) => !declaration.hidden));
+  const removed: Declaration[] = [];
+  const added: Declaration[] = [];
+  const symbols: ChangedSymbol[] = [];
+  for (const [name, olds] of oldByName) {
+    const news = newByName.get(name);
+    if (!news) {
+      removed.push(olds[0]!);
+      continue;
+    }
+    const first = news[0]!;
+    if (shape(olds, "signature") !== shape(news, "signature")) {
+      symbols.push({ name, kind: first.kind, change: "signature", file, line: first.line });
+    } else if (shape(olds, "body") !== shape(news, "body")) {
+      symbols.push({ name, kind: first.kind, change: "body", file, line: first.line });
+    }
+  }
+  for (const [name, news] of newByName) if (!oldByName.has(name)) added.push(news[0]!);
+  const unmatched = new Set(added);
+  for (const old of removed) {
+    const twin = [...unmatched].find(
+      (candidate) =>
+        candidate.kind === old.kind &&
+        candidate.signature === old.signature &&
+        (candidate.body === old.body || candidate.signature.length > 12),
+    );
+    if (twin) {
+      unmatched.delete(twin);
+      symbols.push({
+        name: twin.name,
+        oldName: old.name,
+        kind: twin.kind,
+        change: "renamed",
+        file,
+        line: twin.line,
+      });
+    } else {
+      symbols.push({ name: old.name, kind: old.kind, change: "removed", file, line: old.line });
+    }
+  }
+  for (const declaration of unmatched) {
+    symbols.push({
+      name: declaration.name,
+      kind: declaration.kind,
+      change: "added",
+      file,
+      line: declaration.line,
+    });
+  }
+  return symbols;
+}
+
+function groupByName(declarations: Declaration[]): Map<string, Declaration[]> {
+  const map = new Map<string, Declaration[]>();
+  for (const declaration of declarations) {
+    const list = map.get(declaration.name);
+    if (list) list.push(declaration);
+    else map.set(declaration.name, [declaration]);
+  }
+  return map;
+}
+
+function shape(declarations: Declaration[], field: "signature" | "body"): string {
+  return declarations
+    .map((declaration) => `${declaration.kind}:${declaration[field]}`)
+    .sort()
+    .join("\n");
+}
+
+export function normalise(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** `text` normalised, with the first whole-word occurrence of `name` blanked (a rename keeps the shape). */
+export function blankName(text: string, name: string): string {
+  // indexOf, since a RegExp per declaration adds up.
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    if (isWordChar(text.charCodeAt(at - 1)) || isWordChar(text.charCodeAt(at + name.length))) continue;
+    return normalise(`${text.slice(0, at)}\u0000${text.slice(at + name.length)}`);
+  }
+  return normalise(text);
+}
+
+export function isWordChar(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95 ||
+    code === 36
+  );
+}

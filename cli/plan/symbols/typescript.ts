@@ -1,0 +1,169 @@
+import { createRequire } from "node:module";
+import type { Node, SourceFile } from "typescript";
+import { blankName, type Declaration, normalise } from "./declarations.js";
+
+export type TypeScript = typeof import("typescript");
+
+let typescriptModule: TypeScript | undefined;
+
+/**
+ * Loads the TypeScript compiler API once, only when a TS/JS file is read. `require` rather
+ * than `import`: importing the 9 MB CommonJS bundle from ESM costs most of a second of
+ * export detection on top of compiling it.
+ */
+export async function loadTypeScript(): Promise<TypeScript> {
+  // Under Bun the import is cheap, and its literal name is what lets `bun build --compile`
+  // put the compiler into the single executable.
+  typescriptModule ??= process.versions.bun
+    ? ((await import("typescript")) as { default: TypeScript }).default
+    : (createRequire(import.meta.url)("typescript") as TypeScript);
+  return typescriptModule;
+}
+
+/** Variables whose object literal keys are configuration keys (a schema or defaults object). */
+const CONFIG_VARIABLE = /(?:config|schema|defaults?|settings|options)$/i;
+
+/**
+ * The declarations of a TS/JS file (compiler API): top-level functions, classes with their
+ * members, interfaces, types, enums, variables and named exports, plus the keys of config
+ * and defaults objects.
+ */
+export function typescriptDeclarations(ts: TypeScript, text: string, path: string): Declaration[] {
+  if (text === "") return [];
+  const scriptKind = /\.[cm]?jsx?$/i.test(path)
+    ? ts.ScriptKind.JSX
+    : /x$/i.test(path)
+      ? ts.ScriptKind.TSX
+      : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, scriptKind);
+  const lineAt = (position: number) => source.getLineAndCharacterOfPosition(position).line + 1;
+  const declarations: Declaration[] = [];
+  const add = (
+    node: Node,
+    name: string,
+    kind: Declaration["kind"],
+    options: { body?: Node; parent?: string; segment?: Node; hidden?: boolean; signatureEnd?: number } = {},
+  ) => {
+    const start = node.getStart(source);
+    const bodyStart = options.body ? options.body.getStart(source) : (options.signatureEnd ?? node.end);
+    const segment = options.segment ?? node;
+    declarations.push({
+      name,
+      kind,
+      path: options.parent ? `${options.parent}::${name}` : name,
+      line: lineAt(start),
+      startLine: lineAt(leadingCommentStart(ts, text, segment, source)),
+      endLine: lineAt(segment.end),
+      signature: blankName(text.slice(start, bodyStart), name),
+      body: options.body ? normalise(text.slice(bodyStart, options.body.end)) : "",
+      ...(options.hidden ? { hidden: true } : {}),
+    });
+  };
+  const isPrivate = (node: Node) =>
+    ts.canHaveModifiers(node) &&
+    (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.PrivateKeyword);
+
+  for (const statement of source.statements) {
+    if (ts.isFunctionDeclaration(statement) && statement.name) {
+      add(statement, statement.name.text, "function", { body: statement.body });
+    } else if (ts.isClassDeclaration(statement) && statement.name) {
+      const className = statement.name.text;
+      add(statement, className, "class", { signatureEnd: statement.members.pos });
+      for (const member of statement.members) {
+        if (!member.name || !(ts.isIdentifier(member.name) || ts.isPrivateIdentifier(member.name))) continue;
+        const name = member.name.text;
+        const hidden = isPrivate(member) || ts.isPrivateIdentifier(member.name);
+        if (ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) {
+          add(member, name, "method", { body: member.body, parent: className, hidden });
+        } else if (ts.isPropertyDeclaration(member)) {
+          add(member, name, "variable", { parent: className, hidden });
+        }
+      }
+    } else if (ts.isInterfaceDeclaration(statement)) {
+      add(statement, statement.name.text, "interface");
+    } else if (ts.isTypeAliasDeclaration(statement)) {
+      add(statement, statement.name.text, "type");
+    } else if (ts.isEnumDeclaration(statement)) {
+      add(statement, statement.name.text, "enum");
+    } else if (ts.isVariableStatement(statement)) {
+      const constant = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
+      const single = statement.declarationList.declarations.length === 1;
+      for (const declaration of statement.declarationList.declarations) {
+        if (!ts.isIdentifier(declaration.name)) continue;
+        const name = declaration.name.text;
+        const initializer = declaration.initializer;
+        // A lone `const x = …` statement is the declaration's segment, `export` and JSDoc included.
+        const segment = single ? statement : declaration;
+        if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) {
+          add(declaration, name, "function", { body: initializer.body, segment });
+          declarations[declarations.length - 1]!.line = lineAt(statement.getStart(source));
+        } else {
+          add(declaration, name, constant ? "constant" : "variable", { segment });
+        }
+        if (initializer && CONFIG_VARIABLE.test(name)) {
+          declarations.push(...configKeys(ts, source, initializer, name));
+        }
+      }
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
+      for (const element of statement.exportClause.elements) {
+        const line = lineAt(element.getStart(source));
+        declarations.push({
+          name: element.name.text,
+          kind: "export",
+          path: element.name.text,
+          line,
+          startLine: line,
+          endLine: lineAt(element.end),
+          signature: normalise(element.getText(source)).replace(element.name.text, "\u0000"),
+          body: "",
+        });
+      }
+    }
+  }
+  return declarations;
+}
+
+/** Where a node's segment starts: at the doc comments directly above it (no blank line between). */
+function leadingCommentStart(ts: TypeScript, text: string, node: Node, source: SourceFile): number {
+  let start = node.getStart(source);
+  const comments = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
+  for (let index = comments.length - 1; index >= 0; index -= 1) {
+    const comment = comments[index]!;
+    const gap = text.slice(comment.end, start);
+    if ((gap.match(/\n/g)?.length ?? 0) > 1) break;
+    start = comment.pos;
+  }
+  return start;
+}
+
+/** Keys of the object literals inside a config/schema/defaults initializer, with their values. */
+function configKeys(ts: TypeScript, source: SourceFile, root: Node, parent: string): Declaration[] {
+  const keys: Declaration[] = [];
+  const lineAt = (position: number) => source.getLineAndCharacterOfPosition(position).line + 1;
+  const visit = (node: Node) => {
+    if (ts.isObjectLiteralExpression(node)) {
+      for (const property of node.properties) {
+        const name = property.name;
+        if (!name || !(ts.isIdentifier(name) || ts.isStringLiteral(name))) continue;
+        const line = lineAt(property.getStart(source));
+        keys.push({
+          name: name.text,
+          kind: "config",
+          path: `${parent}::${name.text}`,
+          line,
+          startLine: line,
+          endLine: lineAt(property.end),
+          signature: ts.isPropertyAssignment(property) ? normalise(property.initializer.getText(source)) : "",
+          body: "",
+        });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(root);
+  return keys;
+}
