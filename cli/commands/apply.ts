@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
+import { printable } from "../../shared/render/escape.js";
 import { applyAudit } from "../audit/apply-audit.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
@@ -48,8 +49,8 @@ export const command: Command = async (argv, io) => {
   if (values.json) {
     io.stdout(`${JSON.stringify(result)}\n`);
   } else if (!values.quiet) {
-    for (const path of result.written) io.stdout(`applied ${path}\n`);
-    for (const path of result.alreadyApplied) io.stdout(`already applied ${path}\n`);
+    for (const path of result.written) io.stdout(`applied ${printable(path)}\n`);
+    for (const path of result.alreadyApplied) io.stdout(`already applied ${printable(path)}\n`);
     if (result.written.length + result.alreadyApplied.length === 0) io.stdout("nothing to apply\n");
   }
   return 0;

@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
+import { printable } from "../../shared/render/escape.js";
+import { shortSha } from "../../shared/render/markdown.js";
 import type { Command } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
@@ -77,7 +79,8 @@ export const command: Command = async (argv, io) => {
   }).finally(() => extractor.close());
   if (values.json) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
   else if (!values.quiet) io.stdout(renderPlan(plan));
-  if (!values.json && !values.quiet) for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
+  if (!values.json && !values.quiet)
+    for (const warning of plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
   if (values.check) {
     const untouched = plan.articles.filter((article) => article.status === "impacted");
     if (untouched.length > 0) {
@@ -92,15 +95,12 @@ export const command: Command = async (argv, io) => {
   return 0;
 };
 
-function short(revision: string): string {
-  return /^[0-9a-f]{40}$/.test(revision) ? revision.slice(0, 12) : revision;
-}
-
 /** The table people read: each article with its status, its reasons and the changed files behind them. */
 export function renderPlan(plan: ImpactPlan): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
   const touched = plan.articles.length - impacted;
-  const range = plan.base === plan.head ? short(plan.head) : `${short(plan.base)}..${short(plan.head)}`;
+  const range =
+    plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
@@ -123,11 +123,11 @@ export function renderPlan(plan: ImpactPlan): string {
         ]);
       });
     }
-    lines.push(...table(rows));
+    lines.push(...table(rows.map((row) => row.map(printable))));
   }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {
-    const shown = plan.dropped.slice(0, 20).map((entry) => `${entry.symbol} (${entry.why})`);
+    const shown = plan.dropped.slice(0, 20).map((entry) => `${printable(entry.symbol)} (${entry.why})`);
     const more = plan.dropped.length > 20 ? `, and ${plan.dropped.length - 20} more` : "";
     lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
   }
@@ -157,7 +157,7 @@ function percent(value: { hits: number; of: number; rate: number | null }): stri
 export function renderBacktest(report: BacktestReport, asked: number): string {
   const lines: string[] = [];
   if (report.commits.length === 0) {
-    return `No commit up to ${short(report.head)} changed both code and an existing article; nothing to score.\n`;
+    return `No commit up to ${shortSha(report.head)} changed both code and an existing article; nothing to score.\n`;
   }
   const found = report.commits.length < asked ? ` (only ${report.commits.length} found)` : "";
   lines.push(

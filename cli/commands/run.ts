@@ -4,6 +4,8 @@ import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js"
 import { createRecordingModelClient } from "../../shared/model/replay.js";
 import { DEFAULT_MODEL, resolveModelClient } from "../../shared/model/resolve.js";
 import type { ModelClient } from "../../shared/model/types.js";
+import { printable } from "../../shared/render/escape.js";
+import { plural } from "../../shared/render/markdown.js";
 import { renderReport } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
@@ -87,7 +89,7 @@ export const command: Command = async (argv, io) => {
     readStdin: io.readStdin,
   });
   if (!values.json && !values.quiet)
-    for (const warning of built.plan.warnings) io.stderr(`warning: ${warning}\n`);
+    for (const warning of built.plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
   // The agents read and edit the checked-out files: another head's articles would not match
   // the plan, the hashes or the patches.
   if (built.articleSource.kind === "revision") {
@@ -203,12 +205,10 @@ function summaryOf(audit: Audit, out: string, patch: string) {
 function renderSummary(audit: Audit, out: string, patch: string, io: CommandIo): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
-    const edits =
-      article.edits.length > 0
-        ? ` (${article.edits.length} edit${article.edits.length === 1 ? "" : "s"})`
-        : "";
-    const why = article.status === "failed" || article.status === "skipped" ? `: ${article.summary}` : "";
-    return `${article.status.padEnd(9)} ${article.path}${edits}${why}`;
+    const edits = article.edits.length > 0 ? ` (${plural(article.edits.length, "edit")})` : "";
+    const why =
+      article.status === "failed" || article.status === "skipped" ? `: ${printable(article.summary)}` : "";
+    return `${article.status.padEnd(9)} ${printable(article.path)}${edits}${why}`;
   });
   const t = audit.totals;
   if (lines.length === 0) lines.push("no impacted articles");
