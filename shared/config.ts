@@ -30,6 +30,10 @@ export const ConfigSchema = z.strictObject({
       readPageLines: z.number().int().positive().optional(),
       /** Time budget of one regex search_repo call, in milliseconds. */
       regexTimeoutMs: z.number().int().positive().optional(),
+      /** Longest article (characters) an edit batch may leave. */
+      articleChars: z.number().int().positive().optional(),
+      /** Most characters one edit batch may add to an article. */
+      editGrowthChars: z.number().int().positive().optional(),
       tokensPerArticle: z.number().int().positive().optional(),
       tokensPerRun: z.number().int().positive().optional(),
     })

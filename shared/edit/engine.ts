@@ -1,4 +1,5 @@
 import { contentHash } from "../hash.js";
+import { DEFAULT_ARTICLE_CHARS, DEFAULT_EDIT_GROWTH_CHARS } from "../limits.js";
 import { dominantEol, LineIndex, withEol } from "../markdown/lines.js";
 import { findSection, type OutlineSection, outlineMarkdown } from "../markdown/outline.js";
 import { findPlaceholder, scanFences, structureProblem } from "./checks.js";
@@ -55,6 +56,8 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
   let current = content;
   const ranges: Range[] = [];
   const notes = new Map<number, string>();
+  const maxArticle = options.maxArticleChars ?? DEFAULT_ARTICLE_CHARS;
+  const maxGrowth = options.maxGrowthChars ?? DEFAULT_EDIT_GROWTH_CHARS;
   for (const [index, edit] of edits.entries()) {
     const step = runStep(current, edit);
     if (!step.ok) {
@@ -65,6 +68,23 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
           ? `\n(Line numbers are those of the article after ${index === 1 ? "edit 0" : `edits 0-${index - 1}`} of this batch.)`
           : "";
       return fail(step.code, index, `${step.message}${note}`);
+    }
+    // Sized before the text is built: `occurrence: "all"` chains grow an article
+    // exponentially, and one batch must not exhaust memory.
+    const size = sizeAfter(current, step.changes);
+    if (size > current.length && size > maxArticle) {
+      return fail(
+        "too_large",
+        index,
+        `the edit would make the article ${size.toLocaleString("en-US")} characters long, over the limit of ${maxArticle.toLocaleString("en-US")}; nothing was applied. Replace less text (check occurrence "all").`,
+      );
+    }
+    if (size - content.length > maxGrowth) {
+      return fail(
+        "too_large",
+        index,
+        `the batch would add ${(size - content.length).toLocaleString("en-US")} characters to the article, over the limit of ${maxGrowth.toLocaleString("en-US")} per batch; nothing was applied. Make smaller edits.`,
+      );
     }
     current = applyChanges(current, step.changes, ranges, index);
     if (step.note) notes.set(index, step.note);
@@ -181,6 +201,12 @@ function runStep(content: string, edit: Edit): StepResult {
 }
 
 /** Applies sorted, non-overlapping changes and moves the ranges of earlier edits along. */
+function sizeAfter(content: string, changes: Change[]): number {
+  let size = content.length;
+  for (const change of changes) size += change.text.length - (change.end - change.start);
+  return size;
+}
+
 function applyChanges(content: string, changes: Change[], ranges: Range[], index: number): string {
   if (changes.length === 0) return content;
   let result = "";

@@ -17,7 +17,8 @@ export type EditErrorCode =
   | "checklist_item_not_found"
   | "checklist_item_ambiguous"
   | "broken_frontmatter"
-  | "unclosed_code_fence";
+  | "unclosed_code_fence"
+  | "too_large";
 
 export interface EditError {
   code: EditErrorCode;
@@ -48,6 +49,10 @@ export type EditOutcome =
 export interface ApplyEditsOptions {
   /** When set, must equal contentHash(content) or the batch fails with `hash_mismatch`. */
   expectedHash?: string;
+  /** Longest article (characters) an edit may leave; default DEFAULT_ARTICLE_CHARS. */
+  maxArticleChars?: number;
+  /** Most characters one batch may add; default DEFAULT_EDIT_GROWTH_CHARS. */
+  maxGrowthChars?: number;
 }
 
 export type { Edit, EditKind };

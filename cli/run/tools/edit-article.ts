@@ -14,11 +14,11 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
     );
   const file = await loadCheckedTextFile(context.articlePath, context);
   if (!file.ok) return file;
-  const outcome = applyEdits(
-    file.content,
-    args.edits,
-    args.expected_hash === undefined ? {} : { expectedHash: args.expected_hash },
-  );
+  const outcome = applyEdits(file.content, args.edits, {
+    maxArticleChars: context.limits.articleChars,
+    maxGrowthChars: context.limits.editGrowthChars,
+    ...(args.expected_hash === undefined ? {} : { expectedHash: args.expected_hash }),
+  });
   if (!outcome.ok) return fail(outcome.error.code, outcome.error.message);
   await context.draft.set(outcome.content, context.articlePath);
   for (const applied of outcome.applied) {

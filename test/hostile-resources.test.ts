@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../cli/main.js";
+import { type Audit, AuditSchema } from "../shared/audit.js";
+import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+import {
+  type Script,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from "./helpers/scripted-model-server.js";
+
+// Red-team items 5-9: resource bombs from a hostile model or a crafted repository.
+
+const KEY = "sk-test-not-a-real-key";
+
+let servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+});
+
+async function run(repo: TestRepo, script: Script, args: string[] = []) {
+  const server = await startScriptedModelServer(script);
+  servers.push(server);
+  const io = captureIo(repo.dir, {
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: server.url,
+    IMPACT_MODEL: "test-model",
+  });
+  const code = await main(["run", ...args], io);
+  let audit: Audit | undefined;
+  try {
+    audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+  } catch {
+    audit = undefined;
+  }
+  return { code, io, server, audit };
+}
+
+/** A repository whose last commit changes src/app.ts, watched by docs/guide.md. */
+function watchedRepo(guide: string, extra: Record<string, string> = {}): TestRepo {
+  const repo = gitRepo({ "src/app.ts": "export const a = 1;\n", "docs/guide.md": guide, ...extra });
+  repo.commit({ "src/app.ts": "export const a = 2;\n" });
+  return repo;
+}
+
+const WATCHING = "---\nattention:\n  - op: file\n    path: src/app.ts\n---\n";
+
+/** The tool results the model got back, in order. */
+function toolResults(server: ScriptedModelServer): string[] {
+  return server.requests.flatMap((request) =>
+    (request.body.messages ?? [])
+      .filter((message) => message.role === "tool")
+      .map((message) => String(message.content)),
+  );
+}
+
+describe("resource bombs", () => {
+  it("an occurrence-all edit chain that grows the article exponentially is refused, nothing applied", async () => {
+    const guide = `${WATCHING}# Guide\n\n${"x".repeat(100)}\n`;
+    const repo = watchedRepo(guide);
+    // Each edit doubles every "x": 2^40 times the article if nothing stops it.
+    const doubling = Array.from({ length: 40 }, () => ({
+      old_string: "x",
+      new_string: "xx",
+      occurrence: "all",
+      reason: "grow",
+    }));
+    const { code, audit, server } = await run(repo, [
+      { toolCalls: [{ name: "edit_article", arguments: { path: "docs/guide.md", edits: doubling } }] },
+      { content: "Nothing to change." },
+    ]);
+    expect(code).toBe(0);
+    expect(toolResults(server)[0]).toMatch(
+      /^Error: Edit \d+: the (edit|batch) would (make|add) .* over the limit/,
+    );
+    const article = audit?.articles.find((entry) => entry.path === "docs/guide.md");
+    expect(article?.status).toBe("unchanged");
+    expect(readFileSync(join(repo.dir, "docs/guide.md"), "utf8")).toBe(guide);
+  });
+
+  it("a YAML alias bomb in an article's frontmatter is a warning, not a crash (plan and run)", async () => {
+    const bomb = [
+      "---",
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]",
+      "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]",
+      "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]",
+      "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]",
+      "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]",
+      "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]",
+      "attention: [{ op: file, path: src/app.ts }]",
+      "---",
+      "# Bomb",
+      "",
+    ].join("\n");
+    const repo = watchedRepo(`${WATCHING}# Guide\n\nUses src/app.ts.\n`, { "docs/bomb.md": bomb });
+    const plan = captureIo(repo.dir);
+    expect(await main(["plan"], plan)).toBe(0);
+    expect(plan.err).toMatch(
+      /^warning: docs\/bomb\.md:1: frontmatter is not valid YAML \(Excessive alias count/m,
+    );
+    const { code, audit } = await run(repo, [{ content: "Nothing to change." }]);
+    expect(code).toBe(0);
+    expect(audit?.articles.map((article) => article.path)).toEqual(["docs/guide.md"]);
+  });
+});
