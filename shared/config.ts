@@ -30,6 +30,10 @@ export const ConfigSchema = z.strictObject({
       readPageLines: z.number().int().positive().optional(),
       /** Time budget of one regex search_repo call, in milliseconds. */
       regexTimeoutMs: z.number().int().positive().optional(),
+      /** Bytes of diff read; changed files past it are skipped. */
+      diffBytes: z.number().int().positive().optional(),
+      /** Bytes of one file's diff; a larger file is skipped. */
+      fileDiffBytes: z.number().int().positive().optional(),
       /** Longest article (characters) an edit batch may leave. */
       articleChars: z.number().int().positive().optional(),
       /** Most characters one edit batch may add to an article. */

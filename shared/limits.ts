@@ -12,3 +12,8 @@ export const DEFAULT_EDIT_GROWTH_CHARS = 200_000;
 
 /** Alias expansions allowed in an article's YAML frontmatter (YAML alias bombs). */
 export const FRONTMATTER_MAX_ALIASES = 100;
+
+/** Bytes of diff `plan` and `run` read; files past it are listed as skipped in the plan. */
+export const DEFAULT_DIFF_BYTES = 64 * 1024 * 1024;
+/** Bytes of one file's part of the diff; a larger file is listed as skipped in the plan. */
+export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
@@ -105,5 +105,39 @@ describe("resource bombs", () => {
     const { code, audit } = await run(repo, [{ content: "Nothing to change." }]);
     expect(code).toBe(0);
     expect(audit?.articles.map((article) => article.path)).toEqual(["docs/guide.md"]);
+  });
+
+  it("a diff over the caps lists the files past them as skipped, and the plan still runs", async () => {
+    const config = JSON.stringify({ limits: { fileDiffBytes: 4000, diffBytes: 20000 } });
+    const repo = watchedRepo(`${WATCHING}# Guide\n\nUses src/app.ts.\n`, { "impact.config.json": config });
+    const generated = Array.from({ length: 400 }, (_, index) => `export const g${index} = ${index};`).join(
+      "\n",
+    );
+    const many: Record<string, string> = {};
+    for (let index = 0; index < 12; index++)
+      many[`zz/part${String(index).padStart(2, "0")}.ts`] = generated.slice(0, 3000);
+    repo.commit({ "src/app.ts": "export const a = 3;\n", "assets/generated.ts": generated, ...many });
+    const io = captureIo(repo.dir);
+    expect(await main(["plan", "--json"], io)).toBe(0);
+    const plan = JSON.parse(io.out) as {
+      skipped: { path: string; reason: string }[];
+      articles: { path: string }[];
+    };
+    expect(plan.skipped).toContainEqual({ path: "assets/generated.ts", reason: "file_too_large" });
+    expect(plan.skipped.filter((file) => file.reason === "diff_too_large").length).toBeGreaterThan(0);
+    expect(plan.articles.map((article) => article.path)).toEqual(["docs/guide.md"]);
+    const text = captureIo(repo.dir);
+    expect(await main(["plan"], text)).toBe(0);
+    expect(text.err).toMatch(
+      /^warning: 1 changed file was skipped, each file's diff being over limits\.fileDiffBytes/m,
+    );
+
+    const diffFile = join(repo.dir, "big.diff");
+    writeFileSync(diffFile, repo.git("diff", "HEAD~1", "HEAD"));
+    const refused = captureIo(repo.dir);
+    expect(await main(["plan", "--diff", diffFile], refused)).toBe(2);
+    expect(refused.err).toMatch(
+      /^impact plan: --diff .*big\.diff: the diff is over limits\.diffBytes \(20000 bytes\)/,
+    );
   });
 });
