@@ -2,7 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
+import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import { Workspace } from "../cli/run/workspace.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
+import type { ToolCall } from "../shared/model/types.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 import {
@@ -139,5 +142,37 @@ describe("resource bombs", () => {
     expect(refused.err).toMatch(
       /^impact plan: --diff .*big\.diff: the diff is over limits\.diffBytes \(20000 bytes\)/,
     );
+  });
+
+  it("a backtracking regex that passes the filter runs off the main thread: the loop stays live and an interrupt stops it", async () => {
+    const repo = gitRepo({ "docs/guide.md": "# Guide\n", "src/slow.txt": `${"a".repeat(64)}!\n` });
+    const host = new AgentToolHost({
+      root: repo.dir,
+      workspace: new Workspace(repo.dir),
+      articlePath: "docs/guide.md",
+      changedFiles: [],
+      docsGlobs: ["docs/**/*.md"],
+      allowCreate: false,
+      limits: { regexTimeoutMs: 20_000 },
+    });
+    const controller = new AbortController();
+    let ticks = 0;
+    const ticking = setInterval(() => {
+      ticks += 1;
+      if (ticks === 3) controller.abort();
+    }, 5);
+    const call: ToolCall = {
+      id: "call_1",
+      type: "function",
+      function: { name: "search_repo", arguments: JSON.stringify({ pattern: "(a|aa)+$", regex: true }) },
+    };
+    const outcome = await host.execute([call], controller.signal).then(
+      (results) => ({ results }),
+      (error: unknown) => ({ error }),
+    );
+    clearInterval(ticking);
+    // Timers ran while the regex was matching, so the interrupt arrived and ended the call.
+    expect(ticks).toBeGreaterThanOrEqual(3);
+    expect("error" in outcome && (outcome.error as Error).name).toBe("AbortError");
   });
 });
