@@ -6,6 +6,7 @@ import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
+import { patchHeaderProblem } from "../../shared/patch.js";
 import { type PathRefusal, SandboxPolicy } from "../run/sandbox.js";
 
 /** Some files cannot take their patch (changed since, refused by the sandbox, not an article); nothing was written. */
@@ -61,12 +62,17 @@ export async function applyAudit(
       problems.push(`${path}: refused, it is not an article (not under the docs globs, or ignored)`);
       continue;
     }
-    // As create_article: a new file lands at its real path, which a symlinked directory
-    // (docs/code -> ../src) can put outside the docs.
-    if (article.hashBefore === null && !isArticle(resolved.realRelative)) {
+    // The write lands at the real path, which a symlink (docs/pkg.md -> ../package.json)
+    // or a symlinked directory (docs/code -> ../src) can put outside the docs.
+    if (!isArticle(resolved.realRelative)) {
       problems.push(
-        `${path}: refused, it is under a symlink and would be created as ${resolved.realRelative}, which is not an article`,
+        `${path}: refused, it is a symlink (or under one) to ${resolved.realRelative}, which is not an article`,
       );
+      continue;
+    }
+    const headerProblem = patchHeaderProblem(article.patch, path);
+    if (headerProblem) {
+      problems.push(`${path}: refused, ${headerProblem}`);
       continue;
     }
     // Where the write really lands: through a symlink inside the repository, its target.

@@ -14,7 +14,8 @@ Writes the patches of an audit (from impact run) to the working tree of the repo
 containing DIR (default: the current directory). Every file must still have the hash the
 audit's edits were made against, and must be an article (under the docs globs of
 impact.config.json, or of --config FILE, not ignored) that the sandbox allows: nothing inside .git/, on the
-deny list, or behind a symlink leading out of the repository. If one file fails, nothing
+deny list, or behind a symlink leading out of the repository or to a file that is not an
+article itself. Each patch must name only its own article in its file headers. If one file fails, nothing
 is written and the command exits 2 naming it. Each file is written atomically.
 `;
 
