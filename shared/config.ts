@@ -2,7 +2,31 @@ import { z } from "zod";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
 export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx}", "*.md"];
-export const DEFAULT_DENY_GLOBS = [".env*", "*.pem", "*.key", "id_*", ".npmrc", ".netrc", "*.p12", "*.pfx"];
+export const DEFAULT_DENY_GLOBS = [
+  ".env*",
+  "*.pem",
+  "*.key",
+  "id_*",
+  ".npmrc",
+  ".netrc",
+  "*.p12",
+  "*.pfx",
+  // Credential stores of git, Kubernetes, the clouds, Terraform and Java/PuTTY keystores.
+  ".git-credentials",
+  "*kubeconfig*",
+  ".kube",
+  ".aws",
+  ".azure",
+  "application_default_credentials.json",
+  "service-account*.json",
+  "*.tfvars",
+  "*.tfstate",
+  "*.tfstate.*",
+  "*.jks",
+  "*.keystore",
+  "*.ppk",
+  ".pgpass",
+];
 
 export const MappingSchema = z.strictObject({
   code: z.string().min(1),

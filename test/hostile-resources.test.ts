@@ -175,4 +175,51 @@ describe("resource bombs", () => {
     expect(ticks).toBeGreaterThanOrEqual(3);
     expect("error" in outcome && (outcome.error as Error).name).toBe("AbortError");
   });
+
+  it("credential files are denied, and a patch holding a private key fails its article without leaving the machine", async () => {
+    const key = [
+      "-----BEGIN RSA PRIVATE KEY-----",
+      "MIIEowIBAAKCAQEAtest",
+      "-----END RSA PRIVATE KEY-----",
+    ].join("\n");
+    const repo = watchedRepo(`${WATCHING}# Guide\n\nUses src/app.ts.\n`, {
+      ".git-credentials": "https://user:pass@example.invalid\n",
+      "deploy/prod.tfvars": 'db_password = "hunter2hunter2"\n',
+    });
+    const { code, audit, server, io } = await run(repo, [
+      {
+        toolCalls: [
+          { name: "read_file", arguments: { path: ".git-credentials" } },
+          { name: "read_file", arguments: { path: "deploy/prod.tfvars" } },
+          {
+            name: "edit_article",
+            arguments: {
+              path: "docs/guide.md",
+              edits: [
+                {
+                  old_string: "Uses src/app.ts.",
+                  new_string: `Uses src/app.ts.\n\n${key}`,
+                  reason: "add the key",
+                },
+              ],
+            },
+          },
+        ],
+      },
+      { content: "Added." },
+    ]);
+    const [credentials, tfvars] = toolResults(server);
+    expect(credentials).toMatch(/^Error: .*deny pattern ".git-credentials"/);
+    expect(tfvars).toMatch(/^Error: .*deny pattern "\*\.tfvars"/);
+    expect(code).toBe(1);
+    const article = audit?.articles.find((entry) => entry.path === "docs/guide.md");
+    expect(article?.status).toBe("failed");
+    expect(article?.error?.code).toBe("secret_in_patch");
+    expect(article?.patch).toBe("");
+    const written =
+      readFileSync(join(repo.dir, ".impact/audit.json"), "utf8") +
+      readFileSync(join(repo.dir, ".impact/impact.patch"), "utf8");
+    expect(written).not.toContain("PRIVATE KEY");
+    expect(io.out + io.err).not.toContain("PRIVATE KEY");
+  });
 });

@@ -11,6 +11,7 @@ import type {
   ToolDefinition,
 } from "../../shared/model/types.js";
 import type { PlannedArticle } from "../../shared/plan.js";
+import { secretShapeIn } from "../../shared/redact.js";
 import { emptyUsage } from "../audit/audit-trail.js";
 import {
   DEFAULT_CONCURRENCY,
@@ -147,6 +148,16 @@ export class ImpactAgentRunner {
         throw new ArticleFailure(stop, capMessage(stop, this.#options, this.#budget));
       }
       const outcome = await session.finish();
+      // A model can copy a credential it read into an edit; the patch would then reach the
+      // audit, the PR comment and the job summary.
+      for (const patch of [outcome.patch, ...(outcome.createdFiles ?? []).map((file) => file.patch)]) {
+        const secret = secretShapeIn(patch);
+        if (secret)
+          throw new ArticleFailure(
+            "secret_in_patch",
+            `the edits hold ${secret}, so the patch was dropped; credentials never go into documentation`,
+          );
+      }
       status = outcome.patch === "" ? "unchanged" : "updated";
       const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
         ...base,
