@@ -1,4 +1,4 @@
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
@@ -60,5 +60,22 @@ describe("impact apply with a crafted audit", () => {
     expect(await main(args, merged)).toBe(2);
     expect(merged.err).toMatch(/^impact merge: docs\/a\.md: its patch has a file header for another file/);
     expect(readFileSync(join(repo.dir, "src/app.ts"), "utf8")).toBe("export const a = 1;\n");
+  });
+
+  it("sweeps the stale temp files a killed apply left in the docs folder, and keeps fresh ones", async () => {
+    const doc = "# A\n\nOld.\n";
+    const repo = gitRepo({ "docs/a.md": doc });
+    const stale = join(repo.dir, "docs", ".a.md.impact-0123456789ab.tmp");
+    const fresh = join(repo.dir, "docs", ".a.md.impact-ba9876543210.tmp");
+    writeFileSync(stale, "half written");
+    writeFileSync(fresh, "being written by another apply");
+    const anHourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    utimesSync(stale, anHourAgo, anHourAgo);
+    const io = captureIo(repo.dir);
+    expect(
+      await main(["apply", writeAudit(repo.dir, auditOf([edited("docs/a.md", doc, "# A\n\nNew.\n")]))], io),
+    ).toBe(0);
+    expect(readFileSync(join(repo.dir, "docs/a.md"), "utf8")).toBe("# A\n\nNew.\n");
+    expect(readdirSync(join(repo.dir, "docs")).sort()).toEqual([".a.md.impact-ba9876543210.tmp", "a.md"]);
   });
 });

@@ -1,10 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { applyPatch } from "diff";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
-import { writeFilesAtomic } from "../../shared/fs.js";
+import { sweepStaleTempFiles, writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
 import { patchHeaderProblem } from "../../shared/patch.js";
 import { type PathRefusal, SandboxPolicy } from "../run/sandbox.js";
@@ -112,6 +113,8 @@ export async function applyAudit(
     planned.push({ path, target, content: after });
   }
   if (problems.length > 0) throw new StaleFiles(problems);
+  // Leftovers of an apply that was killed between writing its temp files and renaming them.
+  await sweepStaleTempFiles([...seenTargets].map((target) => dirname(target)));
   await writeFilesAtomic(planned.map((file) => ({ path: file.target, content: file.content })));
   return { written: planned.map((file) => file.path), alreadyApplied };
 }
