@@ -222,4 +222,15 @@ describe("resource bombs", () => {
     expect(written).not.toContain("PRIVATE KEY");
     expect(io.out + io.err).not.toContain("PRIVATE KEY");
   });
+
+  it("a path with a newline cannot inject cat-file specs: its blob is read by sha and its symbols are its own", async () => {
+    const repo = gitRepo({ "docs/guide.md": "# Guide\n\nCall `weirdlyNamedHelper()` to start.\n" });
+    repo.commit({ "src/we\nird.ts": "export function weirdlyNamedHelper(a: number) {}\n" });
+    repo.commit({ "src/we\nird.ts": "export function weirdlyNamedHelper(a: number, b: string) {}\n" });
+    const io = captureIo(repo.dir);
+    expect(await main(["plan", "--json"], io)).toBe(0);
+    const plan = JSON.parse(io.out) as { articles: { path: string; impact: { detail: string }[] }[] };
+    expect(plan.articles.map((article) => article.path)).toEqual(["docs/guide.md"]);
+    expect(plan.articles[0]?.impact.map((reason) => reason.detail).join(" ")).toContain("weirdlyNamedHelper");
+  });
 });

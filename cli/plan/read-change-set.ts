@@ -5,7 +5,7 @@ import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset
 import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
 import { DEFAULT_DIFF_BYTES, DEFAULT_FILE_DIFF_BYTES } from "../../shared/limits.js";
-import { EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "../git.js";
+import { blobSha, EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "../git.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
 import { inProcessExtractor, type SymbolExtractor, type SymbolJob } from "./symbols/extractor.js";
@@ -313,17 +313,31 @@ async function symbolsOf(
     (file) => !file.binary && file.status !== "submodule" && !isProse(file.path) && file.hunks.length > 0,
   );
   let blobs = new Map<string, string | undefined>();
-  // By sha when the raw listing named the blob, else by revision and path.
-  const specOf = (file: ChangedFile, side: "base" | "head") =>
-    side === "base"
-      ? (shas.get(file.path)?.before ?? `${base}:${file.oldPath ?? file.path}`)
-      : (shas.get(file.path)?.after ?? `${head}:${file.path}`);
   const withLanguage = code.filter((file) => languageOf(file.path));
+  // Blobs are read by sha: from the raw listing, else (quoted, unusual paths, or a --diff
+  // input) looked up by revision and path, one argument each.
+  if (root && base && head) {
+    const git = gitAt(root);
+    for (const file of withLanguage) {
+      const known = shas.get(file.path) ?? {};
+      const before =
+        known.before ??
+        (file.status !== "added" && base !== EMPTY_TREE
+          ? await blobSha(git, base, file.oldPath ?? file.path)
+          : undefined);
+      const after =
+        known.after ?? (file.status !== "deleted" ? await blobSha(git, head, file.path) : undefined);
+      shas.set(file.path, { before, after });
+    }
+  }
+  const specOf = (file: ChangedFile, side: "base" | "head") =>
+    (side === "base" ? shas.get(file.path)?.before : shas.get(file.path)?.after) ?? "";
   if (root && base && head) {
     const specs: string[] = [];
     for (const file of withLanguage) {
-      if (file.status !== "added" && base !== EMPTY_TREE) specs.push(specOf(file, "base"));
-      if (file.status !== "deleted") specs.push(specOf(file, "head"));
+      if (file.status !== "added" && base !== EMPTY_TREE && specOf(file, "base"))
+        specs.push(specOf(file, "base"));
+      if (file.status !== "deleted" && specOf(file, "head")) specs.push(specOf(file, "head"));
     }
     blobs = await readBlobs(root, specs);
   }
