@@ -50,7 +50,9 @@ export function inertMarkdown(text: string): string {
   return (
     oneLine(text)
       // Markdown punctuation that can start a construct anywhere in a line.
-      .replace(/[\\`*_[\]~$]/g, (character) => `\\${character}`)
+      .replace(/[\\`*[\]~$]/g, (character) => `\\${character}`)
+      // An underscore inside a word (DEFAULT_PORT) cannot start emphasis; others are escaped.
+      .replace(/(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, "\\_")
       // GitHub's own syntax: mentions (and emails), issue references, autolinked URLs.
       .replace(/@/g, `@${BREAK}`)
       .replace(/#(?=\d)/g, `#${BREAK}`)
