@@ -465,7 +465,7 @@ describe("decideApply (no disk)", () => {
       "docs/e.md: a directory on its path is a file",
       "docs/f.md: it exists already",
       "docs/g.md: it does not exist",
-      "docs/link/h.md: refused, it is under a symlink and would be created as src/h.md, which is not an article",
+      "docs/link/h.md: refused, it is a symlink (or under one) to src/h.md, which is not an article",
       "src/i.md: refused, it is not an article (not under the docs globs, or ignored)",
     ]);
   });

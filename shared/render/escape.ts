@@ -58,7 +58,7 @@ export function inertMarkdown(text: string): string {
       .replace(/#(?=\d)/g, `#${BREAK}`)
       .replace(/\b(GH)-(?=\d)/gi, `$1-${BREAK}`)
       .replace(/:\/\//g, `:${BREAK}//`)
-      .replace(/\bwww\./gi, (match) => `${match.slice(0, 3)}${BREAK}.`)
+      .replace(/www\./gi, (match) => `${match.slice(0, 3)}${BREAK}.`)
       // HTML and table syntax as entities, last so no break lands inside one (a backslash
       // does not protect a pipe in every context).
       .replace(/&/g, "&amp;")
