@@ -5,6 +5,35 @@ import { promisify } from "node:util";
 import { type SimpleGit, simpleGit } from "simple-git";
 import { GitError } from "../shared/errors.js";
 
+/**
+ * The sha of the blob at `path` in `revision`, or undefined. The path travels as its own
+ * argument, so no character in it can change what is asked.
+ */
+export async function blobSha(git: SimpleGit, revision: string, path: string): Promise<string | undefined> {
+  try {
+    const sha = (await git.raw(["rev-parse", "--verify", "--quiet", `${revision}:${path}`])).trim();
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha) ? sha : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Path → blob sha of every file in `revision` (`git ls-tree -r -z`: NUL-separated, so
+ * paths come back exactly, whatever characters they hold).
+ */
+export async function treeBlobShas(git: SimpleGit, revision: string): Promise<Map<string, string>> {
+  const output = await git.raw(["ls-tree", "-r", "-z", "--full-tree", revision]);
+  const shas = new Map<string, string>();
+  for (const entry of output.split("\0")) {
+    const tab = entry.indexOf("\t");
+    if (tab < 0) continue;
+    const [, type, sha] = entry.slice(0, tab).split(" ");
+    if (type === "blob" && sha) shas.set(entry.slice(tab + 1), sha);
+  }
+  return shas;
+}
+
 /** The tree of an empty commit: the base of a repository's first commit. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
@@ -102,12 +131,17 @@ export async function isShallow(git: SimpleGit): Promise<boolean> {
 }
 
 /**
- * Reads many blobs (`rev:path`) through one `git cat-file --batch` process. A spec that
- * does not exist maps to undefined; binary content is returned as latin1-free UTF-8 text.
+ * Reads many blobs, by their object names (hex shas), through one `git cat-file --batch`
+ * process. A sha that does not exist maps to undefined; binary content is returned as
+ * latin1-free UTF-8 text. Never `rev:path`: the batch protocol is one name per line, so a
+ * path holding a newline would ask for other objects and shift every answer after it.
  */
 export function readBlobs(repoRoot: string, specs: string[]): Promise<Map<string, string | undefined>> {
   const result = new Map<string, string | undefined>();
   if (specs.length === 0) return Promise.resolve(result);
+  const bad = specs.find((spec) => !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(spec));
+  if (bad !== undefined)
+    return Promise.reject(new Error(`bug: readBlobs takes object shas, got ${JSON.stringify(bad)}`));
   return new Promise((resolve, reject) => {
     const child = spawn("git", ["cat-file", "--batch"], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
     let parts: Buffer[] = [];

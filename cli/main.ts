@@ -8,6 +8,7 @@ import {
   UsageError,
 } from "../shared/errors.js";
 import { redactSecrets } from "../shared/redact.js";
+import { printable } from "../shared/render/escape.js";
 import type { Command, CommandIo } from "./io.js";
 import { VERSION } from "./version.js";
 
@@ -75,7 +76,10 @@ export async function main(argv: string[], io: CommandIo): Promise<number> {
 
 function exitCodeFor(error: unknown, command: string, io: CommandIo): number {
   // Error messages never name the command themselves: this is the one place that does.
-  const say = (message: string) => io.stderr(`impact ${command}: ${redactSecrets(message, io.env)}\n`);
+  // Printable: a message may quote a path or model text, which must not drive the terminal
+  // or start a workflow command in a CI log.
+  const say = (message: string) =>
+    io.stderr(`impact ${command}: ${printable(redactSecrets(message, io.env))}\n`);
   if (error instanceof Interrupted || isAbortError(error)) {
     say(error instanceof Error ? error.message : "interrupted");
     return 130;
@@ -97,6 +101,8 @@ function exitCodeFor(error: unknown, command: string, io: CommandIo): number {
     return 1;
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  say(`unexpected error (a bug; please report it):\n${stack}`);
+  // A stack trace keeps its lines, each one printable.
+  const lines = redactSecrets(stack, io.env).split("\n").map(printable).join("\n");
+  io.stderr(`impact ${command}: unexpected error (a bug; please report it):\n${lines}\n`);
   return 1;
 }

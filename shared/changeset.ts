@@ -64,4 +64,12 @@ export interface ChangeSet {
   head: string;
   files: ChangedFile[];
   symbols: ChangedSymbol[];
+  /** Changed files left out because their diff (or the whole diff) was over a size cap. */
+  skipped?: SkippedFile[];
+}
+
+/** A changed file whose hunks were not read: `file_too_large` or `diff_too_large`. */
+export interface SkippedFile {
+  path: string;
+  reason: "file_too_large" | "diff_too_large";
 }

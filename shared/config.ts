@@ -4,7 +4,31 @@ import { ModelPriceSchema } from "./model/prices.js";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
 export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx}", "*.md"];
-export const DEFAULT_DENY_GLOBS = [".env*", "*.pem", "*.key", "id_*", ".npmrc", ".netrc", "*.p12", "*.pfx"];
+export const DEFAULT_DENY_GLOBS = [
+  ".env*",
+  "*.pem",
+  "*.key",
+  "id_*",
+  ".npmrc",
+  ".netrc",
+  "*.p12",
+  "*.pfx",
+  // Credential stores of git, Kubernetes, the clouds, Terraform and Java/PuTTY keystores.
+  ".git-credentials",
+  "*kubeconfig*",
+  ".kube",
+  ".aws",
+  ".azure",
+  "application_default_credentials.json",
+  "service-account*.json",
+  "*.tfvars",
+  "*.tfstate",
+  "*.tfstate.*",
+  "*.jks",
+  "*.keystore",
+  "*.ppk",
+  ".pgpass",
+];
 
 /** The most articles worked on at once, and model calls per article, that a run may ask for. */
 export const CONCURRENCY_LIMIT = 64;
@@ -47,6 +71,14 @@ export const ConfigSchema = z.strictObject({
       readPageLines: z.number().int().positive().optional(),
       /** Time budget of one regex search_repo call, in milliseconds. */
       regexTimeoutMs: z.number().int().positive().optional(),
+      /** Bytes of diff read; changed files past it are skipped. */
+      diffBytes: z.number().int().positive().optional(),
+      /** Bytes of one file's diff; a larger file is skipped. */
+      fileDiffBytes: z.number().int().positive().optional(),
+      /** Longest article (characters) an edit batch may leave. */
+      articleChars: z.number().int().positive().optional(),
+      /** Most characters one edit batch may add to an article. */
+      editGrowthChars: z.number().int().positive().optional(),
       tokensPerArticle: z.number().int().positive().optional(),
       tokensPerRun: z.number().int().positive().optional(),
     })

@@ -1,6 +1,44 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+
+/**
+ * Temp files are named `.<name>.impact-<12 hex>.tmp` next to their target (same file
+ * system, so the rename is atomic): recognisable, so a later run can remove those a killed
+ * one left behind.
+ */
+const TEMP_NAME = /^\..+\.impact-[0-9a-f]{12}\.tmp$/;
+/** A temp file older than this was left by a process that died; younger ones may be in use. */
+export const STALE_TEMP_MS = 10 * 60 * 1000;
+
+/**
+ * Removes the temp files of atomic writes that a killed process left in `directories`
+ * (older than `STALE_TEMP_MS`); returns how many. Missing directories are skipped.
+ */
+export async function sweepStaleTempFiles(directories: Iterable<string>, now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const directory of new Set(directories)) {
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!TEMP_NAME.test(name)) continue;
+      const path = join(directory, name);
+      const info = await lstat(path).catch(() => undefined);
+      if (!info?.isFile() || now - info.mtimeMs < STALE_TEMP_MS) continue;
+      await unlink(path).then(
+        () => {
+          removed += 1;
+        },
+        () => {},
+      );
+    }
+  }
+  return removed;
+}
 
 /** A temp file written and flushed next to its target, waiting to be renamed over it. */
 export interface PreparedWrite {
@@ -19,7 +57,7 @@ export interface PreparedWrite {
  */
 export async function prepareAtomicWrite(path: string, content: string | Uint8Array): Promise<PreparedWrite> {
   const directory = dirname(path);
-  const tempPath = join(directory, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const tempPath = join(directory, `.${basename(path)}.impact-${randomBytes(6).toString("hex")}.tmp`);
   let mode: number | undefined;
   try {
     mode = (await stat(path)).mode & 0o7777;

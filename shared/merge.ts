@@ -2,6 +2,7 @@ import type { Audit, AuditArticle, AuditTotals } from "./audit.js";
 import { UsageError } from "./errors.js";
 import { contentHash } from "./hash.js";
 import { roundUsd } from "./model/prices.js";
+import { patchHeaderProblem } from "./patch.js";
 
 /**
  * Merges the audits of sharded runs into one (pure). Every article appears once, sorted
@@ -23,6 +24,12 @@ export function mergeAudits(audits: readonly Audit[]): Audit {
   const byPath = new Map<string, AuditArticle>();
   for (const audit of audits) {
     for (const article of audit.articles) {
+      const problem = article.patch === "" ? undefined : patchHeaderProblem(article.patch, article.path);
+      if (problem) {
+        throw new UsageError(`${article.path}: ${problem}; the audit was not made by impact run`, {
+          code: "input",
+        });
+      }
       const earlier = byPath.get(article.path);
       if (earlier && article.status === "cancelled" && earlier.status !== "cancelled") continue;
       byPath.set(article.path, article);

@@ -238,3 +238,51 @@ export function parseHunkHeader(line: string): HunkHeader | undefined {
     section: match[5] ?? "",
   };
 }
+
+/**
+ * Why an article's patch may not be used for `path`, or undefined when every file header
+ * in it (`diff --git`, `---`, `+++`) names exactly that file (or /dev/null for a created
+ * one) and there is one file in it. Hunk bodies are skipped by their line counts, so a
+ * removed line reading "--- x" is not taken for a header. An audit is untrusted input: a
+ * patch smuggling a second file would otherwise ride along in the combined patch.
+ */
+export function patchHeaderProblem(patch: string, path: string): string | undefined {
+  const allowed = {
+    git: `diff --git a/${path} b/${path}`,
+    old: new Set([`--- a/${path}`, "--- /dev/null"]),
+    new: new Set([`+++ b/${path}`, "+++ /dev/null"]),
+  };
+  let oldLeft = 0;
+  let newLeft = 0;
+  const seen = { git: 0, old: 0, new: 0 };
+  for (const raw of patch.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (oldLeft > 0 || newLeft > 0) {
+      if (line.startsWith("\\")) continue;
+      if (!line.startsWith("+")) oldLeft -= 1;
+      if (!line.startsWith("-")) newLeft -= 1;
+      continue;
+    }
+    const hunk = parseHunkHeader(line);
+    if (hunk) {
+      oldLeft = hunk.oldLines;
+      newLeft = hunk.newLines;
+      continue;
+    }
+    if (line.startsWith("diff ")) {
+      seen.git += 1;
+      if (line !== allowed.git)
+        return `its patch has a file header for another file (${JSON.stringify(line)})`;
+    } else if (line.startsWith("--- ")) {
+      seen.old += 1;
+      if (!allowed.old.has(line))
+        return `its patch has a file header for another file (${JSON.stringify(line)})`;
+    } else if (line.startsWith("+++ ")) {
+      seen.new += 1;
+      if (!allowed.new.has(line))
+        return `its patch has a file header for another file (${JSON.stringify(line)})`;
+    }
+  }
+  if (seen.git > 1 || seen.old > 1 || seen.new > 1) return "its patch holds more than one file";
+  return undefined;
+}

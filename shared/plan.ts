@@ -24,6 +24,10 @@ export const ImpactPlanSchema = z.object({
   articles: z.array(PlannedArticleSchema),
   dropped: z.array(z.object({ symbol: z.string(), why: z.string() })),
   warnings: z.array(z.string()).default([]),
+  /** Changed files not read because their diff, or the whole diff, was over a size cap. */
+  skipped: z
+    .array(z.object({ path: z.string(), reason: z.enum(["file_too_large", "diff_too_large"]) }))
+    .default([]),
 });
 
 export type ImpactKind = z.infer<typeof ImpactKindSchema>;

@@ -11,6 +11,24 @@ const SECRET_SHAPES = [
   /\b(token)\s+(?=[A-Za-z._~+/-]*\d)[A-Za-z0-9._~+/-]{12,}=*/gi,
 ];
 
+/** Secrets that are never documentation, by the shape of their text. */
+const LEAK_SHAPES: { name: string; pattern: RegExp }[] = [
+  { name: "a private key block", pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
+  { name: "an OpenAI-style API key", pattern: /\bsk-(?:proj-)?[A-Za-z0-9_-]{32,}/ },
+  { name: "a GitHub token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})/ },
+  { name: "an AWS access key id", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+  { name: "a Slack token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
+  { name: "a Google API key", pattern: /\bAIza[0-9A-Za-z_-]{35}\b/ },
+];
+
+/**
+ * What kind of secret `text` holds (a private key block or a well-known token shape), or
+ * undefined. Patches are checked with it before they leave the machine.
+ */
+export function secretShapeIn(text: string): string | undefined {
+  return LEAK_SHAPES.find((shape) => shape.pattern.test(text))?.name;
+}
+
 /**
  * Removes secrets from text that will be printed, logged or written: the values of
  * secret-named environment variables, and anything shaped like an API key or token.

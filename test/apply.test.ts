@@ -203,7 +203,7 @@ describe("applyAudit: the audit is untrusted", () => {
       docs/env.md: refused, it is a symlink (or under one) to a file matching the deny pattern ".env*";
       docs/gitdir/hooks/pre-commit.md: refused, it is a symlink (or under one) into .git/;
       docs/out/x.md: refused, it is a symlink (or under one) that does not lead to a file inside the repository;
-      docs/code/evil.md: refused, it is under a symlink and would be created as sub/evil.md, which is not an article;
+      docs/code/evil.md: refused, it is a symlink (or under one) to sub/evil.md, which is not an article;
       ../outside.md: refused, it is not a path inside the repository;
       docs/./a.md: refused, the audit names this file more than once
       "
@@ -465,7 +465,7 @@ describe("decideApply (no disk)", () => {
       "docs/e.md: a directory on its path is a file",
       "docs/f.md: it exists already",
       "docs/g.md: it does not exist",
-      "docs/link/h.md: refused, it is under a symlink and would be created as src/h.md, which is not an article",
+      "docs/link/h.md: refused, it is a symlink (or under one) to src/h.md, which is not an article",
       "src/i.md: refused, it is not an article (not under the docs globs, or ignored)",
     ]);
   });

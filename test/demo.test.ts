@@ -247,7 +247,7 @@ describe("the demo", () => {
 
       Why it was checked:
 
-      - attention \`src/greet.ts\`: attention glob src/** matches src/greet.ts
+      - attention \`src/greet.ts\`: attention glob src/\\*\\* matches src/greet.ts
 
       > Nothing to change: installing does not depend on the greeting word or the option names.
       "

@@ -179,6 +179,7 @@ describe("detectImpact", () => {
           },
         ],
         "head": "h",
+        "skipped": [],
         "warnings": [],
       }
     `);

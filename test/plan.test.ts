@@ -223,6 +223,7 @@ describe("the plan table", () => {
       base: "a".repeat(40),
       head: "b".repeat(40),
       articles: [{ path: "docs/all.md", status: "touched", impact: attention, files: [] }],
+      skipped: [],
       dropped: [],
       warnings: [],
     });

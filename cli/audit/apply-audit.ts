@@ -1,10 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { applyPatch } from "diff";
 import type { Audit } from "../../shared/audit.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
-import { writeFilesAtomic } from "../../shared/fs.js";
+import { sweepStaleTempFiles, writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
+import { patchHeaderProblem } from "../../shared/patch.js";
 import { type ArticleSelector, articleSelector } from "../plan/articles.js";
 import { type PathRefusal, type ResolvedPath, SandboxPolicy } from "../run/sandbox.js";
 
@@ -49,6 +51,8 @@ export async function applyAudit(
   const files = await gatherApplyFiles(audit, root, config);
   const decision = decideApply(files, articleSelector(config));
   if (decision.problems.length > 0) throw new StaleFiles(decision.problems);
+  // Leftovers of an apply that was killed between writing its temp files and renaming them.
+  await sweepStaleTempFiles(decision.writes.map((file) => dirname(file.target)));
   await writeFilesAtomic(decision.writes.map((file) => ({ path: file.target, content: file.content })));
   return { written: decision.writes.map((file) => file.path), alreadyApplied: decision.alreadyApplied };
 }
@@ -109,12 +113,15 @@ export function decideApply(files: readonly ApplyFile[], isArticle: ArticleSelec
       refuse("refused, it is not an article (not under the docs globs, or ignored)");
       continue;
     }
-    // As create_article: a new file lands at its real path, which a symlinked directory
-    // (docs/code -> ../src) can put outside the docs.
-    if (article.hashBefore === null && !isArticle(resolved.realRelative)) {
-      refuse(
-        `refused, it is under a symlink and would be created as ${resolved.realRelative}, which is not an article`,
-      );
+    // The write lands at the real path, which a symlink (docs/pkg.md -> ../package.json)
+    // or a symlinked directory (docs/code -> ../src) can put outside the docs.
+    if (!isArticle(resolved.realRelative)) {
+      refuse(`refused, it is a symlink (or under one) to ${resolved.realRelative}, which is not an article`);
+      continue;
+    }
+    const headerProblem = patchHeaderProblem(article.patch, path);
+    if (headerProblem) {
+      refuse(`refused, ${headerProblem}`);
       continue;
     }
     // Where the write really lands: through a symlink inside the repository, its target.

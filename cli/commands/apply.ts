@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { printable } from "../../shared/render/escape.js";
 import { applyAudit } from "../audit/apply-audit.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
@@ -12,7 +13,8 @@ export const command = defineCommand({
 containing DIR (default: the current directory). Every file must still have the hash the
 audit's edits were made against, and must be an article (under the docs globs of
 impact.config.json, or of --config FILE, not ignored) that the sandbox allows: nothing inside .git/, on the
-deny list, or behind a symlink leading out of the repository. If one file fails, nothing
+deny list, or behind a symlink leading out of the repository or to a file that is not an
+article itself. Each patch must name only its own article in its file headers. If one file fails, nothing
 is written and the command exits 2 naming it. Each file is written atomically.`,
   positionals: { usage: "<audit>", noun: "audit file", min: 1, max: 1 },
   options: {
@@ -32,8 +34,8 @@ is written and the command exits 2 naming it. Each file is written atomically.`,
     if (values.json) {
       io.stdout(`${JSON.stringify(result)}\n`);
     } else if (!values.quiet) {
-      for (const path of result.written) io.stdout(`applied ${path}\n`);
-      for (const path of result.alreadyApplied) io.stdout(`already applied ${path}\n`);
+      for (const path of result.written) io.stdout(`applied ${printable(path)}\n`);
+      for (const path of result.alreadyApplied) io.stdout(`already applied ${printable(path)}\n`);
       if (result.written.length + result.alreadyApplied.length === 0) io.stdout("nothing to apply\n");
     }
     return 0;

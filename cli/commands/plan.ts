@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
+import { printable } from "../../shared/render/escape.js";
+import { shortSha } from "../../shared/render/markdown.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
@@ -67,7 +69,7 @@ export const command = defineCommand({
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
     if (!values.json && !values.quiet) io.stdout(renderPlan(plan));
     if (!values.json && !values.quiet)
-      for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
+      for (const warning of plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     if (values.check) {
       const untouched = plan.articles.filter((article) => article.status === "impacted");
       if (untouched.length > 0) {
@@ -84,10 +86,6 @@ export const command = defineCommand({
     return 0;
   },
 });
-
-function short(revision: string): string {
-  return /^[0-9a-f]{40}$/.test(revision) ? revision.slice(0, 12) : revision;
-}
 
 /** Rows of reasons shown per article; the rest are counted (all are in `--json`). */
 const MAX_REASON_ROWS = 8;
@@ -108,7 +106,8 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
 export function renderPlan(plan: ImpactPlan): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
   const touched = plan.articles.length - impacted;
-  const range = plan.base === plan.head ? short(plan.head) : `${short(plan.base)}..${short(plan.head)}`;
+  const range =
+    plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
@@ -143,11 +142,11 @@ export function renderPlan(plan: ImpactPlan): string {
         ]);
       }
     }
-    lines.push(...table(rows));
+    lines.push(...table(rows.map((row) => row.map(printable))));
   }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {
-    const shown = plan.dropped.slice(0, 20).map((entry) => `${entry.symbol} (${entry.why})`);
+    const shown = plan.dropped.slice(0, 20).map((entry) => `${printable(entry.symbol)} (${entry.why})`);
     const more = plan.dropped.length > 20 ? `, and ${plan.dropped.length - 20} more` : "";
     lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
   }
@@ -177,7 +176,7 @@ function percent(value: { hits: number; of: number; rate: number | null }): stri
 export function renderBacktest(report: BacktestReport, asked: number): string {
   const lines: string[] = [];
   if (report.commits.length === 0) {
-    return `No commit up to ${short(report.head)} changed both code and an existing article; nothing to score.\n`;
+    return `No commit up to ${shortSha(report.head)} changed both code and an existing article; nothing to score.\n`;
   }
   const found = report.commits.length < asked ? ` (only ${report.commits.length} found)` : "";
   lines.push(
@@ -194,7 +193,7 @@ export function renderBacktest(report: BacktestReport, asked: number): string {
       commit.subject,
     ]);
   }
-  lines.push(...table(rows), "");
+  lines.push(...table(rows.map((row) => row.map(printable))), "");
   lines.push(`recall     ${percent(report.recall)}`);
   lines.push(`precision  ${percent(report.precision)}`);
   lines.push(

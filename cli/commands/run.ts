@@ -7,6 +7,8 @@ import { formatUsd, priceOf } from "../../shared/model/prices.js";
 import { createRecordingModelClient } from "../../shared/model/replay.js";
 import { DEFAULT_MODEL, REPLAY_PREFIX, resolveModelClient } from "../../shared/model/resolve.js";
 import type { ModelClient } from "../../shared/model/types.js";
+import { printable } from "../../shared/render/escape.js";
+import { plural } from "../../shared/render/markdown.js";
 import { renderReport, renderSpend } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
@@ -120,7 +122,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
       readStdin: io.readStdin,
     });
     if (!values.json && !values.quiet)
-      for (const warning of built.plan.warnings) io.stderr(`warning: ${warning}\n`);
+      for (const warning of built.plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     // The flag, then the environment, then the config file, then the default.
     const modelName = values.model ?? io.env.IMPACT_MODEL ?? built.config.model;
     const selection = selectArticles(built.plan.articles, {
@@ -271,12 +273,10 @@ function parseMaxCost(value: string | undefined): number | undefined {
 function renderSummary(audit: Audit, out: string, patch: string, io: CommandIo): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
-    const edits =
-      article.edits.length > 0
-        ? ` (${article.edits.length} edit${article.edits.length === 1 ? "" : "s"})`
-        : "";
-    const why = article.status === "failed" || article.status === "skipped" ? `: ${article.summary}` : "";
-    return `${article.status.padEnd(9)} ${article.path}${edits}${why}`;
+    const edits = article.edits.length > 0 ? ` (${plural(article.edits.length, "edit")})` : "";
+    const why =
+      article.status === "failed" || article.status === "skipped" ? `: ${printable(article.summary)}` : "";
+    return `${article.status.padEnd(9)} ${printable(article.path)}${edits}${why}`;
   });
   const t = audit.totals;
   if (lines.length === 0) lines.push("no impacted articles");

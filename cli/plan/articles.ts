@@ -2,7 +2,7 @@ import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs"
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
-import { listRepositoryFiles, readBlobs } from "../git.js";
+import { gitAt, listRepositoryFiles, readBlobs, treeBlobShas } from "../git.js";
 
 /** Whether a repository-relative path is an article (docs globs minus ignore globs). */
 export type ArticleSelector = (path: string) => boolean;
@@ -46,12 +46,14 @@ export async function readArticles(
 ): Promise<{ path: string; content: string | Uint8Array }[]> {
   const { revision } = options;
   if (revision !== undefined) {
+    const shas = await treeBlobShas(gitAt(repoRoot), revision);
     const blobs = await readBlobs(
       repoRoot,
-      paths.map((path) => `${revision}:${path}`),
+      paths.flatMap((path) => shas.get(path) ?? []),
     );
     return paths.flatMap((path) => {
-      const content = blobs.get(`${revision}:${path}`);
+      const sha = shas.get(path);
+      const content = sha === undefined ? undefined : blobs.get(sha);
       return content === undefined ? [] : [{ path, content }];
     });
   }

@@ -1,7 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
+import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { gitAt, repositoryRoot, resolveCommit } from "../git.js";
@@ -44,7 +45,10 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
   try {
     const repoRoot = await repositoryRoot(options.repo);
     const config = await loadConfig(repoRoot, options.config);
-    const diffText = options.diff === undefined ? undefined : await readDiff(options.diff, options.readStdin);
+    const diffText =
+      options.diff === undefined
+        ? undefined
+        : await readDiff(options.diff, options.readStdin, config.limits.diffBytes ?? DEFAULT_DIFF_BYTES);
     // git computes the diff while the articles are listed and read.
     const changeSetPromise = loadChangeSet({
       repo: repoRoot,
@@ -52,6 +56,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       head: options.head,
       diffText,
       extractor,
+      limits: config.limits,
     });
     changeSetPromise.catch(() => {});
     const articleSource = await articleSourceFor(repoRoot, options.head);
@@ -66,11 +71,19 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
   }
 }
 
-async function readDiff(source: string, readStdin: () => Promise<string>): Promise<string> {
+async function readDiff(source: string, readStdin: () => Promise<string>, maxBytes: number): Promise<string> {
   if (source === "-") return readStdin();
   try {
+    // Refused before it is read: a generated-code diff can be larger than memory.
+    if ((await stat(source)).size > maxBytes) {
+      throw new UsageError(
+        `--diff ${source}: the diff is over limits.diffBytes (${maxBytes} bytes); pass a smaller diff or raise the limit in impact.config.json`,
+        { code: "input" },
+      );
+    }
     return await readFile(source, "utf8");
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new UsageError(`--diff ${source}: cannot read the diff file (${code}); check the path`, {
       code: "input",

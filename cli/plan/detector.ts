@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
-import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../shared/changeset.js";
+import type { ChangedFile, ChangedSymbol, ChangeSet, SkippedFile } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { findFrontmatterFences, parseFrontmatter } from "../../shared/markdown/frontmatter.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan.js";
@@ -173,8 +173,27 @@ export function detectImpact(input: {
     head: changeSet.head,
     articles: planned,
     dropped: dedupeDropped(dropped),
-    warnings,
+    warnings: [...warnings, ...skippedWarnings(changeSet.skipped ?? [])],
+    skipped: changeSet.skipped ?? [],
   };
+}
+
+/** One warning per cap that left files out, naming a few of them. */
+function skippedWarnings(skipped: readonly SkippedFile[]): string[] {
+  const warnings: string[] = [];
+  for (const [reason, limit] of [
+    ["file_too_large", "limits.fileDiffBytes"],
+    ["diff_too_large", "limits.diffBytes"],
+  ] as const) {
+    const paths = skipped.filter((file) => file.reason === reason).map((file) => file.path);
+    if (paths.length === 0) continue;
+    const shown =
+      paths.length > 5 ? `${paths.slice(0, 5).join(", ")} and ${paths.length - 5} more` : paths.join(", ");
+    warnings.push(
+      `${paths.length} changed file${paths.length === 1 ? " was" : "s were"} skipped, ${reason === "file_too_large" ? "each file's diff" : "the whole diff"} being over ${limit} (raise it in impact.config.json to read them): ${shown}`,
+    );
+  }
+  return warnings;
 }
 
 /** Single words (`fetch`, `Client`) read as prose; they count only where formatted as code. */

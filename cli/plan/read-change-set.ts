@@ -1,9 +1,11 @@
+import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import type { SimpleGit } from "simple-git";
-import type { ChangedFile, ChangeSet } from "../../shared/changeset.js";
+import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
 import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
-import { EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "../git.js";
+import { DEFAULT_DIFF_BYTES, DEFAULT_FILE_DIFF_BYTES } from "../../shared/limits.js";
+import { blobSha, EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "../git.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
 import { inProcessExtractor, type SymbolExtractor, type SymbolJob } from "./symbols/extractor.js";
@@ -16,6 +18,13 @@ export interface ChangeSetOptions {
   diffText?: string;
   /** Where symbols are extracted (default: in-process). */
   extractor?: SymbolExtractor;
+  /** Size caps (config `limits`); files past them are skipped, not read. */
+  limits?: DiffLimits;
+}
+
+export interface DiffLimits {
+  diffBytes?: number | undefined;
+  fileDiffBytes?: number | undefined;
 }
 
 /** How to fetch a missing revision: `origin/main` is branch main of remote origin. */
@@ -41,7 +50,8 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   const { base, head } = await rangePromise;
   // `--raw --no-abbrev` puts a listing before the patch that names each side's blob by its
   // full sha: `git cat-file` finds a blob by sha about three times faster than by `rev:path`.
-  const output = await git.raw([
+  const maxBytes = options.limits?.diffBytes ?? DEFAULT_DIFF_BYTES;
+  const read = await readGitDiff(root, maxBytes, [
     "diff",
     "--no-color",
     "--no-ext-diff",
@@ -57,9 +67,107 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     base,
     head,
   ]);
-  const { shas, patch } = splitRawListing(output);
-  const files = parseUnifiedDiff(patch);
-  return { base, head, files, symbols: await symbolsOf(options.extractor, files, root, base, head, shas) };
+  const { shas, patch } = splitRawListing(read.text);
+  const capped = capFileDiffs(
+    read.truncated ? wholeFiles(patch) : patch,
+    options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES,
+  );
+  const files = parseUnifiedDiff(capped.patch);
+  const skipped = capped.skipped;
+  if (read.truncated) {
+    const seen = new Set(files.map((file) => file.path));
+    for (const path of shas.keys()) if (!seen.has(path)) skipped.push({ path, reason: "diff_too_large" });
+  }
+  const symbols = await symbolsOf(options.extractor, withoutSkipped(files, skipped), root, base, head, shas);
+  return { base, head, files, symbols, ...(skipped.length > 0 ? { skipped } : {}) };
+}
+
+/**
+ * Runs git and reads its output up to `maxBytes`; past that git is stopped and the text
+ * is marked truncated (a generated-code commit can be gigabytes of diff).
+ */
+function readGitDiff(
+  root: string,
+  maxBytes: number,
+  args: string[],
+): Promise<{ text: string; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      "git",
+      ["-c", "core.quotePath=true", "-c", "diff.noprefix=false", "-c", "color.ui=false", ...args],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (truncated) return;
+      const room = maxBytes - size;
+      if (chunk.length > room) {
+        chunks.push(chunk.subarray(0, Math.max(0, room)));
+        size = maxBytes;
+        truncated = true;
+        child.kill();
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < 4096) stderr += chunk.toString("utf8");
+    });
+    child.on("error", (error) =>
+      reject(new GitError(`git diff could not start: ${error.message}`, { cause: error })),
+    );
+    child.on("close", (code) => {
+      if (!truncated && code !== 0) {
+        reject(new GitError(`git diff failed: ${stderr.trim().split("\n")[0] ?? `exit ${code}`}`));
+        return;
+      }
+      resolve({ text: Buffer.concat(chunks).toString("utf8"), truncated });
+    });
+  });
+}
+
+/** A cut diff without its last, partial file. */
+function wholeFiles(patch: string): string {
+  const last = patch.lastIndexOf("\ndiff --git ");
+  return last < 0 ? "" : patch.slice(0, last + 1);
+}
+
+/**
+ * Keeps only the headers (path, status, modes) of each file whose part of the diff is over
+ * `maxBytes`, and lists it as skipped: the plan still knows the file changed, but its
+ * hunks are never held, parsed or handed to the model.
+ */
+export function capFileDiffs(patch: string, maxBytes: number): { patch: string; skipped: SkippedFile[] } {
+  const skipped: SkippedFile[] = [];
+  if (patch.length <= maxBytes) return { patch, skipped };
+  const parts: string[] = [];
+  let start = 0;
+  while (start < patch.length) {
+    const next = patch.indexOf("\ndiff --git ", start);
+    const end = next < 0 ? patch.length : next + 1;
+    const section = patch.slice(start, end);
+    if (Buffer.byteLength(section) > maxBytes && section.startsWith("diff --git ")) {
+      const hunk = section.search(/^(@@ |GIT binary patch)/m);
+      const header = hunk < 0 ? section.slice(0, 4096) : section.slice(0, hunk);
+      const path = parseUnifiedDiff(header)[0]?.path;
+      parts.push(header);
+      if (path !== undefined) skipped.push({ path, reason: "file_too_large" });
+    } else {
+      parts.push(section);
+    }
+    start = end;
+  }
+  return { patch: parts.join(""), skipped };
+}
+
+function withoutSkipped(files: ChangedFile[], skipped: readonly SkippedFile[]): ChangedFile[] {
+  if (skipped.length === 0) return files;
+  const left = new Set(skipped.map((file) => file.path));
+  return files.filter((file) => !left.has(file.path));
 }
 
 type BlobShas = Map<string, { before?: string; after?: string }>;
@@ -95,7 +203,17 @@ function splitRawListing(output: string): { shas: BlobShas; patch: string } {
 }
 
 async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): Promise<ChangeSet> {
-  const files = parseUnifiedDiff(diffText);
+  const maxBytes = options.limits?.diffBytes ?? DEFAULT_DIFF_BYTES;
+  if (Buffer.byteLength(diffText) > maxBytes) {
+    throw new UsageError(
+      `the diff is over limits.diffBytes (${maxBytes} bytes); pass a smaller diff or raise the limit in impact.config.json`,
+      { code: "input" },
+    );
+  }
+  const capped = capFileDiffs(diffText, options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES);
+  const skipped = capped.skipped.length > 0 ? { skipped: capped.skipped } : {};
+  const files = parseUnifiedDiff(capped.patch);
+  const readable = withoutSkipped(files, capped.skipped);
   const fallback = `diff:${contentHash(diffText)}`;
   // The labels are the revisions as given (a PR bot's shas may not even be fetched).
   const base = options.base ?? fallback;
@@ -113,11 +231,12 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
         base,
         head,
         files,
-        symbols: await symbolsOf(options.extractor, files, root, baseSha, headSha),
+        symbols: await symbolsOf(options.extractor, readable, root, baseSha, headSha),
+        ...skipped,
       };
     }
   }
-  return { base, head, files, symbols: await symbolsOf(options.extractor, files) };
+  return { base, head, files, symbols: await symbolsOf(options.extractor, readable), ...skipped };
 }
 
 async function requireDirectory(dir: string): Promise<void> {
@@ -200,17 +319,31 @@ async function symbolsOf(
     (file) => !file.binary && file.status !== "submodule" && !isProse(file.path) && file.hunks.length > 0,
   );
   let blobs = new Map<string, string | undefined>();
-  // By sha when the raw listing named the blob, else by revision and path.
-  const specOf = (file: ChangedFile, side: "base" | "head") =>
-    side === "base"
-      ? (shas.get(file.path)?.before ?? `${base}:${file.oldPath ?? file.path}`)
-      : (shas.get(file.path)?.after ?? `${head}:${file.path}`);
   const withLanguage = code.filter((file) => languageOf(file.path));
+  // Blobs are read by sha: from the raw listing, else (quoted, unusual paths, or a --diff
+  // input) looked up by revision and path, one argument each.
+  if (root && base && head) {
+    const git = gitAt(root);
+    for (const file of withLanguage) {
+      const known = shas.get(file.path) ?? {};
+      const before =
+        known.before ??
+        (file.status !== "added" && base !== EMPTY_TREE
+          ? await blobSha(git, base, file.oldPath ?? file.path)
+          : undefined);
+      const after =
+        known.after ?? (file.status !== "deleted" ? await blobSha(git, head, file.path) : undefined);
+      shas.set(file.path, { before, after });
+    }
+  }
+  const specOf = (file: ChangedFile, side: "base" | "head") =>
+    (side === "base" ? shas.get(file.path)?.before : shas.get(file.path)?.after) ?? "";
   if (root && base && head) {
     const specs: string[] = [];
     for (const file of withLanguage) {
-      if (file.status !== "added" && base !== EMPTY_TREE) specs.push(specOf(file, "base"));
-      if (file.status !== "deleted") specs.push(specOf(file, "head"));
+      if (file.status !== "added" && base !== EMPTY_TREE && specOf(file, "base"))
+        specs.push(specOf(file, "base"));
+      if (file.status !== "deleted" && specOf(file, "head")) specs.push(specOf(file, "head"));
     }
     blobs = await readBlobs(root, specs);
   }

@@ -1,3 +1,5 @@
+import { DEFAULT_ARTICLE_CHARS, DEFAULT_EDIT_GROWTH_CHARS } from "../../shared/limits.js";
+
 /** Caps of the tool host; all configurable through impact.config.json `limits`. */
 export interface ToolLimits {
   /** Bytes per tool result; a longer result is cut with a note saying so. */
@@ -12,6 +14,10 @@ export interface ToolLimits {
   readPageLines: number;
   /** Time budget of one regex search_repo call, in milliseconds. */
   regexTimeoutMs: number;
+  /** Longest article (characters) an edit_article batch may leave. */
+  articleChars: number;
+  /** Most characters one edit_article batch may add. */
+  editGrowthChars: number;
 }
 
 export const DEFAULT_TOOL_RESULT_BYTES = 32_000;
@@ -28,6 +34,8 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   toolCallsPerTurn: DEFAULT_TOOL_CALLS_PER_TURN,
   readPageLines: DEFAULT_READ_PAGE_LINES,
   regexTimeoutMs: DEFAULT_REGEX_TIMEOUT_MS,
+  articleChars: DEFAULT_ARTICLE_CHARS,
+  editGrowthChars: DEFAULT_EDIT_GROWTH_CHARS,
 });
 
 /**

@@ -1,3 +1,5 @@
+import { printable } from "../../shared/render/escape.js";
+
 /** What the progress line shows; the runner reports into it. */
 export interface ProgressSink {
   articleStarted(path: string): void;
@@ -74,7 +76,7 @@ export class TerminalProgress implements ProgressSink {
     ];
     if (this.#retries > 0) parts.push(`${this.#retries} ${this.#retries === 1 ? "retry" : "retries"}`);
     let text = parts.join(" · ");
-    if (this.#active.size > 0) text += ` · ${[...this.#active].join(", ")}`;
+    if (this.#active.size > 0) text += ` · ${[...this.#active].map(printable).join(", ")}`;
     return text.length > this.#columns - 1 ? `${text.slice(0, this.#columns - 2)}…` : text;
   }
 

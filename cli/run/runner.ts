@@ -12,6 +12,7 @@ import type {
   ToolDefinition,
 } from "../../shared/model/types.js";
 import type { PlannedArticle } from "../../shared/plan.js";
+import { secretShapeIn } from "../../shared/redact.js";
 import { emptyUsage } from "../audit/audit-trail.js";
 import { MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
@@ -194,6 +195,16 @@ export class ImpactAgentRunner {
         throw new ArticleFailure(stop, capMessage(stop, this.#limits, this.#budget));
       }
       const outcome = await session.finish();
+      // A model can copy a credential it read into an edit; the patch would then reach the
+      // audit, the PR comment and the job summary.
+      for (const patch of [outcome.patch, ...(outcome.createdFiles ?? []).map((file) => file.patch)]) {
+        const secret = secretShapeIn(patch);
+        if (secret)
+          throw new ArticleFailure(
+            "secret_in_patch",
+            `the edits hold ${secret}, so the patch was dropped; credentials never go into documentation`,
+          );
+      }
       status = outcome.patch === "" ? "unchanged" : "updated";
       const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
         ...base,

@@ -1,11 +1,12 @@
 import { contentHash } from "../hash.js";
+import { DEFAULT_ARTICLE_CHARS, DEFAULT_EDIT_GROWTH_CHARS } from "../limits.js";
 import { LineIndex } from "../markdown/lines.js";
 import { structureProblem } from "./checks.js";
 import { editContext } from "./context.js";
 import { guardProblem } from "./guards.js";
 import * as messages from "./messages.js";
 import { type Edit, editKind, tagEdit } from "./schema.js";
-import { applyChanges, type Range } from "./step.js";
+import { applyChanges, type Change, type Range } from "./step.js";
 import { runStep, validateEdit } from "./steps/index.js";
 import type { AppliedEdit, ApplyEditsOptions, EditErrorCode, EditOutcome } from "./types.js";
 
@@ -28,6 +29,8 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
   let current = content;
   const ranges: Range[] = [];
   const notes = new Map<number, string>();
+  const maxArticle = options.maxArticleChars ?? DEFAULT_ARTICLE_CHARS;
+  const maxGrowth = options.maxGrowthChars ?? DEFAULT_EDIT_GROWTH_CHARS;
   for (const [index, edit] of edits.entries()) {
     const step = runStep(current, edit);
     if (!step.ok) {
@@ -36,6 +39,13 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
       const note = index > 0 && step.citesLines ? messages.linesAfterEarlierEdits(index) : "";
       return fail(step.code, index, `${step.message}${note}`);
     }
+    // Sized before the text is built: `occurrence: "all"` chains grow an article
+    // exponentially, and one batch must not exhaust memory.
+    const size = sizeAfter(current, step.changes);
+    if (size > current.length && size > maxArticle)
+      return fail("too_large", index, messages.articleTooLarge(size, maxArticle));
+    if (size - content.length > maxGrowth)
+      return fail("too_large", index, messages.batchTooLarge(size - content.length, maxGrowth));
     current = applyChanges(current, step.changes, ranges, index);
     if (step.note) notes.set(index, step.note);
   }
@@ -107,4 +117,11 @@ function consumedBy(original: string, edits: Edit[], index: number): string | nu
       return messages.consumedByEarlierEdit(earlier, new LineIndex(original).lineAt(was));
   }
   return null;
+}
+
+/** The article's length after a step's changes, known before the text is built. */
+function sizeAfter(content: string, changes: Change[]): number {
+  let size = content.length;
+  for (const change of changes) size += change.text.length - (change.end - change.start);
+  return size;
 }

@@ -252,3 +252,11 @@ export function frontmatterNotObject(shape: "list" | "value" | "flow mapping"): 
 export function frontmatterAlreadySet(keys: string[]): string {
   return `the frontmatter already has ${keys.map((key) => JSON.stringify(key)).join(", ")} as asked: the edit looks already applied. Drop it from the batch.`;
 }
+
+export function articleTooLarge(size: number, max: number): string {
+  return `the edit would make the article ${size.toLocaleString("en-US")} characters long, over the limit of ${max.toLocaleString("en-US")}; nothing was applied. Replace less text (check occurrence "all").`;
+}
+
+export function batchTooLarge(added: number, max: number): string {
+  return `the batch would add ${added.toLocaleString("en-US")} characters to the article, over the limit of ${max.toLocaleString("en-US")} per batch; nothing was applied. Make smaller edits.`;
+}

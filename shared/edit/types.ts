@@ -23,7 +23,8 @@ export type EditErrorCode =
   | "broken_link"
   | "broken_anchor"
   | "required_section_removed"
-  | "required_frontmatter_removed";
+  | "required_frontmatter_removed"
+  | "too_large";
 
 export interface EditError {
   code: EditErrorCode;
@@ -65,6 +66,10 @@ export interface ApplyEditsOptions {
   expectedHash?: string;
   /** Template and link checks after the batch; without it only fences and frontmatter are checked. */
   guard?: EditGuard;
+  /** Longest article (characters) an edit may leave; default DEFAULT_ARTICLE_CHARS. */
+  maxArticleChars?: number;
+  /** Most characters one batch may add; default DEFAULT_EDIT_GROWTH_CHARS. */
+  maxGrowthChars?: number;
 }
 
 export type { Edit, EditKind };

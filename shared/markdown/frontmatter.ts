@@ -1,4 +1,5 @@
 import { parseDocument } from "yaml";
+import { FRONTMATTER_MAX_ALIASES } from "../limits.js";
 
 export interface Frontmatter {
   /** The parsed YAML (undefined when it did not parse). */
@@ -96,7 +97,14 @@ export function parseFrontmatter(content: string): Frontmatter | null {
     const line = raw.slice(0, offset).split("\n").length + 1;
     frontmatter.error = { message: first.message.split("\n")[0] ?? "invalid YAML", line };
   } else {
-    frontmatter.data = document.toJS();
+    try {
+      // Aliases expand on conversion: a few lines of `&a [*b, *b, …]` can ask for billions
+      // of nodes. The library refuses past the count below by throwing.
+      frontmatter.data = document.toJS({ maxAliasCount: FRONTMATTER_MAX_ALIASES });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      frontmatter.error = { message: reason ?? "invalid YAML", line: 1 };
+    }
   }
   return frontmatter;
 }

@@ -50,13 +50,15 @@ export function inertMarkdown(text: string): string {
   return (
     oneLine(text)
       // Markdown punctuation that can start a construct anywhere in a line.
-      .replace(/[\\`*_[\]~$]/g, (character) => `\\${character}`)
+      .replace(/[\\`*[\]~$]/g, (character) => `\\${character}`)
+      // An underscore inside a word (DEFAULT_PORT) cannot start emphasis; others are escaped.
+      .replace(/(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, "\\_")
       // GitHub's own syntax: mentions (and emails), issue references, autolinked URLs.
       .replace(/@/g, `@${BREAK}`)
       .replace(/#(?=\d)/g, `#${BREAK}`)
       .replace(/\b(GH)-(?=\d)/gi, `$1-${BREAK}`)
       .replace(/:\/\//g, `:${BREAK}//`)
-      .replace(/\bwww\./gi, (match) => `${match.slice(0, 3)}${BREAK}.`)
+      .replace(/www\./gi, (match) => `${match.slice(0, 3)}${BREAK}.`)
       // HTML and table syntax as entities, last so no break lands inside one (a backslash
       // does not protect a pipe in every context).
       .replace(/&/g, "&amp;")

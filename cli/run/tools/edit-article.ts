@@ -16,6 +16,8 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
   if (!file.ok) return file;
   const outcome = applyEdits(file.content, args.edits, {
     ...(args.expected_hash === undefined ? {} : { expectedHash: args.expected_hash }),
+    maxArticleChars: context.limits.articleChars,
+    maxGrowthChars: context.limits.editGrowthChars,
     guard: {
       articlePath: context.articlePath,
       // Listing the repository costs; only a batch that may add a link needs it.

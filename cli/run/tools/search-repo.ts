@@ -1,7 +1,7 @@
-import { createContext, Script } from "node:vm";
 import { type SearchRepoArgs, searchRepoSpec } from "../../../shared/tools/search-repo.js";
-import { defineTool, fail, succeed, type ToolFailure, type ToolResult } from "./define.js";
+import { defineTool, fail, succeed, type ToolContext, type ToolFailure, type ToolResult } from "./define.js";
 import { checkGlob, visibleFiles } from "./files.js";
+import { RegexWorker } from "./regex-worker.js";
 
 /** Characters of a matching line shown in a result. */
 export const SEARCH_LINE_CHARS = 240;
@@ -18,11 +18,6 @@ export const MAX_REGEX_LENGTH = 500;
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/;
 const BACKREFERENCE = /\\[1-9]|\\k</;
 
-/** Runs one regex over one file's lines inside a VM context, so a runaway match can be stopped. */
-const SCAN = new Script(
-  "(() => { const found = []; for (let i = 0; i < lines.length && found.length < limit; i++) { if (regex.test(lines[i])) found.push(i); } return found; })()",
-);
-
 export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepoArgs, context) => {
   let glob: ((path: string) => boolean) | null = null;
   if (args.glob !== undefined) {
@@ -37,7 +32,22 @@ export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepo
     regex = compiled.regex;
   }
   const cap = context.limits.searchMatches;
-  const vm = createContext({ regex, lines: [] as string[], limit: cap + 1 });
+  const worker = regex ? new RegexWorker() : undefined;
+  try {
+    return await search(args, context, glob, regex, worker, cap);
+  } finally {
+    worker?.close();
+  }
+});
+
+async function search(
+  args: SearchRepoArgs,
+  context: ToolContext,
+  glob: ((path: string) => boolean) | null,
+  regex: RegExp | null,
+  worker: RegexWorker | undefined,
+  cap: number,
+): Promise<ToolResult> {
   // Only time spent matching counts against the budget, not listing or reading files.
   let regexMillis = 0;
   const matches: string[] = [];
@@ -56,25 +66,31 @@ export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepo
         }),
       )
     ).filter((file) => file !== null);
-    for (const { path, content } of loaded) {
+    const split = loaded.map(({ path, content }) => ({ path, lines: content.split(/\r?\n/) }));
+    let regexHits: number[][] = [];
+    if (regex && worker) {
+      const remaining = context.limits.regexTimeoutMs - regexMillis;
+      if (remaining <= 0) return timedOut(context.limits.regexTimeoutMs);
+      const started = performance.now();
+      const scan = await worker.scan(
+        regex.source,
+        split.map((file) => file.lines),
+        cap + 1 - matches.length,
+        Math.ceil(remaining),
+        context.signal,
+      );
+      regexMillis += performance.now() - started;
+      if (!scan.ok) {
+        context.signal.throwIfAborted();
+        return timedOut(context.limits.regexTimeoutMs);
+      }
+      regexHits = scan.hits;
+    }
+    for (const [fileIndex, { path, lines }] of split.entries()) {
       searched += 1;
-      const lines = content.split(/\r?\n/);
       let hits: number[];
       if (regex) {
-        const remaining = context.limits.regexTimeoutMs - regexMillis;
-        if (remaining <= 0) return timedOut(context.limits.regexTimeoutMs);
-        vm.lines = lines;
-        vm.limit = cap + 1 - matches.length;
-        const started = performance.now();
-        try {
-          hits = [...(SCAN.runInContext(vm, { timeout: Math.max(1, Math.ceil(remaining)) }) as number[])];
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
-            return timedOut(context.limits.regexTimeoutMs);
-          throw error;
-        } finally {
-          regexMillis += performance.now() - started;
-        }
+        hits = regexHits[fileIndex] ?? [];
       } else {
         hits = [];
         for (let index = 0; index < lines.length && hits.length < cap + 1 - matches.length; index++) {
@@ -99,7 +115,7 @@ export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepo
     ? `\n[capped at ${cap} matches; there are more. Narrow the pattern or pass a glob to see the rest]\n`
     : "";
   return succeed(`${matches.join("\n")}\n${note}`);
-});
+}
 
 function compileGuarded(pattern: string): { ok: true; regex: RegExp } | ToolFailure {
   if (pattern.length > MAX_REGEX_LENGTH)

