@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { type BacktestReplay, runBacktest } from "../cli/plan/backtest.js";
+import { proposeRepositoryConfig } from "../cli/plan/propose-config.js";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
 
 /**
@@ -15,7 +16,10 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * and overall, beside two baselines scored on the same commits: "the article names a
  * changed file's basename" and "mappings only".
  *
- *   npm run bench:truth [-- [--config corpus|default] [--commits N] [NAME...]]
+ *   npm run bench:truth [-- [--config corpus|default|init] [--commits N] [NAME...]]
+ *
+ * `--config default` scores the defaults (no impact.config.json), `--config init` what
+ * `impact init` proposes for each repository.
  *
  * The repositories are not downloaded here: each must already be a clone under
  * $IMPACT_TRUTH_CORPUS (default /work/corpus, else ~/.cache/impact-truth), in a folder named
@@ -89,6 +93,14 @@ function basenameBaseline(replay: BacktestReplay): string[] {
     .map((article) => article.path);
 }
 
+/** The maintainer's config from the corpus, the defaults, or what `impact init` proposes at the pinned tip. */
+async function configFor(variant: string, repository: Repository, dir: string): Promise<ImpactConfig> {
+  if (variant === "corpus") return ConfigSchema.parse(repository.config);
+  if (variant === "default") return ConfigSchema.parse({});
+  const { proposal } = await proposeRepositoryConfig(dir, repository.sha);
+  return ConfigSchema.parse(proposal.config);
+}
+
 function corpusFolder(): string {
   const fromEnv = process.env.IMPACT_TRUTH_CORPUS;
   if (fromEnv) return fromEnv;
@@ -104,18 +116,14 @@ function hasCommit(dir: string, sha: string): boolean {
   }
 }
 
-function table(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows)
-    for (const [index, cell] of row.entries()) widths[index] = Math.max(widths[index] ?? 0, cell.length);
-  return rows
-    .map((row) =>
-      row
-        .map((cell, index) => cell.padEnd(widths[index]!))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+/** Fixed-width columns, so each repository's row prints as soon as it is scored. */
+const WIDTHS = [12, 11, 7, 6, 6, 6, 1, 10, 6, 4, 1, 10, 6, 4, 7];
+
+function row(cells: string[]): string {
+  return cells
+    .map((cell, index) => cell.padEnd(WIDTHS[index] ?? 0))
+    .join("  ")
+    .trimEnd();
 }
 
 export async function run(argv = process.argv.slice(2)): Promise<number> {
@@ -146,8 +154,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     return 2;
   }
   const variant = values.config;
-  if (variant !== "corpus" && variant !== "default") {
-    console.error(`bench:truth: --config must be corpus or default, not "${variant}"`);
+  if (variant !== "corpus" && variant !== "default" && variant !== "init") {
+    console.error(`bench:truth: --config must be corpus, default or init, not "${variant}"`);
     return 2;
   }
   const folder = corpusFolder();
@@ -171,8 +179,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     `Truth bench: ${count} commits per repository, config "${variant}", corpus ${folder}${present.length < wanted.length ? ` (${wanted.length - present.length} missing, left out)` : ""}\n`,
   );
 
-  const rows: string[][] = [
-    [
+  console.log(
+    row([
       "REPOSITORY",
       "ECOSYSTEM",
       "COMMITS",
@@ -188,12 +196,11 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       "P",
       "F/C",
       "SECONDS",
-    ],
-  ];
+    ]),
+  );
   const all: Scores[] = [];
   for (const repository of present) {
-    const config: ImpactConfig =
-      variant === "corpus" ? ConfigSchema.parse(repository.config) : ConfigSchema.parse({});
+    const config = await configFor(variant, repository, join(folder, repository.name));
     const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
     const started = performance.now();
     const basenames = new Map<string, string[]>();
@@ -216,17 +223,19 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     }
     all.push(scores);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
-    rows.push([
-      repository.name,
-      repository.ecosystem,
-      String(scores.impact.commits),
-      ...cells(scores.impact),
-      "|",
-      ...cells(scores.basename),
-      "|",
-      ...cells(scores.mappings),
-      seconds,
-    ]);
+    console.log(
+      row([
+        repository.name,
+        repository.ecosystem,
+        String(scores.impact.commits),
+        ...cells(scores.impact),
+        "|",
+        ...cells(scores.basename),
+        "|",
+        ...cells(scores.mappings),
+        seconds,
+      ]),
+    );
     console.error(`${repository.name}: ${scores.impact.commits} commits in ${seconds} s`);
   }
   const overall: Scores = {
@@ -234,18 +243,19 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     basename: sumTallies(all.map((scores) => scores.basename)),
     mappings: sumTallies(all.map((scores) => scores.mappings)),
   };
-  rows.push([
-    "OVERALL",
-    "",
-    String(overall.impact.commits),
-    ...cells(overall.impact),
-    "|",
-    ...cells(overall.basename),
-    "|",
-    ...cells(overall.mappings),
-    "",
-  ]);
-  console.log(table(rows));
+  console.log(
+    row([
+      "OVERALL",
+      "",
+      String(overall.impact.commits),
+      ...cells(overall.impact),
+      "|",
+      ...cells(overall.basename),
+      "|",
+      ...cells(overall.mappings),
+      "",
+    ]),
+  );
   const lowest = Math.min(...all.map((scores) => recall(scores.impact)));
   const checks = [
     [`recall ≥ ${GOAL.recall}`, recall(overall.impact) >= GOAL.recall],

@@ -6,6 +6,7 @@ import { ImpactKindSchema } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { type ArticleText, detectImpact } from "./detector.js";
+import { mineHistory } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 
 /** How far back the backtest looks for commits that changed both code and docs. */
@@ -107,8 +108,12 @@ export async function runBacktest(options: {
       ),
       symbols: changeSet.symbols.filter((symbol) => !isArticle(symbol.file)),
     };
-    const articles = await readArticles(repoRoot, articlesBefore, { revision: candidate.parent });
-    const plan = detectImpact({ changeSet: codeOnly, articles, config });
+    const [articles, history] = await Promise.all([
+      readArticles(repoRoot, articlesBefore, { revision: candidate.parent }),
+      // The parent's own history only: the commit being replayed and its future stay unseen.
+      mineHistory(repoRoot, candidate.parent),
+    ]);
+    const plan = detectImpact({ changeSet: codeOnly, articles, config, history: history.commits });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);
     options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth });
