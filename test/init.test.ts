@@ -48,13 +48,13 @@ describe("impact init", () => {
       "Proposed impact.config.json (from the layout and 4 commits of history)
 
       docs      *.md
-                2 articles at the root: CHANGELOG.md, README.md
+                1 article at the root: README.md
       docs      docs/**/*.md
                 4 articles (a documentation folder): docs/guide.md, docs/rules/indent.md, docs/rules/quotes.md, …
       ignore    CHANGELOG.md
                 CHANGELOG.md is a record of the past or project paperwork, not fixed forward
       mappings  src/rules/:name.ts → docs/rules/:name.md
-                3 files with a namesake article (indent, quotes, semi); changed together in 4 commits
+                3 files with a namesake article (indent, quotes, semi); changed together in 0 commits
 
       {
         "docs": [
@@ -73,9 +73,9 @@ describe("impact init", () => {
       }
 
       Backtest over the last 3 commits that changed code and docs:
-                RECALL        PRECISION     FLAGGED/COMMIT
-      proposal  100% (3/3)    100% (3/3)    1.0
-      defaults  100% (3/3)    60% (3/5)     1.7
+                RECALL      PRECISION   FLAGGED/COMMIT
+      proposal  100% (3/3)  100% (3/3)  1.0
+      defaults  0% (0/6)    n/a         0.0
       "
     `);
     expect(repo.git("status", "--porcelain")).toBe("");

@@ -88,10 +88,10 @@ export async function mineHistory(
       [
         "log",
         "--no-merges",
-        "--no-renames",
+        "--find-renames",
         `--max-count=${maxCommits}`,
         "--format=%x1e%H",
-        "--name-only",
+        "--name-status",
         base,
         "--",
       ],
