@@ -1,13 +1,12 @@
-import { existsSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { type Logger, pino } from "pino";
 import { UsageError } from "../shared/errors.js";
 import { createOpenAIModelClient } from "../shared/model/openai-client.js";
 import { DEFAULT_MODEL } from "../shared/model/resolve.js";
+import { packageRoot } from "../shared/package-root.js";
 import { systemPrompt } from "../shared/prompts.js";
 import { redactSecrets } from "../shared/redact.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
@@ -80,19 +79,6 @@ export function createLogger(write: (line: string) => void, env: Env, level = "i
     },
     { write: (line: string) => write(redactSecrets(line, env)) },
   );
-}
-
-/** The package root (holds package.json and prompts/), from the sources or the build. */
-export function packageRoot(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(directory, "package.json");
-    if (existsSync(manifest) && /"name":\s*"impact-docs"/.test(readFileSync(manifest, "utf8")))
-      return directory;
-    const parent = dirname(directory);
-    if (parent === directory) throw new Error("cannot find the impact package root");
-    directory = parent;
-  }
 }
 
 export interface BackendFromEnv {

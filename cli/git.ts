@@ -1,4 +1,7 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { readdir } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import { promisify } from "node:util";
 import { type SimpleGit, simpleGit } from "simple-git";
 import { GitError } from "../shared/errors.js";
 
@@ -35,6 +38,59 @@ export async function resolveCommit(git: SimpleGit, revision: string): Promise<s
   } catch {
     return undefined;
   }
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * The repository's files, sorted, repository-relative: the only listing of them (articles,
+ * list_files, search_repo). By default the working tree's: tracked and untracked files,
+ * git-ignored ones and ones deleted from the working tree left out; outside a git work tree
+ * (a run on a plain directory with --diff) every file but `.git`'s. With `revision`, the
+ * files of that commit.
+ */
+export async function listRepositoryFiles(
+  root: string,
+  options: { revision?: string } = {},
+): Promise<string[]> {
+  const git = async (...args: string[]) =>
+    (await execFileAsync("git", ["-C", root, ...args], { maxBuffer: 512 * 1024 * 1024 })).stdout;
+  if (options.revision !== undefined) {
+    try {
+      return unique(splitNul(await git("ls-tree", "-r", "-z", "--name-only", options.revision)));
+    } catch (error) {
+      throw new GitError(`cannot list the files of ${options.revision}`, { cause: error });
+    }
+  }
+  let listed: string;
+  try {
+    // -t tags each entry, so one call tells the index ("H", "S", "M"…) and untracked ("?")
+    // entries from ones deleted from the working tree ("R"), which are left out.
+    listed = await git("ls-files", "-z", "-t", "--cached", "--deleted", "--others", "--exclude-standard");
+  } catch {
+    const entries = await readdir(root, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+      .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
+      .filter((path) => !path.split("/").includes(".git"))
+      .sort();
+  }
+  const present: string[] = [];
+  const deleted = new Set<string>();
+  for (const entry of splitNul(listed)) {
+    const path = entry.slice(2);
+    if (entry[0] === "R") deleted.add(path);
+    else present.push(path);
+  }
+  return unique(present.filter((path) => !deleted.has(path)));
+}
+
+function splitNul(output: string): string[] {
+  return output.split("\0").filter((entry) => entry !== "");
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)].sort();
 }
 
 export async function isShallow(git: SimpleGit): Promise<boolean> {

@@ -4,6 +4,10 @@ import { z } from "zod";
 export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx}", "*.md"];
 export const DEFAULT_DENY_GLOBS = [".env*", "*.pem", "*.key", "id_*", ".npmrc", ".netrc", "*.p12", "*.pfx"];
 
+/** The most articles worked on at once, and model calls per article, that a run may ask for. */
+export const CONCURRENCY_LIMIT = 64;
+export const MAX_TURNS_LIMIT = 100;
+
 export const MappingSchema = z.strictObject({
   code: z.string().min(1),
   docs: z.string().min(1),
@@ -18,8 +22,8 @@ export const ConfigSchema = z.strictObject({
   /** Symbols never used as reference evidence. */
   ignoreSymbols: z.array(z.string()).default([]),
   model: z.string().optional(),
-  concurrency: z.number().int().positive().max(64).optional(),
-  maxTurns: z.number().int().positive().max(100).optional(),
+  concurrency: z.number().int().positive().max(CONCURRENCY_LIMIT).optional(),
+  maxTurns: z.number().int().positive().max(MAX_TURNS_LIMIT).optional(),
   limits: z
     .strictObject({
       toolResultBytes: z.number().int().positive().optional(),

@@ -1,32 +1,21 @@
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { packageRoot } from "./package-root.js";
 
 /** `{{name}}`: letters, digits and underscores. */
 const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 /** A prompt file may open with an HTML comment for its readers (placeholders, rules); it is not sent. */
 const HEADER_COMMENT = /^\s*<!--[\s\S]*?-->\s*\n/;
 
-let promptsDirectory: string | undefined;
-
 /**
- * The `prompts/` folder of the package: found by walking up from this module, so it works
- * from the sources (`shared/prompts.ts`) and from the build (`dist/shared/prompts.js`).
+ * The prompts built into the single executable (`npm run build:binary` defines this with
+ * `bun build --define`); undefined in the npm package, which reads prompts/ from disk.
  */
+declare const IMPACT_EMBEDDED_PROMPTS: Record<string, string> | undefined;
+
+/** The `prompts/` folder of the package, from the sources and the build alike. */
 export function promptsDir(): string {
-  if (promptsDirectory) return promptsDirectory;
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(directory, "prompts");
-    if (existsSync(join(candidate, "system.md")) && existsSync(join(directory, "package.json"))) {
-      promptsDirectory = candidate;
-      return candidate;
-    }
-    const parent = dirname(directory);
-    if (parent === directory) throw new Error("cannot find the prompts/ folder of the impact package");
-    directory = parent;
-  }
+  return join(packageRoot(), "prompts");
 }
 
 const cache = new Map<string, Promise<string>>();
@@ -36,9 +25,11 @@ export function promptTemplate(name: string): Promise<string> {
   if (!/^[a-z0-9-]+$/.test(name)) return Promise.reject(new Error(`bad prompt name "${name}"`));
   let template = cache.get(name);
   if (!template) {
-    template = readFile(join(promptsDir(), `${name}.md`), "utf8").then((text) =>
-      text.replace(/\r\n/g, "\n").replace(HEADER_COMMENT, ""),
-    );
+    const embedded =
+      typeof IMPACT_EMBEDDED_PROMPTS === "undefined" ? undefined : IMPACT_EMBEDDED_PROMPTS[name];
+    const text =
+      embedded === undefined ? readFile(join(promptsDir(), `${name}.md`), "utf8") : Promise.resolve(embedded);
+    template = text.then((text) => text.replace(/\r\n/g, "\n").replace(HEADER_COMMENT, ""));
     template.catch(() => cache.delete(name));
     cache.set(name, template);
   }

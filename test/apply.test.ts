@@ -12,8 +12,12 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { applyAudit, StaleFiles } from "../cli/audit/apply-audit.js";
+import { type ApplyFile, applyAudit, decideApply, StaleFiles } from "../cli/audit/apply-audit.js";
 import { main } from "../cli/main.js";
+import { articleSelector, listArticles } from "../cli/plan/articles.js";
+import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import type { PathRefusal } from "../cli/run/sandbox.js";
+import { Workspace } from "../cli/run/workspace.js";
 import type { AuditArticle } from "../shared/audit.js";
 import { ConfigSchema } from "../shared/config.js";
 import { contentHash } from "../shared/hash.js";
@@ -370,5 +374,158 @@ describe("run → audit → apply", () => {
     const bytes = readFileSync(join(repo.dir, "docs/flags.md"));
     expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(bytes.toString("utf8")).toBe(original.replace("--old-flag", "--new-flag"));
+  });
+});
+
+describe("decideApply (no disk)", () => {
+  const isArticle = articleSelector(DEFAULT_CONFIG);
+  /** A path the sandbox passed, with what the "disk" holds there. */
+  const passed = (
+    article: AuditArticle,
+    current: Extract<ApplyFile["check"], { ok: true }>["current"],
+    realRelative = article.path,
+  ): ApplyFile => ({
+    article,
+    check: {
+      ok: true,
+      resolved: {
+        ok: true,
+        // The sandbox normalises the path as asked.
+        path: article.path.replace("/./", "/"),
+        absolute: `/repo/${article.path}`,
+        realPath: `/repo/${realRelative}`,
+        realRelative,
+      },
+      current,
+    },
+  });
+  const refused = (article: AuditArticle, refusal: Record<string, unknown>): ApplyFile => ({
+    article,
+    check: { ok: false, message: "for the model", ...refusal } as PathRefusal,
+  });
+
+  it("words each refusal from the sandbox's fields, not its message", () => {
+    const article = (path: string) => created(path, "x\n");
+    const decision = decideApply(
+      [
+        refused(article("docs/.env.md"), { code: "denied", pattern: ".env*", viaSymlink: false }),
+        refused(article("docs/env.md"), { code: "denied", pattern: ".env*", viaSymlink: true }),
+        refused(article("docs/.git/x.md"), { code: "git_dir", viaSymlink: false }),
+        refused(article("docs/g.md"), { code: "git_dir", viaSymlink: true }),
+        refused(article("docs/out.md"), { code: "outside_root", dangling: false }),
+        refused(article("/etc/x.md"), { code: "absolute" }),
+      ],
+      isArticle,
+    );
+    expect(decision).toEqual({
+      problems: [
+        'docs/.env.md: refused, it matches the deny pattern ".env*"',
+        'docs/env.md: refused, it is a symlink (or under one) to a file matching the deny pattern ".env*"',
+        "docs/.git/x.md: refused, it is inside .git/",
+        "docs/g.md: refused, it is a symlink (or under one) into .git/",
+        "docs/out.md: refused, it is a symlink (or under one) that does not lead to a file inside the repository",
+        "/etc/x.md: refused, it is not a path inside the repository",
+      ],
+      writes: [],
+      alreadyApplied: [],
+    });
+  });
+
+  it("writes a patch that reproduces the audited bytes, skips applied ones, and refuses stale, doubled and non-files", () => {
+    const change = updated("docs/a.md", "a\n", "A\n");
+    const decision = decideApply(
+      [
+        passed(change, { kind: "file", bytes: Buffer.from("a\n") }),
+        passed(updated("docs/b.md", "b\n", "B\n"), { kind: "file", bytes: Buffer.from("B\n") }),
+        passed(updated("docs/c.md", "c\n", "C\n"), { kind: "file", bytes: Buffer.from("changed\n") }),
+        passed(
+          updated("docs/./a.md", "a\n", "A\n"),
+          { kind: "file", bytes: Buffer.from("a\n") },
+          "docs/a.md",
+        ),
+        passed(created("docs/d.md", "d\n"), { kind: "not_file" }),
+        passed(created("docs/e.md", "e\n"), { kind: "parent_not_directory" }),
+        passed(created("docs/f.md", "f\n"), { kind: "file", bytes: Buffer.from("other\n") }),
+        passed(updated("docs/g.md", "g\n", "G\n"), { kind: "missing" }),
+        passed(created("docs/link/h.md", "h\n"), { kind: "missing" }, "src/h.md"),
+        passed(created("src/i.md", "i\n"), { kind: "missing" }),
+        passed(created("docs/new.md", "n\n"), { kind: "missing" }),
+      ],
+      isArticle,
+    );
+    expect(decision.writes).toEqual([
+      { path: "docs/a.md", target: "/repo/docs/a.md", content: "A\n" },
+      { path: "docs/new.md", target: "/repo/docs/new.md", content: "n\n" },
+    ]);
+    expect(decision.alreadyApplied).toEqual(["docs/b.md"]);
+    expect(decision.problems).toEqual([
+      `docs/c.md: it changed since the audit (hash ${contentHash("changed\n")}, expected ${contentHash("c\n")})`,
+      "docs/./a.md: refused, the audit names this file more than once",
+      "docs/d.md: it is not a regular file",
+      "docs/e.md: a directory on its path is a file",
+      "docs/f.md: it exists already",
+      "docs/g.md: it does not exist",
+      "docs/link/h.md: refused, it is under a symlink and would be created as src/h.md, which is not an article",
+      "src/i.md: refused, it is not an article (not under the docs globs, or ignored)",
+    ]);
+  });
+});
+
+describe("one definition of an article", () => {
+  /** What the plan, create_article and apply each say of `path` under `config`. */
+  async function verdicts(config: typeof DEFAULT_CONFIG, path: string) {
+    const repo = gitRepo({ "docs/a.md": "# A\n", [path]: "# Hidden\n" });
+    const planned = (await listArticles(repo.dir, config)).includes(path);
+    const host = new AgentToolHost({
+      root: repo.dir,
+      workspace: new Workspace(repo.dir),
+      articlePath: "docs/a.md",
+      changedFiles: [],
+      docsGlobs: config.docs,
+      ignoreGlobs: config.ignore,
+      allowCreate: true,
+    });
+    const newPath = path.replace(/\.md$/, "-new.md");
+    const [createResult] = await host.execute(
+      [
+        {
+          id: "call_1",
+          type: "function",
+          function: {
+            name: "create_article",
+            arguments: JSON.stringify({ path: newPath, content: "# New\n", reason: "r" }),
+          },
+        },
+      ],
+      new AbortController().signal,
+    );
+    const applied = await applyAudit(auditOf([created(newPath, "# New\n")]), repo.dir, config).then(
+      () => true,
+      (error: unknown) => {
+        if (!(error instanceof StaleFiles)) throw error;
+        expect(error.problems).toEqual([
+          `${newPath}: refused, it is not an article (not under the docs globs, or ignored)`,
+        ]);
+        return false;
+      },
+    );
+    return { planned, created: createResult?.ok, applied };
+  }
+
+  it("leaves hidden folders out of wildcards in the plan, create_article and apply alike", async () => {
+    expect(await verdicts(DEFAULT_CONFIG, "docs/.hidden/x.md")).toEqual({
+      planned: false,
+      created: false,
+      applied: false,
+    });
+  });
+
+  it("takes a hidden folder that a docs glob names, in the plan, create_article and apply alike", async () => {
+    const config = ConfigSchema.parse({ docs: ["docs/**/*.md", "docs/.hidden/*.md"] });
+    expect(await verdicts(config, "docs/.hidden/x.md")).toEqual({
+      planned: true,
+      created: true,
+      applied: true,
+    });
   });
 });

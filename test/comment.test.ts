@@ -19,6 +19,12 @@ import { captureIo } from "./helpers/io.js";
 
 const TOKEN = "ghs_test_not_a_real_token_0000";
 
+/**
+ * The commands under test talk to the fake GitHub without Octokit's throttling, which spaces
+ * writes seconds apart; the "GitHub client" tests below keep it on.
+ */
+const UNTHROTTLED = { IMPACT_GITHUB_THROTTLE: "off" };
+
 function sampleAudit(): Audit {
   return auditOf([
     auditArticle("docs/auth/login.md"),
@@ -154,7 +160,12 @@ describe("impact comment", () => {
     github.seed("acme/widgets", 7, "LGTM, but the docs?");
     const dir = makeTempDir();
     const summaryPath = join(dir, "summary.md");
-    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url, GITHUB_STEP_SUMMARY: summaryPath };
+    const env = {
+      GITHUB_TOKEN: TOKEN,
+      GITHUB_API_URL: github.url,
+      ...UNTHROTTLED,
+      GITHUB_STEP_SUMMARY: summaryPath,
+    };
     writeAudit(dir, sampleAudit());
 
     const first = captureIo(dir, env);
@@ -189,7 +200,7 @@ describe("impact comment", () => {
     github.seed("acme/widgets", 9, `${COMMENT_MARKER}\n### Impact: an old verdict`, "impact-bot[bot]");
     const dir = makeTempDir();
     writeAudit(dir, auditOf([auditArticle("docs/a.md", { status: "unchanged" })]));
-    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url };
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url, ...UNTHROTTLED };
 
     const io = captureIo(dir, env);
     expect(await main(["comment", "audit.json", "--pr", "9", "--repo", "acme/widgets"], io)).toBe(0);
@@ -282,6 +293,20 @@ describe("GitHub client", () => {
       `[ImpactError: GitHub API: 404: Not Found (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)]`,
     );
   });
+
+  it("says an HTML page answered instead of quoting it", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    github.failNext({ status: 404, message: "Page not found", html: true });
+    const client = createGitHubClient({ token: TOKEN, apiUrl: github.url });
+    const error = await upsertPullRequestComment(
+      client,
+      { owner: "acme", repo: "widgets", number: 3 },
+      "x",
+    ).catch((caught: unknown) => caught as Error);
+    expect((error as Error).message).toBe(
+      "GitHub API: 404: the answer was text/html, not GitHub's JSON (is GITHUB_API_URL the API root, e.g. https://api.github.com?)",
+    );
+  });
 });
 
 describe("review suggestions", () => {
@@ -358,7 +383,12 @@ describe("review suggestions", () => {
     ]);
     const dir = makeTempDir();
     writeAudit(dir, audit());
-    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url, GITHUB_REPOSITORY: "acme/widgets" };
+    const env = {
+      GITHUB_TOKEN: TOKEN,
+      GITHUB_API_URL: github.url,
+      ...UNTHROTTLED,
+      GITHUB_REPOSITORY: "acme/widgets",
+    };
     const first = captureIo(dir, env);
     expect(await main(["comment", "audit.json", "--pr", "11", "--suggestions"], first)).toBe(0);
     expect(first.err).toBe("");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseFrontmatter } from "../shared/markdown/frontmatter.js";
+import { findFrontmatterFences, parseFrontmatter } from "../shared/markdown/frontmatter.js";
 
 describe("parseFrontmatter", () => {
   it("parses YAML between the fences and gives the fence lines", () => {
@@ -40,5 +40,29 @@ describe("parseFrontmatter", () => {
   it("counts the lines of an unclosed frontmatter like the file does", () => {
     const fm = parseFrontmatter("---\ntitle: x\n");
     expect([fm?.endLine, fm?.raw, fm?.error?.line]).toEqual([3, "title: x\n", 1]);
+  });
+});
+
+describe("findFrontmatterFences", () => {
+  it("finds the fences once for every reader: offsets of the YAML and of the body", () => {
+    const content = "---\r\ntitle: x\r\n...\r\nbody\n";
+    const fences = findFrontmatterFences(content);
+    expect(fences).toEqual({ yamlStart: 5, yamlEnd: 14, end: 20, closed: true });
+    expect(content.slice(fences!.yamlStart, fences!.yamlEnd)).toBe("title: x\r");
+    expect(content.slice(fences!.end)).toBe("body\n");
+  });
+
+  it("tells an empty block, a closing fence at the very end, an unclosed block and none apart", () => {
+    expect(findFrontmatterFences("---\n---\nbody")).toMatchObject({ end: 8, closed: true });
+    expect(parseFrontmatter("---\n---\nbody")).toMatchObject({ raw: "", endLine: 2, closed: true });
+    expect(findFrontmatterFences("\uFEFF---\na: 1\n---")).toEqual({
+      yamlStart: 5,
+      yamlEnd: 9,
+      end: 13,
+      closed: true,
+    });
+    expect(findFrontmatterFences("---\na: 1\n----\n")).toMatchObject({ closed: false, end: 14 });
+    expect(parseFrontmatter("---\na: 1\n----\n")).toMatchObject({ closed: false, endLine: 4 });
+    expect(findFrontmatterFences("# Title\n---\n")).toBeNull();
   });
 });

@@ -6,6 +6,7 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { frontmatter } from "micromark-extension-frontmatter";
 import { gfm } from "micromark-extension-gfm";
 import { describe, expect, it } from "vitest";
+import { scanFences } from "../shared/markdown/fences.js";
 import { findSection, formatOutline, outlineMarkdown } from "../shared/markdown/outline.js";
 
 /** What the real parser says: the top-level headings and their 1-based lines. */
@@ -209,5 +210,30 @@ describe("findSection", () => {
         Guide::Install (2) (h2, line 25)
         Guide::Install (2)::Options (h3, line 27)"
     `);
+  });
+});
+
+describe("code fences, one definition", () => {
+  it("are the same fences for the outline and for the edit checks' scan", () => {
+    const cases = [
+      "```js\n# inside\n```\n# After\n",
+      "``` js `x`\n# Not a fence\n",
+      "~~~~\n# inside\n~~~\n# still inside\n~~~~~\n# After\n",
+      "- item\n\n  ```\n  # inside\n  ```\n# After\n",
+      "```\n# never closed\n",
+    ];
+    for (const content of cases) {
+      const headings = outlineMarkdown(content).sections.map((section) => section.title);
+      const fenced = scanFences(content).blocks.map(([start, end]) => content.slice(start, end));
+      // A heading the outline sees is outside every block the scan found, and the other way round.
+      for (const title of ["inside", "still inside", "never closed"])
+        expect(headings.includes(title)).toBe(false);
+      expect(fenced.some((block) => block.includes("# After"))).toBe(false);
+      expect(fenced.every((block) => !headings.some((title) => block.includes(`# ${title}\n`)))).toBe(true);
+    }
+    expect(scanFences("``` js `x`\n# Not a fence\n").blocks).toEqual([]);
+    expect(outlineMarkdown("``` js `x`\n# Not a fence\n").sections.map((section) => section.title)).toEqual([
+      "Not a fence",
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { packageRoot } from "../shared/package-root.js";
 import { articlePrompt, fillTemplate, loadPrompt, promptsDir, systemPrompt } from "../shared/prompts.js";
 
 const articleVars = (path: string) => ({
@@ -34,7 +35,8 @@ describe("prompt loader", () => {
   });
 
   it("finds prompts/ at the package root", () => {
-    expect(promptsDir()).toBe(join(process.cwd(), "prompts"));
+    expect(packageRoot()).toBe(process.cwd());
+    expect(promptsDir()).toBe(join(packageRoot(), "prompts"));
     expect(existsSync(join(promptsDir(), "system.md"))).toBe(true);
   });
 

@@ -564,9 +564,10 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(repo.git("status", "--porcelain")).toBe("?? out/");
   });
 
-  it("refuses a --head other than the checked-out commit, before any model call", async () => {
+  it("refuses a --head other than the checked-out commit, before the plan and any model call", async () => {
     const repo = portRepo();
-    const { code, io, server } = await run(repo, [], ["--base", "HEAD~1", "--head", "HEAD~1"]);
+    // A base that does not resolve would fail the plan: the refusal comes first.
+    const { code, io, server } = await run(repo, [], ["--base", "no-such-revision", "--head", "HEAD~1"]);
     expect(code).toBe(2);
     expect(io.err).toBe(
       "impact run: the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout HEAD~1 first, or leave --head out\n",

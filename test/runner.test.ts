@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_CONCURRENCY, DEFAULT_TOKENS_PER_RUN, resolveRunLimits } from "../cli/run/budget.js";
 import { articleText, buildFirstMessage, selectHunks } from "../cli/run/first-message.js";
 import { TerminalProgress } from "../cli/run/progress.js";
+import { selectArticles } from "../cli/run/run-impact.js";
 import { ImpactAgentRunner } from "../cli/run/runner.js";
 import { toolHostSessions } from "../cli/run/session.js";
 import { Workspace } from "../cli/run/workspace.js";
@@ -186,7 +188,11 @@ describe("ImpactAgentRunner stop predicates and caps", () => {
     const model = scriptedModel({
       "docs/a.md": [protocol, protocol, protocol],
       "docs/b.md": [
-        new ModelApiError("model API failed after 4 retries: 503", { retryable: true, status: 503 }),
+        new ModelApiError("model API failed after 4 retries: 503", {
+          retryable: true,
+          reason: "status",
+          status: 503,
+        }),
       ],
     });
     const { runner } = runnerFor(model);
@@ -391,5 +397,45 @@ describe("TerminalProgress", () => {
         "impact: 1/3 articles · 1,234 tokens · 1 retry · docs/b.md",
       ]
     `);
+  });
+});
+
+describe("what a run covers and with which caps", () => {
+  it("takes each cap from the flags, then the config, then the default", () => {
+    expect(
+      resolveRunLimits(
+        { maxTurns: 3, concurrency: undefined },
+        { concurrency: 2, maxTurns: 9, tokensPerArticle: 50 },
+      ),
+    ).toEqual({
+      concurrency: 2,
+      maxTurns: 3,
+      tokensPerArticle: 50,
+      tokensPerRun: DEFAULT_TOKENS_PER_RUN,
+    });
+    expect(resolveRunLimits().concurrency).toBe(DEFAULT_CONCURRENCY);
+  });
+
+  it("covers the --only and --shard articles in plan order and runs the touched ones only when asked", () => {
+    const planned = (path: string, status: PlannedArticle["status"]): PlannedArticle => ({
+      path,
+      status,
+      impact: [],
+      files: [],
+    });
+    const articles = [
+      planned("docs/b.md", "touched"),
+      planned("docs/a.md", "impacted"),
+      planned("guide/c.md", "impacted"),
+    ];
+    const paths = (list: PlannedArticle[]) => list.map((article) => article.path);
+    const docs = selectArticles(articles, { only: "docs/**", includeTouched: false });
+    expect(paths(docs.covered)).toEqual(["docs/b.md", "docs/a.md"]);
+    expect(paths(docs.toRun)).toEqual(["docs/a.md"]);
+    expect(paths(selectArticles(articles, { includeTouched: true }).toRun)).toEqual(paths(articles));
+    const shards = [1, 2].map((index) =>
+      selectArticles(articles, { shard: { index, count: 2 }, includeTouched: true }),
+    );
+    expect(paths(shards.flatMap((shard) => shard.covered)).sort()).toEqual(paths(articles).sort());
   });
 });

@@ -190,7 +190,25 @@ function job(number: number, deliveryId: string, repository = "acme/widgets"): P
 describe("PullRequestQueue", () => {
   it("keeps one job per pull request: a newer push replaces a waiting job and aborts a running one", async () => {
     const events: string[] = [];
-    const releases = new Map<string, () => void>();
+    // Each job's release, once it has started: the test finishes jobs in a known order
+    // by waiting for each start, not for a while.
+    const started = new Map<
+      string,
+      { promise: Promise<() => void>; resolve: (release: () => void) => void }
+    >();
+    const startOf = (id: string) => {
+      let entry = started.get(id);
+      if (!entry) {
+        let resolve!: (release: () => void) => void;
+        const promise = new Promise<() => void>((done) => {
+          resolve = done;
+        });
+        entry = { promise, resolve };
+        started.set(id, entry);
+      }
+      return entry;
+    };
+    const finish = async (id: string) => (await startOf(id).promise)();
     const queue = new PullRequestQueue({
       concurrency: 1,
       maxPending: 2,
@@ -198,13 +216,13 @@ describe("PullRequestQueue", () => {
       run: (current, signal) =>
         new Promise<void>((resolve, reject) => {
           events.push(`start ${current.deliveryId}`);
-          releases.set(current.deliveryId, () => {
-            events.push(`done ${current.deliveryId}`);
-            resolve();
-          });
           signal.addEventListener("abort", () => {
             events.push(`aborted ${current.deliveryId}`);
             reject(signal.reason);
+          });
+          startOf(current.deliveryId).resolve(() => {
+            events.push(`done ${current.deliveryId}`);
+            resolve();
           });
         }),
     });
@@ -215,12 +233,9 @@ describe("PullRequestQueue", () => {
     expect(queue.enqueue(job(4, "e"))).toBe("full");
     expect(queue.enqueue(job(1, "f"))).toBe("superseded"); // aborts a, then waits behind c and d
     expect(queue.pending).toBe(2 + 1);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    releases.get("c")?.();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    releases.get("d")?.();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    releases.get("f")?.();
+    await finish("c");
+    await finish("d");
+    await finish("f");
     await queue.idle();
     expect(events).toEqual([
       "start a",

@@ -1,12 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
 import { applyPatch } from "diff";
-import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
-import { type PathRefusal, SandboxPolicy } from "../run/sandbox.js";
+import { type ArticleSelector, articleSelector } from "../plan/articles.js";
+import { type PathRefusal, type ResolvedPath, SandboxPolicy } from "../run/sandbox.js";
 
 /** Some files cannot take their patch (changed since, refused by the sandbox, not an article); nothing was written. */
 export class StaleFiles extends UsageError {
@@ -37,99 +37,137 @@ export type ApplyAuditConfig = Pick<ImpactConfig, "docs" | "ignore" | "deny">;
  * `hashBefore`, and the patch must reproduce `hashAfter`); one bad file refuses the whole
  * apply with a UsageError naming every such file, and nothing is written. Then every file
  * goes to a temp file, and only when all were written are they renamed into place.
+ *
+ * Three steps: gather what the disk says about each path (sandbox, current bytes), decide
+ * (`decideApply`, pure), write.
  */
 export async function applyAudit(
   audit: Audit,
   root: string,
   config: ApplyAuditConfig,
 ): Promise<ApplyAuditResult> {
+  const files = await gatherApplyFiles(audit, root, config);
+  const decision = decideApply(files, articleSelector(config));
+  if (decision.problems.length > 0) throw new StaleFiles(decision.problems);
+  await writeFilesAtomic(decision.writes.map((file) => ({ path: file.target, content: file.content })));
+  return { written: decision.writes.map((file) => file.path), alreadyApplied: decision.alreadyApplied };
+}
+
+/** What is on disk where a file would be written. */
+export type CurrentFile =
+  | { kind: "file"; bytes: Buffer }
+  | { kind: "missing" }
+  | { kind: "not_file" }
+  | { kind: "parent_not_directory" };
+
+/** One audited file with what the sandbox and the disk say about it. */
+export interface ApplyFile {
+  article: Audit["articles"][number];
+  /** The sandbox's verdict on the path; when it passed, what is at its real path. */
+  check: PathRefusal | { ok: true; resolved: ResolvedPath; current: CurrentFile };
+}
+
+/** The files an apply writes (at their real path), or every reason it refuses. */
+export interface ApplyDecision {
+  problems: string[];
+  writes: { path: string; target: string; content: string }[];
+  alreadyApplied: string[];
+}
+
+/** Reads what `decideApply` needs: the updated articles with a patch, their sandbox check and current bytes. */
+export async function gatherApplyFiles(
+  audit: Audit,
+  root: string,
+  config: Pick<ImpactConfig, "deny">,
+): Promise<ApplyFile[]> {
   const sandbox = new SandboxPolicy({ root, deny: config.deny });
-  const isArticle = articlePredicate(config);
-  const problems: string[] = [];
-  const planned: { path: string; target: string; content: string }[] = [];
-  const alreadyApplied: string[] = [];
-  const seenTargets = new Set<string>();
+  const files: ApplyFile[] = [];
   for (const article of audit.articles) {
     if (article.status !== "updated" || article.patch === "") continue;
+    const resolved = await sandbox.resolve(article.path);
+    files.push({
+      article,
+      check: resolved.ok ? { ok: true, resolved, current: await readCurrent(resolved.realPath) } : resolved,
+    });
+  }
+  return files;
+}
+
+/** Decides, without touching the disk, what an apply writes or why it refuses. */
+export function decideApply(files: readonly ApplyFile[], isArticle: ArticleSelector): ApplyDecision {
+  const decision: ApplyDecision = { problems: [], writes: [], alreadyApplied: [] };
+  const seenTargets = new Set<string>();
+  for (const { article, check } of files) {
     const path = article.path;
-    const resolved = await sandbox.resolve(path);
-    if (!resolved.ok) {
-      problems.push(`${path}: ${refusalReason(resolved)}`);
+    const refuse = (why: string) => decision.problems.push(`${path}: ${why}`);
+    if (!check.ok) {
+      refuse(refusalReason(check));
       continue;
     }
+    const { resolved, current } = check;
     if (!isArticle(resolved.path)) {
-      problems.push(`${path}: refused, it is not an article (not under the docs globs, or ignored)`);
+      refuse("refused, it is not an article (not under the docs globs, or ignored)");
       continue;
     }
     // As create_article: a new file lands at its real path, which a symlinked directory
     // (docs/code -> ../src) can put outside the docs.
     if (article.hashBefore === null && !isArticle(resolved.realRelative)) {
-      problems.push(
-        `${path}: refused, it is under a symlink and would be created as ${resolved.realRelative}, which is not an article`,
+      refuse(
+        `refused, it is under a symlink and would be created as ${resolved.realRelative}, which is not an article`,
       );
       continue;
     }
     // Where the write really lands: through a symlink inside the repository, its target.
     const target = resolved.realPath;
     if (seenTargets.has(target)) {
-      problems.push(`${path}: refused, the audit names this file more than once`);
+      refuse("refused, the audit names this file more than once");
       continue;
     }
     seenTargets.add(target);
-    const current = await readOrNull(target);
-    if (typeof current === "string") {
-      problems.push(`${path}: ${current}`);
+    if (current.kind === "not_file") {
+      refuse("it is not a regular file");
       continue;
     }
-    const currentHash = current === null ? null : contentHash(current);
+    if (current.kind === "parent_not_directory") {
+      refuse("a directory on its path is a file");
+      continue;
+    }
+    const currentHash = current.kind === "file" ? contentHash(current.bytes) : null;
     if (currentHash !== null && currentHash === article.hashAfter) {
-      alreadyApplied.push(path);
+      decision.alreadyApplied.push(path);
       continue;
     }
     if (currentHash !== article.hashBefore) {
-      problems.push(
-        `${path}: ${
-          current === null
-            ? "it does not exist"
-            : article.hashBefore === null
-              ? "it exists already"
-              : `it changed since the audit (hash ${currentHash}, expected ${article.hashBefore})`
-        }`,
+      refuse(
+        currentHash === null
+          ? "it does not exist"
+          : article.hashBefore === null
+            ? "it exists already"
+            : `it changed since the audit (hash ${currentHash}, expected ${article.hashBefore})`,
       );
       continue;
     }
-    const after = applyPatch(current?.toString("utf8") ?? "", article.patch);
+    const after = applyPatch(current.kind === "file" ? current.bytes.toString("utf8") : "", article.patch);
     if (after === false || contentHash(after) !== article.hashAfter) {
-      problems.push(`${path}: its patch does not reproduce the audited content (hash ${article.hashAfter})`);
+      refuse(`its patch does not reproduce the audited content (hash ${article.hashAfter})`);
       continue;
     }
-    planned.push({ path, target, content: after });
+    decision.writes.push({ path, target, content: after });
   }
-  if (problems.length > 0) throw new StaleFiles(problems);
-  await writeFilesAtomic(planned.map((file) => ({ path: file.target, content: file.content })));
-  return { written: planned.map((file) => file.path), alreadyApplied };
-}
-
-/** docs globs minus ignore globs, with dot files allowed as the tool host allows them. */
-function articlePredicate(config: ApplyAuditConfig): (path: string) => boolean {
-  const docs = picomatch(config.docs, { dot: true });
-  const ignored = config.ignore.length > 0 ? picomatch(config.ignore, { dot: true }) : () => false;
-  return (path) => docs(path) && !ignored(path);
+  return decision;
 }
 
 /** The sandbox's refusal in the words of a file list (its messages are written for the model). */
 function refusalReason(refusal: PathRefusal): string {
   switch (refusal.code) {
     case "git_dir":
-      return refusal.message.includes("is a symlink to")
+      return refusal.viaSymlink
         ? "refused, it is a symlink (or under one) into .git/"
         : "refused, it is inside .git/";
-    case "denied": {
-      const pattern = /deny pattern ("[^"]*")/.exec(refusal.message)?.[1] ?? "";
-      return refusal.message.includes("is a symlink to")
-        ? `refused, it is a symlink (or under one) to a file matching the deny pattern ${pattern}`
-        : `refused, it matches the deny pattern ${pattern}`;
-    }
+    case "denied":
+      return refusal.viaSymlink
+        ? `refused, it is a symlink (or under one) to a file matching the deny pattern "${refusal.pattern}"`
+        : `refused, it matches the deny pattern "${refusal.pattern}"`;
     case "outside_root":
     case "symlink_loop":
       return "refused, it is a symlink (or under one) that does not lead to a file inside the repository";
@@ -138,16 +176,15 @@ function refusalReason(refusal: PathRefusal): string {
   }
 }
 
-/** The file's bytes, null when it does not exist, or why it cannot be a file. */
-async function readOrNull(path: string): Promise<Buffer | null | string> {
+async function readCurrent(path: string): Promise<CurrentFile> {
   try {
     // stat first: reading a FIFO or a device would block or never end.
-    if (!(await stat(path)).isFile()) return "it is not a regular file";
-    return await readFile(path);
+    if (!(await stat(path)).isFile()) return { kind: "not_file" };
+    return { kind: "file", bytes: await readFile(path) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return null;
-    if (code === "ENOTDIR") return "a directory on its path is a file";
+    if (code === "ENOENT") return { kind: "missing" };
+    if (code === "ENOTDIR") return { kind: "parent_not_directory" };
     throw error;
   }
 }

@@ -20,11 +20,17 @@ export interface GitHubClientOptions {
   apiUrl?: string;
   /** Milliseconds per second of `retry-after`; tests shrink it. Default 1000. */
   retryAfterBaseMs?: number;
+  /**
+   * Octokit's throttling: writes spaced as GitHub asks (a second apart, three for ones that
+   * notify) and retries on rate limits. Default on; off (`IMPACT_GITHUB_THROTTLE=off`) for an
+   * API without rate limits, such as a GitHub Enterprise Server with them turned off.
+   */
+  throttle?: boolean;
   /** Receives one line per retry, for the user. */
   onRetry?: (message: string) => void;
 }
 
-/** An Octokit with retries on 5xx and on primary and secondary rate limits. */
+/** An Octokit with retries on 5xx and (throttled) on primary and secondary rate limits. */
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const retryAfterBaseValue = options.retryAfterBaseMs ?? 1000;
   const onLimit =
@@ -42,6 +48,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     userAgent: "impact-docs",
     retry: { retryAfterBaseValue },
     throttle: {
+      enabled: options.throttle ?? true,
       retryAfterBaseValue,
       onRateLimit: onLimit("primary"),
       onSecondaryRateLimit: onLimit("secondary"),
@@ -160,9 +167,10 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
     return await request();
   } catch (error) {
     const status = (error as { status?: number }).status;
-    const message = error instanceof Error ? error.message : String(error);
-    const hint =
-      status === 401
+    const { message, fromGitHub } = apiMessage(error);
+    const hint = !fromGitHub
+      ? ""
+      : status === 401
         ? " (is GITHUB_TOKEN valid?)"
         : status === 403 || status === 404
           ? " (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)"
@@ -175,6 +183,30 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
       },
     );
   }
+}
+
+/**
+ * What GitHub said, from the error's response: its JSON `message`, or, when the answer was
+ * not JSON (a proxy's or a login page's HTML), a short note instead of the page.
+ */
+function apiMessage(error: unknown): { message: string; fromGitHub: boolean } {
+  const response = (error as { response?: { data?: unknown; headers?: Record<string, string | undefined> } })
+    .response;
+  const data = response?.data;
+  if (data && typeof data === "object" && typeof (data as { message?: unknown }).message === "string") {
+    return { message: (data as { message: string }).message, fromGitHub: true };
+  }
+  if (response !== undefined) {
+    const type = response.headers?.["content-type"]?.split(";")[0] ?? "no content type";
+    if (type !== "application/json") {
+      return {
+        message: `the answer was ${type}, not GitHub's JSON (is GITHUB_API_URL the API root, e.g. https://api.github.com?)`,
+        fromGitHub: false,
+      };
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { message: message.split("\n")[0]!.slice(0, 300), fromGitHub: true };
 }
 
 /** Per file of a pull request, the lines of its head version that the PR's diff shows. */

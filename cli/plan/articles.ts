@@ -2,13 +2,19 @@ import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs"
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
-import { gitAt, readBlobs } from "../git.js";
+import { listRepositoryFiles, readBlobs } from "../git.js";
 
 /** Whether a repository-relative path is an article (docs globs minus ignore globs). */
 export type ArticleSelector = (path: string) => boolean;
 
-/** docs globs minus ignore globs, as one predicate. */
-export function articleSelector(config: ImpactConfig): ArticleSelector {
+/**
+ * docs globs minus ignore globs, as one predicate: the only definition of "is this an
+ * article?", used by the plan, the tool host (create_article) and `impact apply` alike.
+ * `dot: false`: a wildcard does not enter hidden files or folders (`docs/.vitepress/`,
+ * `.github/`), which hold tooling, not articles; a glob that names the dot itself
+ * (`docs/.guides/**`) still matches.
+ */
+export function articleSelector(config: Pick<ImpactConfig, "docs" | "ignore">): ArticleSelector {
   const options = { dot: false };
   const isDoc = picomatch(config.docs, options);
   const isIgnored = config.ignore.length > 0 ? picomatch(config.ignore, options) : () => false;
@@ -25,14 +31,8 @@ export async function listArticles(
   config: ImpactConfig,
   options: { revision?: string } = {},
 ): Promise<string[]> {
-  const git = gitAt(repoRoot);
-  const output =
-    options.revision === undefined
-      ? await git.raw(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"])
-      : await git.raw(["ls-tree", "-r", "-z", "--name-only", options.revision]);
   const select = articleSelector(config);
-  const paths = new Set(output.split("\0").filter((path) => path !== "" && select(path)));
-  return [...paths].sort();
+  return (await listRepositoryFiles(repoRoot, options)).filter(select);
 }
 
 /**

@@ -86,7 +86,8 @@ async function readDiff(source: string, readStdin: () => Promise<string>): Promi
   }
 }
 
-async function articleSourceFor(
+/** Where a plan for `head` reads its articles: the working tree when it is the checked-out commit (or not given). */
+export async function articleSourceFor(
   repoRoot: string,
   head: string | undefined,
 ): Promise<BuiltPlan["articleSource"]> {

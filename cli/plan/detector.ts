@@ -2,7 +2,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
-import { parseFrontmatter } from "../../shared/markdown/frontmatter.js";
+import { findFrontmatterFences, parseFrontmatter } from "../../shared/markdown/frontmatter.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan.js";
 import { COMMON_WORDS } from "./common-words.js";
 import { type HistoryCommit, historyReasons } from "./history.js";
@@ -274,14 +274,11 @@ export function tooCommonWhy(name: string, kind: ChangedSymbol["kind"]): string 
   return undefined;
 }
 
-const OPENING_FENCE = /^\uFEFF?---[ \t]*\r?\n/;
-const CLOSING_FENCE = /\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
-
 /** The frontmatter block (fences included), "" without one; an unclosed one is cut at 4 KiB. */
 function frontmatterBlock(content: string): string {
-  if (!OPENING_FENCE.test(content)) return "";
-  const closing = CLOSING_FENCE.exec(content.slice(3));
-  return closing ? content.slice(0, closing.index + 3 + closing[0].length) : content.slice(0, 4096);
+  const fences = findFrontmatterFences(content);
+  if (!fences) return "";
+  return content.slice(0, fences.closed ? fences.end : 4096);
 }
 
 /** Frontmatter fits in this much of the start of an article; bytes are decoded only that far. */
@@ -299,9 +296,9 @@ function headOf(content: string | Uint8Array): string {
 
 function bodyOf(content: string | Uint8Array): string | Uint8Array {
   const head = headOf(content);
-  const block = frontmatterBlock(head);
-  const closed = block !== "" && CLOSING_FENCE.test(block.slice(3));
-  if (!(closed && block.includes("attention"))) return content;
+  const fences = findFrontmatterFences(head);
+  const block = fences?.closed ? head.slice(0, fences.end) : "";
+  if (!block.includes("attention")) return content;
   return typeof content === "string"
     ? content.slice(block.length)
     : content.subarray(Buffer.byteLength(block));

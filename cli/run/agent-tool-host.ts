@@ -1,9 +1,9 @@
-import picomatch from "picomatch";
 import { isAbortError } from "../../shared/errors.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { toolSpecsFor } from "../../shared/tools/manifest.js";
 import type { ToolSpec } from "../../shared/tools/spec.js";
+import { articleSelector } from "../plan/articles.js";
 import { resolveToolLimits, type ToolLimits } from "./limits.js";
 import { SandboxPolicy } from "./sandbox.js";
 import { cutToBytes } from "./tools/common.js";
@@ -88,10 +88,7 @@ export class AgentToolHost {
       toolSpecsFor({ allowCreate: options.allowCreate }).map((spec) => [spec.name, spec]),
     );
     this.#changedFiles = new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
-    const docs = picomatch(options.docsGlobs, { dot: true });
-    const ignored =
-      (options.ignoreGlobs ?? []).length > 0 ? picomatch(options.ignoreGlobs ?? [], { dot: true }) : null;
-    this.#isArticlePath = (path) => docs(path) && !(ignored?.(path) ?? false);
+    this.#isArticlePath = articleSelector({ docs: options.docsGlobs, ignore: options.ignoreGlobs ?? [] });
     this.#draft = options.workspace.beginArticle(options.articlePath);
   }
 

@@ -12,7 +12,7 @@ import { applyAudit, StaleFiles } from "../audit/apply-audit.js";
 import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
-import { DEFAULT_TOKENS_PER_ARTICLE, DEFAULT_TOKENS_PER_RUN } from "./budget.js";
+import { resolveRunLimits } from "./budget.js";
 import type { ProgressSink } from "./progress.js";
 import { ImpactAgentRunner } from "./runner.js";
 import { toolHostSessions } from "./session.js";
@@ -25,11 +25,12 @@ export interface RunImpactOptions {
   patch: string;
   apply: boolean;
   allowCreate: boolean;
-  includeTouched: boolean;
-  only?: string;
+  /** The plan's articles this run covers and which of them go to the model (`selectArticles`). */
+  selection: ArticleSelection;
   shard?: Shard;
-  concurrency: number;
-  maxTurns: number;
+  /** The flags; the config and then the defaults fill in what they leave out. */
+  concurrency?: number;
+  maxTurns?: number;
   env: Record<string, string | undefined>;
   signal: AbortSignal;
   progress?: ProgressSink;
@@ -64,23 +65,20 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     env: options.env,
   });
 
-  const selected = selectArticles(plan.articles, options);
-  const toRun: PlannedArticle[] = [];
-  for (const article of selected) {
+  const { covered, toRun } = options.selection;
+  for (const article of covered) {
     trail.plan(article.path);
-    if (article.status === "touched" && !options.includeTouched) {
+    if (!toRun.includes(article))
       trail.recordWithoutRun(
         article.path,
         "touched",
         article.impact,
         "the change already edits this article; not sent to the model (use --include-touched)",
       );
-    } else {
-      toRun.push(article);
-    }
   }
   options.onSelected?.(toRun.length);
 
+  const limits = resolveRunLimits(options, { ...config, ...config.limits });
   const workspace = new Workspace(repoRoot);
   const runner = new ImpactAgentRunner({
     model: options.model,
@@ -95,10 +93,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
       allowCreate: options.allowCreate,
     }),
     allowCreate: options.allowCreate,
-    concurrency: options.concurrency,
-    maxTurns: options.maxTurns,
-    tokensPerArticle: config.limits.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE,
-    tokensPerRun: config.limits.tokensPerRun ?? DEFAULT_TOKENS_PER_RUN,
+    ...limits,
     ...(options.progress ? { progress: options.progress } : {}),
   });
   for (const article of await runner.run(toRun, options.signal)) trail.record(article);
@@ -123,15 +118,25 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   return { audit, interrupted, ...(refused === undefined ? {} : { refused }) };
 }
 
-/** The plan's articles that this run covers: `--only` glob and `--shard` applied, plan order kept. */
+/** The plan's articles a run covers, and those of them that go to the model. */
+export interface ArticleSelection {
+  /** `--only` and `--shard` applied, plan order kept: each gets an audit entry. */
+  covered: PlannedArticle[];
+  /** Covered articles sent to the model: all but the touched ones, unless `includeTouched`. */
+  toRun: PlannedArticle[];
+}
+
+/** Which of the plan's articles a run covers and runs; decided once, before any model is needed. */
 export function selectArticles(
   articles: readonly PlannedArticle[],
-  options: { only?: string; shard?: Shard },
-): PlannedArticle[] {
+  options: { only?: string; shard?: Shard; includeTouched: boolean },
+): ArticleSelection {
   const only = options.only ? picomatch(options.only, { dot: true }) : null;
-  return articles.filter(
+  const covered = articles.filter(
     (article) =>
       (only === null || only(article.path)) &&
       (options.shard === undefined || shardOf(article.path, options.shard.count) === options.shard.index),
   );
+  const toRun = covered.filter((article) => article.status !== "touched" || options.includeTouched);
+  return { covered, toRun };
 }

@@ -12,14 +12,7 @@ import type {
 } from "../../shared/model/types.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { emptyUsage } from "../audit/audit-trail.js";
-import {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_TURNS,
-  DEFAULT_TOKENS_PER_ARTICLE,
-  DEFAULT_TOKENS_PER_RUN,
-  MAX_PROTOCOL_RETRIES,
-  RunBudget,
-} from "./budget.js";
+import { MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
 import { NO_PROGRESS, type ProgressSink } from "./progress.js";
 
@@ -66,6 +59,7 @@ export interface ImpactAgentRunnerOptions {
   changeSet: ChangeSet;
   openArticle: (article: PlannedArticle) => Promise<ArticleSession>;
   allowCreate?: boolean;
+  /** Caps left out take their defaults (cli/run/budget.ts). */
   concurrency?: number;
   maxTurns?: number;
   tokensPerArticle?: number;
@@ -96,20 +90,22 @@ class ArticleFailure extends Error {
  */
 export class ImpactAgentRunner {
   readonly #options: ImpactAgentRunnerOptions;
+  readonly #limits: RunLimits;
   readonly #budget: RunBudget;
   readonly #progress: ProgressSink;
   readonly #now: () => number;
 
   constructor(options: ImpactAgentRunnerOptions) {
     this.#options = options;
-    this.#budget = new RunBudget(options.tokensPerRun ?? DEFAULT_TOKENS_PER_RUN);
+    this.#limits = resolveRunLimits(options);
+    this.#budget = new RunBudget(this.#limits.tokensPerRun);
     this.#progress = options.progress ?? NO_PROGRESS;
     this.#now = options.now ?? Date.now;
   }
 
   /** Runs every article; on abort the unfinished ones come back `cancelled`. Results keep input order. */
   async run(articles: readonly PlannedArticle[], signal: AbortSignal): Promise<AuditArticle[]> {
-    const limit = pLimit(this.#options.concurrency ?? DEFAULT_CONCURRENCY);
+    const limit = pLimit(this.#limits.concurrency);
     const results = await Promise.all(
       articles.map((article) => limit(() => this.runArticle(article, signal))),
     );
@@ -144,7 +140,7 @@ export class ImpactAgentRunner {
       session = await this.#options.openArticle(article);
       const { summary, stop } = await this.#loop(article, session, usage, signal);
       if (stop !== "answered" && stop !== "done") {
-        throw new ArticleFailure(stop, capMessage(stop, this.#options, this.#budget));
+        throw new ArticleFailure(stop, capMessage(stop, this.#limits, this.#budget));
       }
       const outcome = await session.finish();
       status = outcome.patch === "" ? "unchanged" : "updated";
@@ -209,8 +205,7 @@ export class ImpactAgentRunner {
     signal: AbortSignal,
   ): Promise<{ summary: string; stop: StopReason }> {
     const options = this.#options;
-    const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
-    const tokensPerArticle = options.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE;
+    const { maxTurns, tokensPerArticle } = this.#limits;
     const firstMessage = await buildFirstMessage({
       article,
       content: session.content,
@@ -337,12 +332,12 @@ function summariseEdits(edits: readonly AuditEdit[]): string {
   return `${edits.length} edit${edits.length === 1 ? "" : "s"}: ${reasons.join(" ")}`;
 }
 
-function capMessage(stop: StopReason, options: ImpactAgentRunnerOptions, budget: RunBudget): string {
+function capMessage(stop: StopReason, limits: RunLimits, budget: RunBudget): string {
   switch (stop) {
     case "turn_cap":
-      return `turn cap reached: the article was not finished in ${options.maxTurns ?? DEFAULT_MAX_TURNS} turns (--max-turns)`;
+      return `turn cap reached: the article was not finished in ${limits.maxTurns} turns (--max-turns)`;
     case "article_budget":
-      return `token budget per article reached (${(options.tokensPerArticle ?? DEFAULT_TOKENS_PER_ARTICLE).toLocaleString("en-US")} tokens)`;
+      return `token budget per article reached (${limits.tokensPerArticle.toLocaleString("en-US")} tokens)`;
     case "run_budget":
       return `token budget of the run reached (${budget.limit.toLocaleString("en-US")} tokens)`;
     default:

@@ -5,24 +5,23 @@ import picomatch from "picomatch";
 import { DEFAULT_DENY_GLOBS } from "../../shared/config.js";
 
 /** Why a path was refused; the message says what to do instead. */
-export type PathRefusalCode =
-  | "invalid"
-  | "nul"
-  | "absolute"
-  | "home"
-  | "backslash"
-  | "encoded"
-  | "traversal"
-  | "git_dir"
-  | "denied"
-  | "outside_root"
-  | "symlink_loop";
+export type PathRefusalCode = PathRefusal["code"];
 
-export interface PathRefusal {
-  ok: false;
-  code: PathRefusalCode;
-  message: string;
-}
+/**
+ * A refused path: the code and fields say why (for callers that word it their own way,
+ * such as `impact apply`), the message says it to the model with what to do instead.
+ * `viaSymlink`: the path as asked passed, its real path (after symlinks) did not.
+ */
+export type PathRefusal = { ok: false; message: string } & (
+  | { code: "invalid" | "nul" | "absolute" | "home" | "backslash" | "encoded" | "traversal" }
+  | { code: "git_dir"; viaSymlink: boolean }
+  | { code: "denied"; pattern: string; viaSymlink: boolean }
+  | { code: "outside_root"; dangling: boolean }
+  | { code: "symlink_loop" }
+);
+
+/** A path off limits whatever the file system says: `.git/` or a deny pattern. */
+export type DeniedPath = { code: "git_dir" } | { code: "denied"; pattern: string };
 
 export interface ResolvedPath {
   ok: true;
@@ -73,11 +72,10 @@ export class SandboxPolicy {
   /** Checks a path as the model wrote it, without touching the file system. */
   checkSyntax(asked: string): PathCheck {
     const shown = JSON.stringify(asked.length > 200 ? `${asked.slice(0, 200)}…` : asked);
-    const refuse = (code: PathRefusalCode, why: string): PathRefusal => ({
-      ok: false,
-      code,
-      message: `Refused: ${shown} ${why}`,
-    });
+    const refuse = (
+      code: "invalid" | "nul" | "absolute" | "home" | "backslash" | "encoded" | "traversal",
+      why: string,
+    ): PathRefusal => ({ ok: false, code, message: `Refused: ${shown} ${why}` });
     if (typeof asked !== "string" || asked.trim() === "") return refuse("invalid", `is not a path. ${HINT}`);
     if (asked.includes("\0")) return refuse("nul", "contains a NUL byte. Paths are plain text.");
     if (asked.includes("\\"))
@@ -95,7 +93,8 @@ export class SandboxPolicy {
     if (segments.length === 0) return { ok: true, path: "." };
     const path = segments.join("/");
     const denied = this.deniedReason(path);
-    if (denied) return refuse(denied.code, denied.why);
+    if (denied)
+      return { ...denied, ok: false, viaSymlink: false, message: `Refused: ${shown} ${deniedWhy(denied)}` };
     return { ok: true, path };
   }
 
@@ -103,23 +102,18 @@ export class SandboxPolicy {
    * Whether a normalised repository-relative path is off limits: `.git` anywhere on it,
    * or a deny pattern matching the file name, any directory name, or the whole path.
    */
-  deniedReason(path: string): { code: "git_dir" | "denied"; why: string } | null {
+  deniedReason(path: string): DeniedPath | null {
     const segments = path.split("/");
     // Trailing dots and spaces are dropped by Windows file systems: ".git." is ".git" there.
     if (segments.some((segment) => segment.replace(/[. ]+$/, "").toLowerCase() === ".git"))
-      return { code: "git_dir", why: "is inside .git/, which tools cannot touch." };
+      return { code: "git_dir" };
     for (const segment of segments) {
       for (const { pattern, match } of this.#componentMatchers) {
-        if (match(segment))
-          return {
-            code: "denied",
-            why: `matches the deny pattern "${pattern}"; such files are never opened.`,
-          };
+        if (match(segment)) return { code: "denied", pattern };
       }
     }
     for (const { pattern, match } of this.#pathMatchers) {
-      if (match(path))
-        return { code: "denied", why: `matches the deny pattern "${pattern}"; such files are never opened.` };
+      if (match(path)) return { code: "denied", pattern };
     }
     return null;
   }
@@ -142,6 +136,7 @@ export class SandboxPolicy {
         return {
           ok: false,
           code: "outside_root",
+          dangling: true,
           message: `Refused: ${shown} is a symlink (or under one) whose target does not exist.`,
         };
       throw error;
@@ -151,6 +146,7 @@ export class SandboxPolicy {
       return {
         ok: false,
         code: "outside_root",
+        dangling: false,
         message: `Refused: ${shown} is a symlink (or under one) whose target is outside the repository.`,
       };
     const realPosix = realRelative.split(sep).join("/");
@@ -158,13 +154,21 @@ export class SandboxPolicy {
       const denied = this.deniedReason(realPosix);
       if (denied)
         return {
+          ...denied,
           ok: false,
-          code: denied.code,
-          message: `Refused: ${shown} is a symlink to a path that ${denied.why}`,
+          viaSymlink: true,
+          message: `Refused: ${shown} is a symlink to a path that ${deniedWhy(denied)}`,
         };
     }
     return { ok: true, path: syntax.path, absolute, realPath, realRelative: realPosix };
   }
+}
+
+/** Why a denied path is refused, in the words of the model's tool results. */
+function deniedWhy(denied: DeniedPath): string {
+  return denied.code === "git_dir"
+    ? "is inside .git/, which tools cannot touch."
+    : `matches the deny pattern "${denied.pattern}"; such files are never opened.`;
 }
 
 const DANGLING = "IMPACT_DANGLING_SYMLINK";

@@ -1,12 +1,9 @@
-import { execFile } from "node:child_process";
 import { readFileSync, type Stats, statSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { isAbsolute, join, relative, sep } from "node:path";
-import { promisify } from "node:util";
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
 import { contentHash } from "../../shared/hash.js";
 import { createFilePatch } from "../../shared/patch.js";
-
-const execFileAsync = promisify(execFile);
+import { listRepositoryFiles } from "../git.js";
 
 /** Files larger than this are never loaded whole (read_file refuses them, search skips them). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -324,25 +321,5 @@ export function decodeText(bytes: Uint8Array): string | null {
     return decoder.decode(bytes);
   } catch {
     return null;
-  }
-}
-
-async function listRepositoryFiles(root: string): Promise<string[]> {
-  const git = async (...args: string[]) =>
-    (await execFileAsync("git", ["-C", root, ...args], { maxBuffer: 512 * 1024 * 1024 })).stdout;
-  try {
-    const listed = (await git("ls-files", "-z", "--cached", "--others", "--exclude-standard"))
-      .split("\0")
-      .filter(Boolean);
-    const deleted = new Set((await git("ls-files", "-z", "--deleted")).split("\0").filter(Boolean));
-    return [...new Set(listed.filter((path) => !deleted.has(path)))].sort();
-  } catch {
-    // Not a git work tree (a run on a plain directory with --diff): every file but .git's.
-    const entries = await readdir(root, { recursive: true, withFileTypes: true });
-    return entries
-      .filter((entry) => entry.isFile() || entry.isSymbolicLink())
-      .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
-      .filter((path) => !path.split("/").includes(".git"))
-      .sort();
   }
 }

@@ -1,5 +1,8 @@
+import { scanFences } from "../markdown/fences.js";
 import { parseFrontmatter } from "../markdown/frontmatter.js";
-import { LineIndex } from "../markdown/lines.js";
+
+// The fence scan lives with the other Markdown rules; the edit steps take it from here.
+export { type FenceScan, scanFences } from "../markdown/fences.js";
 
 /**
  * Placeholders a model leaves when it means "keep the rest": "... rest unchanged",
@@ -21,56 +24,6 @@ export function findPlaceholder(text: string, article: string): string | null {
     if (match && !article.includes(match[0])) return match[0];
   }
   return null;
-}
-
-export interface FenceScan {
-  /** 1-based line of a fence left open at the end of the file, or null. */
-  unclosedLine: number | null;
-  /** Offsets [start, end) of fenced blocks, fences included, in order. */
-  blocks: [number, number][];
-}
-
-const FENCE_PREFIX = /^\uFEFF?[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?$/;
-
-/**
- * Finds fenced code blocks with indexOf jumps between "```" and "~~~" runs instead of
- * reading every line, so it costs little on a megabyte article. Fences inside block quotes
- * and list items count too.
- */
-export function scanFences(content: string): FenceScan {
-  const blocks: [number, number][] = [];
-  let open: { marker: string; length: number; start: number } | null = null;
-  let from = 0;
-  // Each next position is searched again only once passed, so a marker that never occurs costs one scan.
-  let backtick = -2;
-  let tilde = -2;
-  while (from < content.length) {
-    if (backtick !== -1 && backtick < from) backtick = content.indexOf("```", from);
-    if (tilde !== -1 && tilde < from) tilde = content.indexOf("~~~", from);
-    const at = backtick === -1 ? tilde : tilde === -1 ? backtick : Math.min(backtick, tilde);
-    if (at === -1) break;
-    const lineStart = content.lastIndexOf("\n", at - 1) + 1;
-    let lineEnd = content.indexOf("\n", at);
-    if (lineEnd === -1) lineEnd = content.length;
-    from = lineEnd + 1;
-    if (!FENCE_PREFIX.test(content.slice(lineStart, at))) continue;
-    const marker = content[at]!;
-    let runEnd = at;
-    while (content[runEnd] === marker) runEnd++;
-    const length = runEnd - at;
-    const rest = content.slice(runEnd, lineEnd).replace(/\r$/, "");
-    if (open) {
-      if (marker === open.marker && length >= open.length && rest.trim().length === 0) {
-        blocks.push([open.start, lineEnd]);
-        open = null;
-      }
-    } else if (!(marker === "`" && rest.includes("`"))) {
-      open = { marker, length, start: lineStart };
-    }
-  }
-  if (!open) return { unclosedLine: null, blocks };
-  blocks.push([open.start, content.length]);
-  return { unclosedLine: new LineIndex(content.slice(0, open.start + 1)).lineCount, blocks };
 }
 
 export interface StructureProblem {

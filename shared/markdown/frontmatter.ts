@@ -8,47 +8,86 @@ export interface Frontmatter {
   /** 1-based lines of the opening and closing `---` fences. */
   startLine: number;
   endLine: number;
+  /** False when the opening fence has no closing one (then `error` says so). */
+  closed: boolean;
   /** Set when the YAML does not parse: the message and the 1-based line in the whole file. */
   error?: { message: string; line: number };
 }
 
 const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
-const CLOSING = /^(---|\.\.\.)[ \t]*$/;
+/** A `---` or `...` line after a newline; the lookahead leaves the line's own newline unread. */
+const CLOSING = /\n(?:---|\.\.\.)[ \t]*\r?(?=\n|$)/g;
+
+/** Where frontmatter's fences are, as offsets into the content; the YAML is not parsed. */
+export interface FrontmatterFences {
+  /** Where the YAML starts: after the opening fence's line. */
+  yamlStart: number;
+  /**
+   * Where the YAML ends: the newline before the closing fence (the content's end when
+   * unclosed); one before `yamlStart` when the closing fence directly follows the opening one.
+   */
+  yamlEnd: number;
+  /** Just past the closing fence's line, its newline included (the content's end when unclosed). */
+  end: number;
+  closed: boolean;
+}
+
+/**
+ * The only place that finds frontmatter's fences: a `---` first line (after a BOM) and the
+ * next `---` or `...` line. One regex search, so a megabyte article is not split into lines.
+ */
+export function findFrontmatterFences(content: string): FrontmatterFences | null {
+  const opening = OPENING.exec(content);
+  if (!opening) return null;
+  const yamlStart = opening[0].length;
+  const closing = new RegExp(CLOSING.source, "g");
+  // From the opening fence's own newline, so a closing fence right after it is found.
+  closing.lastIndex = yamlStart - 1;
+  const match = closing.exec(content);
+  if (!match) return { yamlStart, yamlEnd: content.length, end: content.length, closed: false };
+  const lineEnd = match.index + match[0].length;
+  return {
+    yamlStart,
+    yamlEnd: match.index,
+    end: lineEnd < content.length ? lineEnd + 1 : lineEnd,
+    closed: true,
+  };
+}
 
 /**
  * Finds and parses YAML frontmatter at the very top of a Markdown file. Returns null when
  * there is none. An opening fence without a closing one counts as broken frontmatter.
  */
 export function parseFrontmatter(content: string): Frontmatter | null {
-  const opening = OPENING.exec(content);
-  if (!opening) return null;
-  // Walk line by line up to the closing fence: a megabyte article is not split whole.
-  const lines: string[] = [];
-  let closingIndex = -1;
-  let at = opening[0].length;
-  while (at <= content.length) {
-    const newline = content.indexOf("\n", at);
-    const end = newline === -1 ? content.length : newline;
-    const line = content.slice(at, end > at && content.charCodeAt(end - 1) === 13 ? end - 1 : end);
-    if (CLOSING.test(line)) {
-      closingIndex = lines.length;
-      break;
-    }
-    lines.push(line);
-    if (newline === -1) break;
-    at = newline + 1;
-  }
-  if (closingIndex < 0) {
+  const fences = findFrontmatterFences(content);
+  if (!fences) return null;
+  // The YAML's lines without their line endings.
+  const lines =
+    fences.yamlEnd < fences.yamlStart
+      ? []
+      : content
+          .slice(fences.yamlStart, fences.yamlEnd)
+          .split("\n")
+          .map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  if (!fences.closed) {
     return {
       data: undefined,
       raw: lines.join("\n"),
       startLine: 1,
       endLine: lines.length + 1,
+      closed: false,
       error: { message: "frontmatter has no closing --- line", line: 1 },
     };
   }
+  const closingIndex = lines.length;
   const raw = lines.join("\n");
-  const frontmatter: Frontmatter = { data: undefined, raw, startLine: 1, endLine: closingIndex + 2 };
+  const frontmatter: Frontmatter = {
+    data: undefined,
+    raw,
+    startLine: 1,
+    endLine: closingIndex + 2,
+    closed: true,
+  };
   const document = parseDocument(raw, { prettyErrors: false, uniqueKeys: true });
   const first = document.errors[0];
   if (first) {

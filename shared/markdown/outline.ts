@@ -1,4 +1,5 @@
 import { contentHash } from "../hash.js";
+import { closesFence, type Fence, measureIndent, openFence } from "./fences.js";
 import { parseFrontmatter } from "./frontmatter.js";
 import { LineIndex } from "./lines.js";
 
@@ -38,7 +39,6 @@ interface Heading {
 }
 
 const ATX = /^(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
 const THEMATIC_BREAK = /^(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 const SETEXT_UNDERLINE = /^(?:=+|-+)[ \t]*$/;
 const LIST_ITEM = /^(?:[-+*]|(\d{1,9})[.)])(?:([ \t]+)(\S)?|$)/;
@@ -72,11 +72,6 @@ const HTML_BLOCKS: { start: RegExp; end: RegExp | null; interruptsParagraph: boo
   },
 ];
 
-interface Fence {
-  marker: string;
-  length: number;
-}
-
 type Block =
   | { kind: "none" }
   | { kind: "paragraph"; startLine: number; lines: string[]; definitionsOnly: boolean }
@@ -97,20 +92,6 @@ type Container =
     }
   | { kind: "quote"; paragraph: boolean; fence: Fence | null };
 
-/** Columns of leading whitespace (tabs to the next multiple of 4) and the offset where text starts. */
-function measureIndent(line: string): { columns: number; offset: number } {
-  let columns = 0;
-  let offset = 0;
-  while (offset < line.length) {
-    const code = line.charCodeAt(offset);
-    if (code === 32) columns++;
-    else if (code === 9) columns += 4 - (columns % 4);
-    else break;
-    offset++;
-  }
-  return { columns, offset };
-}
-
 /** Drops `columns` columns of indentation (a partly used tab counts as used). */
 function stripColumns(line: string, columns: number): string {
   let used = 0;
@@ -123,23 +104,6 @@ function stripColumns(line: string, columns: number): string {
     offset++;
   }
   return line.slice(offset);
-}
-
-function openFence(text: string): Fence | null {
-  const match = FENCE_OPEN.exec(text);
-  if (!match) return null;
-  const marker = match[1]!;
-  if (marker[0] === "`" && match[2]!.includes("`")) return null;
-  return { marker: marker[0]!, length: marker.length };
-}
-
-function closesFence(fence: Fence, line: string): boolean {
-  const { columns, offset } = measureIndent(line);
-  if (columns > 3) return false;
-  const text = line.slice(offset).trimEnd();
-  if (text.length < fence.length) return false;
-  for (let i = 0; i < text.length; i++) if (text[i] !== fence.marker) return false;
-  return true;
 }
 
 /** True when `line` (at the block level it is read at) starts a block that interrupts a paragraph. */
@@ -219,176 +183,217 @@ function atxTitle(text: string): { level: number; title: string } | null {
   return { level: match[1]!.length, title };
 }
 
+/** What the scanner knows between lines: the open block, the open container, the headings so far. */
+interface Scan {
+  headings: Heading[];
+  block: Block;
+  container: Container | null;
+}
+
 /**
  * Finds the top-level headings of a Markdown (or MDX) article. A CommonMark block scanner
  * (fences, HTML blocks, indented code, list items, block quotes, GFM tables, frontmatter),
  * checked against mdast-util-from-markdown in the outline tests; it reads the file once,
- * line by line, so a megabyte takes milliseconds, and it never throws.
+ * line by line, so a megabyte takes milliseconds, and it never throws. Each line goes
+ * through the phases in order until one takes it: a fence or HTML block that swallows it,
+ * the open container, a blank line, the open leaf block, and last a new block.
  */
 function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
-  const headings: Heading[] = [];
-  let block: Block = { kind: "none" };
-  let container: Container | null = null;
+  const scan: Scan = { headings: [], block: { kind: "none" }, container: null };
   const lineCount = lines.lineCount;
-
   for (let number = firstLine; number <= lineCount; number++) {
     let line = lines.lineText(number);
     if (number === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
-
-    if (block.kind === "fence") {
-      if (closesFence(block.fence, line)) block = { kind: "none" };
-      continue;
-    }
-    if (block.kind === "html") {
-      if (block.end === null ? line.trim().length === 0 : block.end.test(line)) block = { kind: "none" };
-      continue;
-    }
-
+    if (insideRawBlock(scan, line)) continue;
     const { columns, offset } = measureIndent(line);
     const text = line.slice(offset);
-    const blank = text.length === 0;
-
-    if (container) {
-      if (container.kind === "list") {
-        if (blank && container.empty) {
-          // An item that starts empty ends at its first blank line.
-          container = null;
-          block = { kind: "none" };
-          continue;
-        }
-        if (blank) {
-          container.sawBlank = true;
-          if (!container.fence) container.paragraph = false;
-          continue;
-        }
-        if (columns >= container.width) {
-          container.sawBlank = false;
-          container.empty = false;
-          followContainer(container, stripColumns(line, container.width));
-          continue;
-        }
-        // A sibling item may be empty even right after paragraph text; only a new list may not.
-        const sibling = columns <= 3 && !THEMATIC_BREAK.test(text) ? listWidth(columns, text) : null;
-        if (sibling) {
-          container = {
-            kind: "list",
-            width: sibling.width,
-            sawBlank: false,
-            paragraph: false,
-            fence: null,
-            empty: sibling.rest.trim().length === 0,
-          };
-          followContainer(container, sibling.rest);
-          continue;
-        }
-        if (!container.fence && container.paragraph && !container.sawBlank && !interruptsParagraph(line))
-          continue;
-      } else {
-        if (columns <= 3 && text[0] === ">") {
-          followContainer(container, text.slice(1).replace(/^[ \t]/, ""));
-          continue;
-        }
-        // micromark starts a list here even with an empty item: the quote's paragraph is not the one interrupted.
-        const listStart = columns <= 3 && LIST_ITEM.test(text);
-        if (!blank && !container.fence && container.paragraph && !listStart && !interruptsParagraph(line))
-          continue;
-      }
-      container = null;
-      block = { kind: "none" };
-    }
-
-    if (blank) {
-      block = { kind: "none" };
+    if (scan.container && continuesContainer(scan, scan.container, line, text, columns)) continue;
+    if (text.length === 0) {
+      scan.block = { kind: "none" };
       continue;
     }
-
-    if (block.kind === "code" && columns >= 4) continue;
-
-    if (block.kind === "paragraph") {
-      if (columns <= 3 && SETEXT_UNDERLINE.test(text) && block.definitionsOnly) {
-        // Link reference definitions are no heading text: "---" is a rule, "===" starts a paragraph.
-        block =
-          text[0] === "="
-            ? { kind: "paragraph", startLine: number, lines: [text], definitionsOnly: false }
-            : { kind: "none" };
-        continue;
-      }
-      if (columns <= 3 && SETEXT_UNDERLINE.test(text)) {
-        headings.push({
-          title: block.lines.map((part) => part.trim()).join(" "),
-          level: text[0] === "=" ? 1 : 2,
-          line: block.startLine,
-          bodyStartLine: number + 1,
-        });
-        block = { kind: "none" };
-        continue;
-      }
-      if (
-        text.includes("|") &&
-        TABLE_DELIMITER.test(text) &&
-        tableCells(text) === tableCells(block.lines[block.lines.length - 1]!)
-      ) {
-        block = { kind: "table" };
-        continue;
-      }
-      if (!interruptsParagraph(line)) {
-        block.lines.push(text);
-        if (block.definitionsOnly && !DEFINITION.test(text)) block.definitionsOnly = false;
-        continue;
-      }
-    } else if (block.kind === "table") {
-      if (!interruptsParagraph(line)) continue;
-    }
-
-    block = { kind: "none" };
-    if (columns >= 4) {
-      block = { kind: "code" };
-      continue;
-    }
-    const first = text[0];
-    if (first === "#") {
-      const heading = atxTitle(text);
-      if (heading) {
-        headings.push({ ...heading, line: number, bodyStartLine: number + 1 });
-        continue;
-      }
-    }
-    if (first === "`" || first === "~") {
-      const fence = openFence(text);
-      if (fence) {
-        block = { kind: "fence", fence };
-        continue;
-      }
-    }
-    if (first === "<") {
-      const html = HTML_BLOCKS.find((candidate) => candidate.start.test(text));
-      if (html) {
-        if (!(html.end?.test(text) ?? false)) block = { kind: "html", end: html.end };
-        continue;
-      }
-    }
-    if (THEMATIC_BREAK.test(text)) continue;
-    if (first === ">") {
-      container = { kind: "quote", paragraph: false, fence: null };
-      followContainer(container, text.slice(1).replace(/^[ \t]/, ""));
-      continue;
-    }
-    const item = listWidth(columns, text);
-    if (item) {
-      container = {
-        kind: "list",
-        width: item.width,
-        sawBlank: false,
-        paragraph: false,
-        fence: null,
-        empty: item.rest.trim().length === 0,
-      };
-      followContainer(container, item.rest);
-      continue;
-    }
-    block = { kind: "paragraph", startLine: number, lines: [text], definitionsOnly: DEFINITION.test(text) };
+    if (continuesLeafBlock(scan, line, text, columns, number)) continue;
+    scan.block = { kind: "none" };
+    startBlock(scan, text, columns, number);
   }
-  return headings;
+  return scan.headings;
+}
+
+/** A fenced code or HTML block takes every line up to (and including) the one that ends it. */
+function insideRawBlock(scan: Scan, line: string): boolean {
+  const { block } = scan;
+  if (block.kind === "fence") {
+    if (closesFence(block.fence, line)) scan.block = { kind: "none" };
+    return true;
+  }
+  if (block.kind === "html") {
+    if (block.end === null ? line.trim().length === 0 : block.end.test(line)) scan.block = { kind: "none" };
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the open list item or block quote takes the line (as its content, a sibling item,
+ * or a lazy paragraph line). When it does not, the container is closed and the line is
+ * read at the top level.
+ */
+function continuesContainer(
+  scan: Scan,
+  container: Container,
+  line: string,
+  text: string,
+  columns: number,
+): boolean {
+  const blank = text.length === 0;
+  if (container.kind === "list") {
+    if (blank && container.empty) {
+      // An item that starts empty ends at its first blank line.
+      scan.container = null;
+      scan.block = { kind: "none" };
+      return true;
+    }
+    if (blank) {
+      container.sawBlank = true;
+      if (!container.fence) container.paragraph = false;
+      return true;
+    }
+    if (columns >= container.width) {
+      container.sawBlank = false;
+      container.empty = false;
+      followContainer(container, stripColumns(line, container.width));
+      return true;
+    }
+    // A sibling item may be empty even right after paragraph text; only a new list may not.
+    const sibling = columns <= 3 && !THEMATIC_BREAK.test(text) ? listWidth(columns, text) : null;
+    if (sibling) {
+      scan.container = openListItem(sibling);
+      return true;
+    }
+    if (!container.fence && container.paragraph && !container.sawBlank && !interruptsParagraph(line))
+      return true;
+  } else {
+    if (columns <= 3 && text[0] === ">") {
+      followContainer(container, text.slice(1).replace(/^[ \t]/, ""));
+      return true;
+    }
+    // micromark starts a list here even with an empty item: the quote's paragraph is not the one interrupted.
+    const listStart = columns <= 3 && LIST_ITEM.test(text);
+    if (!blank && !container.fence && container.paragraph && !listStart && !interruptsParagraph(line))
+      return true;
+  }
+  scan.container = null;
+  scan.block = { kind: "none" };
+  return false;
+}
+
+/**
+ * Whether the open indented code, paragraph or table takes the (non-blank) line. A
+ * paragraph may end here as a setext heading.
+ */
+function continuesLeafBlock(
+  scan: Scan,
+  line: string,
+  text: string,
+  columns: number,
+  number: number,
+): boolean {
+  const { block } = scan;
+  if (block.kind === "code") return columns >= 4;
+  if (block.kind === "table") return !interruptsParagraph(line);
+  if (block.kind !== "paragraph") return false;
+  if (columns <= 3 && SETEXT_UNDERLINE.test(text) && block.definitionsOnly) {
+    // Link reference definitions are no heading text: "---" is a rule, "===" starts a paragraph.
+    scan.block =
+      text[0] === "="
+        ? { kind: "paragraph", startLine: number, lines: [text], definitionsOnly: false }
+        : { kind: "none" };
+    return true;
+  }
+  if (columns <= 3 && SETEXT_UNDERLINE.test(text)) {
+    scan.headings.push({
+      title: block.lines.map((part) => part.trim()).join(" "),
+      level: text[0] === "=" ? 1 : 2,
+      line: block.startLine,
+      bodyStartLine: number + 1,
+    });
+    scan.block = { kind: "none" };
+    return true;
+  }
+  if (
+    text.includes("|") &&
+    TABLE_DELIMITER.test(text) &&
+    tableCells(text) === tableCells(block.lines[block.lines.length - 1]!)
+  ) {
+    scan.block = { kind: "table" };
+    return true;
+  }
+  if (interruptsParagraph(line)) return false;
+  block.lines.push(text);
+  if (block.definitionsOnly && !DEFINITION.test(text)) block.definitionsOnly = false;
+  return true;
+}
+
+/** A line no open block took: it starts a heading, code, fence, HTML block, rule, quote, list item or paragraph. */
+function startBlock(scan: Scan, text: string, columns: number, number: number): void {
+  if (columns >= 4) {
+    scan.block = { kind: "code" };
+    return;
+  }
+  const first = text[0];
+  if (first === "#") {
+    const heading = atxTitle(text);
+    if (heading) {
+      scan.headings.push({ ...heading, line: number, bodyStartLine: number + 1 });
+      return;
+    }
+  }
+  if (first === "`" || first === "~") {
+    const fence = openFence(text);
+    if (fence) {
+      scan.block = { kind: "fence", fence };
+      return;
+    }
+  }
+  if (first === "<") {
+    const html = HTML_BLOCKS.find((candidate) => candidate.start.test(text));
+    if (html) {
+      if (!(html.end?.test(text) ?? false)) scan.block = { kind: "html", end: html.end };
+      return;
+    }
+  }
+  if (THEMATIC_BREAK.test(text)) return;
+  if (first === ">") {
+    const quote: Container = { kind: "quote", paragraph: false, fence: null };
+    followContainer(quote, text.slice(1).replace(/^[ \t]/, ""));
+    scan.container = quote;
+    return;
+  }
+  const item = listWidth(columns, text);
+  if (item) {
+    scan.container = openListItem(item);
+    return;
+  }
+  scan.block = {
+    kind: "paragraph",
+    startLine: number,
+    lines: [text],
+    definitionsOnly: DEFINITION.test(text),
+  };
+}
+
+/** A list item's container, its first line already followed. */
+function openListItem(item: { width: number; rest: string }): Container {
+  const container: Container = {
+    kind: "list",
+    width: item.width,
+    sawBlank: false,
+    paragraph: false,
+    fence: null,
+    empty: item.rest.trim().length === 0,
+  };
+  followContainer(container, item.rest);
+  return container;
 }
 
 /** The heading tree of a Markdown article with line ranges (frontmatter excluded). */
@@ -398,7 +403,7 @@ export function outlineMarkdown(content: string): Outline {
   const outline: Outline = { sections: [], lineCount };
   const frontmatter = parseFrontmatter(content);
   let firstLine = 1;
-  if (frontmatter && frontmatter.endLine <= lineCount && !frontmatter.error?.message.includes("no closing")) {
+  if (frontmatter?.closed && frontmatter.endLine <= lineCount) {
     outline.frontmatter = { startLine: frontmatter.startLine, endLine: frontmatter.endLine };
     firstLine = frontmatter.endLine + 1;
   }
