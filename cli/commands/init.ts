@@ -1,84 +1,72 @@
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
-import type { Command } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { ConfigProposal } from "../plan/propose-config.js";
-import { parseCommandArgs, parsePositiveInt } from "./args.js";
-
-const OPTIONS = {
-  repo: { type: "string" },
-  write: { type: "boolean" },
-  backtest: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const;
+import { parsePositiveInt } from "./args.js";
+import { defineCommand } from "./define-command.js";
 
 /** Commits the proposal and the defaults are scored on, unless `--backtest N` says otherwise. */
 export const INIT_BACKTEST_COMMITS = 20;
 
-const HELP = `Usage: impact init [options]
-
-Proposes an impact.config.json from the repository's layout and history: which files are
+export const command = defineCommand({
+  name: "init",
+  description: `Proposes an impact.config.json from the repository's layout and history: which files are
 articles, which records to leave alone, which code folders map to which docs. Each
 proposal comes with its evidence, and the whole with its backtest score beside the
-defaults'. Nothing is written without --write.
-
-Options:
-  --repo DIR      the repository (default: the current directory)
-  --write         write impact.config.json (refused when one exists)
-  --backtest N    score on the last N commits that changed code and docs (default ${INIT_BACKTEST_COMMITS})
-  --json          print {config, proposals, score} as one JSON object
-`;
-
-export const command: Command = async (argv, io) => {
-  const { values } = parseCommandArgs("init", argv, OPTIONS);
-  if (values.help) {
-    io.stdout(HELP);
+defaults'. Nothing is written without --write.`,
+  options: {
+    repo: { type: "string", value: "DIR", help: "the repository (default: the current directory)" },
+    write: { type: "boolean", help: "write impact.config.json (refused when one exists)" },
+    backtest: {
+      type: "string",
+      value: "N",
+      help: `score on the last N commits that changed code and docs (default ${INIT_BACKTEST_COMMITS})`,
+    },
+    json: { type: "boolean", help: "print {config, proposals, score, defaults} as one JSON object" },
+  },
+  footer: "Exit codes: 0 done, 2 bad usage, or impact.config.json exists with --write.",
+  run: async ({ values, io }) => {
+    const count = parsePositiveInt("backtest", values.backtest) ?? INIT_BACKTEST_COMMITS;
+    const [
+      { repositoryRoot },
+      { CONFIG_FILE },
+      { proposeRepositoryConfig },
+      { runBacktest },
+      { ConfigSchema },
+    ] = await Promise.all([
+      import("../git.js"),
+      import("../config.js"),
+      import("../plan/propose-config.js"),
+      import("../plan/backtest.js"),
+      import("../../shared/config.js"),
+    ]);
+    const repoRoot = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
+    const target = join(repoRoot, CONFIG_FILE);
+    // Refused before any work: --write never replaces a config someone wrote.
+    if (values.write && (await exists(target)))
+      throw new UsageError(
+        `${CONFIG_FILE} already exists; edit it, or move it away and run impact init --write again`,
+      );
+    const { proposal, commits } = await proposeRepositoryConfig(repoRoot);
+    const score = await runBacktest({ repoRoot, config: ConfigSchema.parse(proposal.config), count });
+    const defaults = await runBacktest({ repoRoot, config: ConfigSchema.parse({}), count });
+    const file = `${JSON.stringify(configFile(proposal), null, 2)}\n`;
+    if (values.json) {
+      io.stdout(
+        `${JSON.stringify({ config: configFile(proposal), proposals: proposal.proposals, score: summary(score), defaults: summary(defaults) })}\n`,
+      );
+    } else {
+      io.stdout(renderProposal(proposal, commits, file, { proposal: score, defaults }));
+    }
+    if (values.write) {
+      const { writeFileAtomic } = await import("../../shared/fs.js");
+      await writeFileAtomic(target, file);
+      if (!values.json) io.stdout(`\nWrote ${CONFIG_FILE}.\n`);
+    }
     return 0;
-  }
-  const count = parsePositiveInt("backtest", values.backtest) ?? INIT_BACKTEST_COMMITS;
-  const [
-    { repositoryRoot },
-    { CONFIG_FILE },
-    { proposeRepositoryConfig },
-    { runBacktest },
-    { ConfigSchema },
-  ] = await Promise.all([
-    import("../git.js"),
-    import("../config.js"),
-    import("../plan/propose-config.js"),
-    import("../plan/backtest.js"),
-    import("../../shared/config.js"),
-  ]);
-  const repoRoot = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
-  const target = join(repoRoot, CONFIG_FILE);
-  // Refused before any work: --write never replaces a config someone wrote.
-  if (values.write && (await exists(target)))
-    throw new UsageError(
-      `${CONFIG_FILE} already exists; edit it, or move it away and run impact init --write again`,
-    );
-  const { proposal, commits } = await proposeRepositoryConfig(repoRoot);
-  const proposed = ConfigSchema.parse(proposal.config);
-  const [score, defaults] = [
-    await runBacktest({ repoRoot, config: proposed, count }),
-    await runBacktest({ repoRoot, config: ConfigSchema.parse({}), count }),
-  ];
-  const file = `${JSON.stringify(configFile(proposal), null, 2)}\n`;
-  if (values.json) {
-    io.stdout(
-      `${JSON.stringify({ config: configFile(proposal), proposals: proposal.proposals, score: summary(score), defaults: summary(defaults) })}\n`,
-    );
-  } else {
-    io.stdout(renderProposal(proposal, commits, file, { proposal: score, defaults }));
-  }
-  if (values.write) {
-    const { writeFileAtomic } = await import("../../shared/fs.js");
-    await writeFileAtomic(target, file);
-    if (!values.json) io.stdout(`\nWrote ${CONFIG_FILE}.\n`);
-  }
-  return 0;
-};
+  },
+});
 
 async function exists(path: string): Promise<boolean> {
   try {
