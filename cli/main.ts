@@ -19,6 +19,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     load: () => import("./commands/run.js"),
   },
   plan: { summary: "diff → plan only; no model needed", load: () => import("./commands/plan.js") },
+  init: {
+    summary: "propose an impact.config.json, scored on the history",
+    load: () => import("./commands/init.js"),
+  },
   apply: {
     summary: "write an audit's patches to the working tree",
     load: () => import("./commands/apply.js"),

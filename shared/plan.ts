@@ -1,13 +1,15 @@
 import { z } from "zod";
 
 /** `impact plan --json` and the plan handed to the runner. */
-export const ImpactKindSchema = z.enum(["attention", "mapping", "reference"]);
+export const ImpactKindSchema = z.enum(["attention", "mapping", "reference", "history"]);
 
 export const ImpactReasonSchema = z.object({
   kind: ImpactKindSchema,
   /** The changed file (or symbol's file) behind the reason. */
   source: z.string(),
   detail: z.string(),
+  /** How strong the reason is, 0–1 (history: the co-change ratio, shrunk for thin evidence). */
+  score: z.number().min(0).max(1).optional(),
 });
 
 export const PlannedArticleSchema = z.object({

@@ -65,6 +65,7 @@ describe("impact plan --backtest", () => {
       attention  1        33% (1/3)  100% (1/1)
       mapping    0        0% (0/3)   n/a (0/0)
       reference  2        33% (1/3)  50% (1/2)
+      history    0        0% (0/3)   n/a (0/0)
 
       Missed (changed by the commit, not flagged):
         <sha> docs/gamma.md
@@ -84,7 +85,7 @@ describe("impact plan --backtest", () => {
       recall: { hits: 1, of: 3, rate: 1 / 3 },
       precision: { hits: 1, of: 1, rate: 1 },
     });
-  });
+  }, 120_000);
 
   it("stops after N commits and refuses flags that make no sense with it", async () => {
     const repo = history();
@@ -93,6 +94,14 @@ describe("impact plan --backtest", () => {
     expect(BacktestReportSchema.parse(JSON.parse(io.out)).commits.map((commit) => commit.subject)).toEqual([
       "delta is two",
     ]);
+    // A newer commit that adds an article with code is no answer (no existing article changed):
+    // it does not use up the count.
+    repo.commit({ "src/new.ts": "export const x = 1;\n", "docs/new.md": "# New\n" }, "new article");
+    const counted = captureIo(repo.dir);
+    expect(await main(["plan", "--backtest", "1", "--json"], counted)).toBe(0);
+    expect(
+      BacktestReportSchema.parse(JSON.parse(counted.out)).commits.map((commit) => commit.subject),
+    ).toEqual(["delta is two"]);
     const bad = captureIo(repo.dir);
     expect(await main(["plan", "--backtest", "0"], bad)).toBe(2);
     expect(bad.err).toBe('impact plan: --backtest takes a whole number of 1 or more, got "0"\n');
@@ -103,5 +112,5 @@ describe("impact plan --backtest", () => {
     );
     const mixed = captureIo(repo.dir);
     expect(await main(["plan", "--backtest", "3", "--check"], mixed)).toBe(2);
-  });
+  }, 120_000);
 });

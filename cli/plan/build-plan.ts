@@ -5,9 +5,10 @@ import { UsageError } from "../../shared/errors.js";
 import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
-import { gitAt, repositoryRoot, resolveCommit } from "../git.js";
+import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git.js";
 import { listArticles, readArticles } from "./articles.js";
 import { detectImpact } from "./detector.js";
+import { type History, mineHistory, shallowHistoryWarning } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 import { type SymbolExtractor, startSymbolExtractor } from "./symbols/extractor.js";
 
@@ -59,12 +60,18 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       limits: config.limits,
     });
     changeSetPromise.catch(() => {});
+    // The base's history is mined while the articles are read.
+    const historyPromise = changeSetPromise.then((changeSet) => historyAt(repoRoot, changeSet.base));
+    historyPromise.catch(() => {});
     const articleSource = await articleSourceFor(repoRoot, options.head);
     const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
     const paths = await listArticles(repoRoot, config, { revision });
     const articles = await readArticles(repoRoot, paths, { revision });
     const changeSet = await changeSetPromise;
-    const plan = detectImpact({ changeSet, articles, config });
+    const history = await historyPromise;
+    const plan = detectImpact({ changeSet, articles, config, history: history?.commits });
+    const shallow = history && shallowHistoryWarning(history);
+    if (shallow) plan.warnings.push(shallow);
     return { plan, changeSet, config, repoRoot, articleSource };
   } finally {
     if (options.extractor === undefined) extractor.close();
@@ -102,4 +109,14 @@ export async function articleSourceFor(
   const [wanted, current] = await Promise.all([resolveCommit(git, head), resolveCommit(git, "HEAD")]);
   if (wanted === undefined || wanted === current) return { kind: "worktree" };
   return { kind: "revision", revision: wanted };
+}
+
+/**
+ * The base's history for history reasons, or undefined when the base is no commit here (a
+ * `--diff` without revisions, the empty tree of a first commit).
+ */
+async function historyAt(repoRoot: string, base: string): Promise<History | undefined> {
+  if (base === EMPTY_TREE || base.startsWith("diff:")) return undefined;
+  const sha = /^[0-9a-f]{40}$/.test(base) ? base : await resolveCommit(gitAt(repoRoot), base);
+  return sha === undefined ? undefined : mineHistory(repoRoot, sha);
 }

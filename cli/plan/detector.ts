@@ -5,6 +5,7 @@ import type { ImpactConfig } from "../../shared/config.js";
 import { findFrontmatterFences, parseFrontmatter } from "../../shared/markdown/frontmatter.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan.js";
 import { COMMON_WORDS } from "./common-words.js";
+import { type HistoryCommit, historyReasons } from "./history.js";
 import { compileMapping } from "./mapping.js";
 import { ReferenceMatcher } from "./matcher.js";
 
@@ -42,6 +43,8 @@ export function detectImpact(input: {
   changeSet: ChangeSet;
   articles: ArticleText[];
   config: ImpactConfig;
+  /** The base's own history (never commits after it), for history reasons. */
+  history?: HistoryCommit[];
 }): ImpactPlan {
   const { changeSet, articles, config } = input;
   const articlePaths = new Set(articles.map((article) => article.path));
@@ -158,7 +161,17 @@ export function detectImpact(input: {
     }
   }
 
-  // 4. assemble, touched first-class
+  // 4. history: articles that changed together with these files before the base
+  if (input.history) {
+    const coupled = historyReasons({
+      commits: input.history,
+      changedFiles: relevantFiles.filter((file) => !articlePaths.has(file.path)),
+      articles: articlePaths,
+    });
+    for (const [article, list] of coupled) for (const reason of list) addReason(article, reason);
+  }
+
+  // 5. assemble, touched first-class
   const planned: PlannedArticle[] = [];
   for (const path of sortedArticles) {
     const own = changedPaths.get(path);
@@ -199,7 +212,7 @@ function skippedWarnings(skipped: readonly SkippedFile[]): string[] {
 /** Single words (`fetch`, `Client`) read as prose; they count only where formatted as code. */
 const SINGLE_WORD = /^(?:[a-z]+|[A-Z][a-z]+)$/;
 
-const KIND_ORDER = { attention: 0, mapping: 1, reference: 2 } as const;
+const KIND_ORDER = { attention: 0, mapping: 1, reference: 2, history: 3 } as const;
 
 function compareReasons(left: ImpactReason, right: ImpactReason): number {
   return (

@@ -1,0 +1,289 @@
+import { spawn } from "node:child_process";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { writeFileAtomic } from "../../shared/fs.js";
+import type { ImpactReason } from "../../shared/plan.js";
+import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
+
+/** Commits scanned back from the base, newest first. */
+export const HISTORY_MAX_COMMITS = 3000;
+/** Wall-clock budget of one `git log` for history; what arrived by then is used. */
+export const HISTORY_TIMEOUT_MS = 10_000;
+/** A commit that touches more files than this is a sweep (a rename, a reformat): no coupling evidence. */
+export const HISTORY_MAX_FILES_PER_COMMIT = 30;
+/** Co-changes needed before a pair counts as coupled. */
+export const HISTORY_MIN_SUPPORT = 2;
+/** Share of a file's commits that must also change the article. */
+export const HISTORY_MIN_CONFIDENCE = 0.1;
+/** At most this many history articles per changed file (the strongest). */
+export const HISTORY_MAX_ARTICLES_PER_FILE = 2;
+
+/** One commit of the base's history: its sha, the paths it changed, and its renames. */
+export interface HistoryCommit {
+  sha: string;
+  /** Paths as the commit left them (a rename lists its new path). */
+  files: string[];
+  /** `[old, new]` for each file it renamed, so older commits can be read with today's names. */
+  renames?: [string, string][];
+}
+
+export interface History {
+  /** The revision the history ends at (never anything after it). */
+  base: string;
+  /** Newest first, merges left out. */
+  commits: HistoryCommit[];
+  /** The clone is shallow: older history is missing. */
+  shallow: boolean;
+  /** The scan stopped at the commit bound or the time bound. */
+  truncated?: "commits" | "time";
+}
+
+/** The folder of the history cache, relative to the repository root. */
+export const HISTORY_CACHE_DIR = join(OUTPUT_DIR, "cache", "history");
+
+const CACHE_VERSION = 2;
+// Paths stored once, commits as indexes: a 3,000-commit history stays around 100 KB.
+const CacheSchema = z.object({
+  version: z.literal(CACHE_VERSION),
+  base: z.string(),
+  maxCommits: z.number(),
+  shallow: z.boolean(),
+  truncated: z.enum(["commits"]).optional(),
+  paths: z.array(z.string()),
+  commits: z.array(
+    z.tuple([
+      z.string(),
+      z.array(z.number().int().nonnegative()),
+      z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()])),
+    ]),
+  ),
+});
+
+/**
+ * The history of `base` (a full commit sha): `git log <base>` walks only its ancestors, so
+ * nothing after the base can leak in, which is what lets the backtest replay a commit
+ * without seeing its future. Bounded by commit count and time; cached under
+ * `.impact/cache/history/<base>.json` (a time-truncated scan is not cached).
+ */
+export async function mineHistory(
+  repoRoot: string,
+  base: string,
+  options: { maxCommits?: number; timeoutMs?: number; cache?: boolean } = {},
+): Promise<History> {
+  const maxCommits = options.maxCommits ?? HISTORY_MAX_COMMITS;
+  const cacheFile = join(repoRoot, HISTORY_CACHE_DIR, `${base}.json`);
+  const useCache = options.cache !== false && /^[0-9a-f]{40,64}$/.test(base);
+  if (useCache) {
+    const cached = await readCache(cacheFile, base, maxCommits);
+    if (cached) return cached;
+  }
+  const [shallow, scan] = await Promise.all([
+    gitText(repoRoot, ["rev-parse", "--is-shallow-repository"], HISTORY_TIMEOUT_MS).then(
+      (result) => result.text.trim() === "true",
+      () => false,
+    ),
+    gitText(
+      repoRoot,
+      [
+        "log",
+        "--no-merges",
+        "--find-renames",
+        `--max-count=${maxCommits}`,
+        "--format=%x1e%H",
+        "--name-status",
+        base,
+        "--",
+      ],
+      options.timeoutMs ?? HISTORY_TIMEOUT_MS,
+    ),
+  ]);
+  const commits = parseLog(scan.text, scan.timedOut);
+  const truncated = scan.timedOut ? "time" : commits.length >= maxCommits ? "commits" : undefined;
+  const history: History = { base, commits, shallow, ...(truncated ? { truncated } : {}) };
+  if (useCache && truncated !== "time") await writeCache(repoRoot, cacheFile, history, maxCommits);
+  return history;
+}
+
+/** `%x1e%H` + `--name-status` records; a record cut off by the time bound is dropped. */
+export function parseLog(text: string, cutOff: boolean): HistoryCommit[] {
+  const records = text.split("\x1e").slice(1);
+  if (cutOff) records.pop();
+  return records.flatMap((record) => {
+    const [sha = "", ...lines] = record.split("\n");
+    if (sha.trim() === "") return [];
+    const files: string[] = [];
+    const renames: [string, string][] = [];
+    for (const line of lines) {
+      const [status = "", first, second] = line.split("\t");
+      if (first === undefined) continue;
+      if (second !== undefined && status.startsWith("R")) {
+        renames.push([first, second]);
+        files.push(second);
+      } else files.push(second ?? first);
+    }
+    return [{ sha: sha.trim(), files, ...(renames.length > 0 ? { renames } : {}) }];
+  });
+}
+
+/**
+ * History reasons (pure): for each changed code file, the articles that changed in the
+ * same commits often enough (support and confidence above the bounds), strongest first.
+ * The score is the co-change ratio shrunk toward 0 for thin evidence: c / (n + 1).
+ */
+export function historyReasons(input: {
+  commits: HistoryCommit[];
+  /** Changed non-article files of the change (a rename lists both paths). */
+  changedFiles: { path: string; oldPath?: string }[];
+  /** The articles at the base. */
+  articles: Set<string>;
+}): Map<string, ImpactReason[]> {
+  const wanted = new Map<string, string>();
+  for (const file of input.changedFiles) {
+    wanted.set(file.path, file.path);
+    if (file.oldPath) wanted.set(file.oldPath, file.path);
+  }
+  const touching = new Map<string, number>();
+  const together = new Map<string, Map<string, number>>();
+  // Newest first: a rename seen here names, for every older commit, the path it has today.
+  const today = new Map<string, string>();
+  for (const commit of input.commits) {
+    const sweep = commit.files.length > HISTORY_MAX_FILES_PER_COMMIT;
+    const sources = new Set<string>();
+    const articles: string[] = [];
+    for (const changed of sweep ? [] : commit.files) {
+      const path = today.get(changed) ?? changed;
+      const source = wanted.get(path);
+      if (source !== undefined) sources.add(source);
+      else if (input.articles.has(path)) articles.push(path);
+    }
+    for (const source of sources) {
+      touching.set(source, (touching.get(source) ?? 0) + 1);
+      const counts = together.get(source) ?? new Map<string, number>();
+      together.set(source, counts);
+      for (const article of articles) counts.set(article, (counts.get(article) ?? 0) + 1);
+    }
+    for (const [from, to] of commit.renames ?? []) today.set(from, today.get(to) ?? to);
+  }
+  const reasons = new Map<string, ImpactReason[]>();
+  for (const [source, counts] of together) {
+    const total = touching.get(source) ?? 0;
+    const coupled = [...counts]
+      .filter(([, count]) => count >= HISTORY_MIN_SUPPORT && count / total >= HISTORY_MIN_CONFIDENCE)
+      .sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]))
+      .slice(0, HISTORY_MAX_ARTICLES_PER_FILE);
+    for (const [article, count] of coupled) {
+      const reason: ImpactReason = {
+        kind: "history",
+        source,
+        detail: `changed together in ${count} of ${total} commits that touched ${source}`,
+        score: round(count / (total + 1)),
+      };
+      const list = reasons.get(article);
+      if (list) list.push(reason);
+      else reasons.set(article, [reason]);
+    }
+  }
+  return reasons;
+}
+
+/** The one warning a shallow clone gets. */
+export function shallowHistoryWarning(history: History): string | undefined {
+  if (!history.shallow) return undefined;
+  return `history coupling sees only the ${history.commits.length} commit${history.commits.length === 1 ? "" : "s"} of this shallow clone; fetch the full history (actions/checkout with fetch-depth: 0, or git fetch --unshallow)`;
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+async function readCache(file: string, base: string, maxCommits: number): Promise<History | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = CacheSchema.safeParse(json);
+  if (!parsed.success || parsed.data.base !== base || parsed.data.maxCommits !== maxCommits) return undefined;
+  const { paths, commits, shallow, truncated } = parsed.data;
+  return {
+    base,
+    shallow,
+    ...(truncated ? { truncated } : {}),
+    commits: commits.map(([sha, indexes, renames]) => {
+      const path = (index: number) => paths[index] ?? "";
+      const files = indexes.map(path);
+      return renames.length > 0
+        ? { sha, files, renames: renames.map(([from, to]): [string, string] => [path(from), path(to)]) }
+        : { sha, files };
+    }),
+  };
+}
+
+async function writeCache(repoRoot: string, file: string, history: History, maxCommits: number) {
+  const ids = new Map<string, number>();
+  const id = (path: string) => {
+    const known = ids.get(path);
+    if (known !== undefined) return known;
+    ids.set(path, ids.size);
+    return ids.size - 1;
+  };
+  const commits = history.commits.map((commit) => [
+    commit.sha,
+    commit.files.map(id),
+    (commit.renames ?? []).map(([from, to]) => [id(from), id(to)]),
+  ]);
+  const data = {
+    version: CACHE_VERSION,
+    base: history.base,
+    maxCommits,
+    shallow: history.shallow,
+    ...(history.truncated === "commits" ? { truncated: "commits" } : {}),
+    paths: [...ids.keys()],
+    commits,
+  };
+  try {
+    await ignoreOutputDir(repoRoot);
+    await mkdir(join(repoRoot, HISTORY_CACHE_DIR), { recursive: true });
+    await writeFileAtomic(file, JSON.stringify(data));
+  } catch {
+    // A cache that cannot be written (read-only checkout) only costs the next run a scan.
+  }
+}
+
+/** Runs git and collects stdout; at the time limit the process is killed and what arrived is kept. */
+function gitText(
+  cwd: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ text: string; timedOut: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    let stderr = "";
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill();
+    }, timeoutMs);
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString("utf8");
+      if (code !== 0 && !timedOut) reject(new Error(`git ${args[0]} failed: ${stderr.split("\n")[0] ?? ""}`));
+      else resolve({ text, timedOut });
+    });
+  });
+}

@@ -1,0 +1,223 @@
+import { basename, extname, posix } from "node:path";
+import picomatch from "picomatch";
+import type { Mapping } from "../../shared/config.js";
+import { gitAt } from "../git.js";
+import { type HistoryCommit, mineHistory } from "./history.js";
+
+/** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
+export interface Proposal {
+  key: "docs" | "ignore" | "mappings";
+  value: string | Mapping;
+  evidence: string;
+}
+
+/** The config `impact init` proposes (only keys it has evidence for), with the evidence. */
+export interface ConfigProposal {
+  config: { docs: string[]; ignore: string[]; mappings: Mapping[] };
+  proposals: Proposal[];
+}
+
+const DOC_EXTENSIONS = new Set([".md", ".mdx", ".rst"]);
+/** Folders whose name says they hold documentation. */
+const DOC_FOLDERS = new Set(["docs", "doc", "documentation", "guide", "book", "manual", "site", "website"]);
+/** Not documentation of the code: vendored, generated, test data, tool config. */
+const NOT_DOCS =
+  /(^|\/)(node_modules|vendor|third_party|dist|build|target|tests?|testdata|fixtures?|__snapshots__|examples?\/node_modules)\/|(^|\/)\.[^/]+\//;
+/**
+ * Records of the past and project paperwork: not fixed forward when the code changes.
+ * Changelogs, release notes, history files, changesets, migration and upgrade guides, blog
+ * posts, and the community files every repository carries.
+ */
+const RECORDS =
+  /(^|\/)(change[-_]?log|changes|history|news|release[-_]?notes?|releases|authors|contributors|code[-_]of[-_]conduct|conduct|license|licence|security|support|funding|governance)(\.[a-z]+)?$|(^|\/)(migrat\w*|upgrad\w*)[^/]*$|(^|\/)(blog|changelog|changelogs|migration-guides|migrations|\.changeset)\//i;
+/** A folder becomes a mapping only when this many of its files have a namesake article. */
+const MIN_MAPPED_NAMES = 3;
+
+/**
+ * Proposes `docs`, `ignore` and `mappings` from a repository's files (at one revision) and
+ * its history. Pure: the caller lists the files and mines the history.
+ */
+export function proposeConfig(input: { files: string[]; history: HistoryCommit[] }): ConfigProposal {
+  const proposals: Proposal[] = [];
+  const docFiles = input.files.filter(
+    (path) => DOC_EXTENSIONS.has(extname(path).toLowerCase()) && !NOT_DOCS.test(path),
+  );
+  const records = docFiles.filter((path) => RECORDS.test(path));
+  const articles = docFiles.filter((path) => !RECORDS.test(path));
+
+  // docs: root articles, whole documentation folders, and nested READMEs.
+  const docs: string[] = [];
+  const covered = new Set<string>();
+  const byFolder = new Map<string, string[]>();
+  for (const path of articles) {
+    const top = path.includes("/") ? path.slice(0, path.indexOf("/")) : "";
+    byFolder.set(top, [...(byFolder.get(top) ?? []), path]);
+  }
+  const filesByTop = new Map<string, number>();
+  for (const path of input.files) {
+    const top = path.includes("/") ? path.slice(0, path.indexOf("/")) : "";
+    filesByTop.set(top, (filesByTop.get(top) ?? 0) + 1);
+  }
+  const rootDocs = byFolder.get("") ?? [];
+  for (const extension of extensionsOf(rootDocs)) {
+    const glob = `*${extension}`;
+    const matched = rootDocs.filter((path) => path.endsWith(extension));
+    docs.push(glob);
+    for (const path of matched) covered.add(path);
+    proposals.push({
+      key: "docs",
+      value: glob,
+      evidence: `${count(matched.length, "article")} at the root: ${sample(matched)}`,
+    });
+  }
+  for (const [folder, paths] of [...byFolder].sort(([left], [right]) => left.localeCompare(right))) {
+    if (folder === "") continue;
+    const share = paths.length / (filesByTop.get(folder) ?? paths.length);
+    if (!(DOC_FOLDERS.has(folder.toLowerCase()) || (paths.length >= 2 && share >= 0.5))) continue;
+    const glob = `${folder}/**/*${braces(extensionsOf(paths))}`;
+    docs.push(glob);
+    for (const path of paths) covered.add(path);
+    const why = DOC_FOLDERS.has(folder.toLowerCase())
+      ? "a documentation folder"
+      : `${Math.round(share * 100)}% of its files are docs`;
+    proposals.push({
+      key: "docs",
+      value: glob,
+      evidence: `${count(paths.length, "article")} (${why}): ${sample(paths)}`,
+    });
+  }
+  const readmes = articles.filter(
+    (path) => !covered.has(path) && /^readme\.(md|mdx|rst)$/i.test(basename(path)),
+  );
+  if (readmes.length > 0) {
+    const glob = `**/${basename(readmes[0]!)}`;
+    const matched = readmes.filter((path) => basename(path) === basename(readmes[0]!));
+    docs.push(glob);
+    for (const path of matched) covered.add(path);
+    proposals.push({
+      key: "docs",
+      value: glob,
+      evidence: `${count(matched.length, "package README")}: ${sample(matched)}`,
+    });
+  }
+
+  // ignore: the records among the files the docs globs take in.
+  const isDoc = docs.length > 0 ? picomatch(docs) : () => false;
+  const ignore: string[] = [];
+  for (const path of records.filter((record) => isDoc(record))) {
+    const glob = ignoreGlobFor(path);
+    if (ignore.includes(glob)) continue;
+    ignore.push(glob);
+    proposals.push({
+      key: "ignore",
+      value: glob,
+      evidence: `${path} is a record of the past or project paperwork, not fixed forward`,
+    });
+  }
+
+  // mappings: a code folder whose files have namesake articles in one docs folder.
+  const mapped = [...covered].filter((path) => !ignore.some((glob) => picomatch.isMatch(path, glob)));
+  const mappings = namesakeMappings(input.files, mapped, input.history);
+  for (const { mapping, names, together } of mappings) {
+    proposals.push({
+      key: "mappings",
+      value: mapping,
+      evidence: `${count(names.length, "file")} with a namesake article (${sample(names)}); changed together in ${count(together, "commit")}`,
+    });
+  }
+  return { config: { docs, ignore, mappings: mappings.map((entry) => entry.mapping) }, proposals };
+}
+
+function namesakeMappings(files: string[], articles: string[], history: HistoryCommit[]) {
+  const articleByKey = new Map<string, string[]>();
+  for (const article of articles) {
+    const key = `${posix.dirname(article)}\0${extname(article)}`;
+    articleByKey.set(key, [...(articleByKey.get(key) ?? []), article]);
+  }
+  const stemsByDocsFolder = new Map<string, Set<string>>();
+  for (const [key, paths] of articleByKey) stemsByDocsFolder.set(key, new Set(paths.map(stemOf)));
+  const code = files.filter(
+    (path) => !DOC_EXTENSIONS.has(extname(path).toLowerCase()) && !NOT_DOCS.test(path),
+  );
+  const groups = new Map<string, { codeKey: string; docsKey: string; names: string[] }>();
+  for (const path of code) {
+    const codeKey = `${posix.dirname(path)}\0${extname(path)}`;
+    const stem = stemOf(path);
+    if (stem === "index" || stem === "readme") continue;
+    for (const [docsKey, stems] of stemsByDocsFolder) {
+      if (!stems.has(stem)) continue;
+      const key = `${codeKey}\0${docsKey}`;
+      const group = groups.get(key) ?? { codeKey, docsKey, names: [] };
+      group.names.push(stem);
+      groups.set(key, group);
+    }
+  }
+  const result: { mapping: Mapping; names: string[]; together: number }[] = [];
+  for (const { codeKey, docsKey, names } of groups.values()) {
+    if (names.length < MIN_MAPPED_NAMES) continue;
+    const [codeFolder = "", codeExtension = ""] = codeKey.split("\0");
+    const [docsFolder = "", docsExtension = ""] = docsKey.split("\0");
+    const mapping = {
+      code: `${codeFolder === "." ? "" : `${codeFolder}/`}:name${codeExtension}`,
+      docs: `${docsFolder === "." ? "" : `${docsFolder}/`}:name${docsExtension}`,
+    };
+    const nameSet = new Set(names);
+    const together = history.filter((commit) =>
+      commit.files.some((file) => {
+        if (posix.dirname(file) !== codeFolder || !nameSet.has(stemOf(file))) return false;
+        const article = `${docsFolder === "." ? "" : `${docsFolder}/`}${stemOf(file)}${docsExtension}`;
+        return commit.files.includes(article);
+      }),
+    ).length;
+    result.push({ mapping, names: names.sort(), together });
+  }
+  return result.sort(
+    (left, right) =>
+      right.names.length - left.names.length || left.mapping.code.localeCompare(right.mapping.code),
+  );
+}
+
+function stemOf(path: string): string {
+  return basename(path, extname(path));
+}
+
+function extensionsOf(paths: string[]): string[] {
+  return [...new Set(paths.map((path) => extname(path).toLowerCase()))].sort();
+}
+
+function braces(extensions: string[]): string {
+  return extensions.length === 1
+    ? extensions[0]!
+    : `.{${extensions.map((extension) => extension.slice(1)).join(",")}}`;
+}
+
+/** A record at the root is named as it is; deeper ones by a glob on their folder or name. */
+function ignoreGlobFor(path: string): string {
+  const folder = /(^|\/)(blog|changelog|changelogs|migration-guides|migrations|\.changeset)\//i.exec(path);
+  if (folder) return `${path.slice(0, folder.index + folder[0].length)}**`;
+  return path.includes("/") ? `**/${basename(path)}` : path;
+}
+
+function count(value: number, noun: string): string {
+  return `${value} ${noun}${value === 1 ? "" : "s"}`;
+}
+
+function sample(paths: string[]): string {
+  const shown = paths.slice(0, 3).join(", ");
+  return paths.length > 3 ? `${shown}, …` : shown;
+}
+
+/** The shell around proposeConfig: the files and history at `revision` (default HEAD). */
+export async function proposeRepositoryConfig(
+  repoRoot: string,
+  revision = "HEAD",
+): Promise<{ proposal: ConfigProposal; commits: number }> {
+  const git = gitAt(repoRoot);
+  const sha = (await git.raw(["rev-parse", "--verify", `${revision}^{commit}`])).trim();
+  const [listing, history] = await Promise.all([
+    git.raw(["ls-tree", "-r", "-z", "--name-only", sha]),
+    mineHistory(repoRoot, sha),
+  ]);
+  const files = listing.split("\0").filter((path) => path !== "");
+  return { proposal: proposeConfig({ files, history: history.commits }), commits: history.commits.length };
+}

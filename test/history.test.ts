@@ -1,0 +1,151 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../cli/main.js";
+import { BacktestReportSchema } from "../cli/plan/backtest.js";
+import {
+  HISTORY_CACHE_DIR,
+  HISTORY_MAX_FILES_PER_COMMIT,
+  historyReasons,
+  mineHistory,
+} from "../cli/plan/history.js";
+import { ImpactPlanSchema } from "../shared/plan.js";
+import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+
+/** The guide never names the engine, but the two have changed together three times. */
+function coupledRepo() {
+  const repo = gitRepo({
+    "src/engine.ts": "export const speed = 1;\n",
+    "src/other.ts": "export const other = 1;\n",
+    "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
+    "docs/other.md": "# Other\n\nUnrelated.\n",
+  });
+  for (const step of [2, 3]) {
+    repo.commit(
+      {
+        "src/engine.ts": `export const speed = ${step};\n`,
+        "docs/guide.md": `# Guide\n\nHow fast it goes: ${step}.\n`,
+      },
+      `speed ${step}`,
+    );
+  }
+  repo.commit({ "src/other.ts": "export const other = 2;\n" }, "other alone");
+  return repo;
+}
+
+async function planJson(dir: string, ...args: string[]) {
+  const io = captureIo(dir);
+  expect(await main(["plan", "--json", ...args], io)).toBe(0);
+  return { plan: ImpactPlanSchema.parse(JSON.parse(io.out)), io };
+}
+
+describe("history coupling", () => {
+  it("flags an article that changed together with the code, with its evidence and score", async () => {
+    const repo = coupledRepo();
+    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    const { plan } = await planJson(repo.dir);
+    expect(plan.articles).toEqual([
+      {
+        path: "docs/guide.md",
+        status: "impacted",
+        impact: [
+          {
+            kind: "history",
+            source: "src/engine.ts",
+            detail: "changed together in 3 of 3 commits that touched src/engine.ts",
+            score: 0.75,
+          },
+        ],
+        files: ["src/engine.ts"],
+      },
+    ]);
+    // The history is cached by base sha, inside the self-ignoring .impact/ folder.
+    const base = repo.git("rev-parse", "HEAD~1");
+    expect(existsSync(join(repo.dir, HISTORY_CACHE_DIR, `${base}.json`))).toBe(true);
+    expect(repo.git("status", "--porcelain")).toBe("");
+  }, 120_000);
+
+  it("never reads past the base: later co-changes are not evidence", async () => {
+    const repo = gitRepo({
+      "src/engine.ts": "export const speed = 1;\n",
+      "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
+    });
+    const base = repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "before the change");
+    const head = repo.commit({ "src/engine.ts": "export const speed = 3;\n" }, "the change");
+    // The future: the two change together again and again after the change under review.
+    for (const step of [4, 5, 6, 7]) {
+      repo.commit(
+        { "src/engine.ts": `export const speed = ${step};\n`, "docs/guide.md": `# Guide\n\n${step}.\n` },
+        `future ${step}`,
+      );
+    }
+    const history = await mineHistory(repo.dir, base, { cache: false });
+    expect(history.commits.map((commit) => commit.sha)).toEqual(
+      repo.git("rev-list", "--no-merges", base).split("\n"),
+    );
+    const { plan } = await planJson(repo.dir, "--base", base, "--head", head);
+    expect(plan.articles).toEqual([]);
+    // Once those commits are in the past, the same kind of change does flag the guide.
+    repo.commit({ "src/engine.ts": "export const speed = 8;\n" }, "after the future");
+    const { plan: later } = await planJson(repo.dir);
+    expect(later.articles.map((article) => [article.path, article.impact[0]?.kind])).toEqual([
+      ["docs/guide.md", "history"],
+    ]);
+  }, 120_000);
+
+  it("is bounded in commits and caches only complete scans", async () => {
+    const repo = coupledRepo();
+    const head = repo.git("rev-parse", "HEAD");
+    const bounded = await mineHistory(repo.dir, head, { maxCommits: 2 });
+    expect(bounded.commits).toHaveLength(2);
+    expect(bounded.truncated).toBe("commits");
+    const cached = JSON.parse(readFileSync(join(repo.dir, HISTORY_CACHE_DIR, `${head}.json`), "utf8"));
+    expect(cached.maxCommits).toBe(2);
+    // A different bound is a different scan, not the cached one.
+    expect((await mineHistory(repo.dir, head)).commits).toHaveLength(4);
+  }, 120_000);
+
+  it("takes no evidence from sweeps, thin support or weak confidence", () => {
+    const articles = new Set(["docs/a.md", "docs/b.md"]);
+    const sweep = Array.from({ length: HISTORY_MAX_FILES_PER_COMMIT }, (_, index) => `src/f${index}.ts`);
+    const commits = [
+      { sha: "1", files: ["src/x.ts", "docs/a.md", ...sweep] },
+      { sha: "2", files: ["src/x.ts", "docs/a.md", ...sweep] },
+      { sha: "3", files: ["src/x.ts", "docs/b.md"] },
+      { sha: "4", files: ["src/x.ts"] },
+    ];
+    expect(historyReasons({ commits, changedFiles: [{ path: "src/x.ts" }], articles })).toEqual(new Map());
+    const renamed = historyReasons({
+      commits: [
+        { sha: "1", files: ["src/old.ts", "docs/a.md"] },
+        { sha: "2", files: ["src/old.ts", "docs/a.md"] },
+      ],
+      changedFiles: [{ path: "src/new.ts", oldPath: "src/old.ts" }],
+      articles,
+    });
+    expect(renamed.get("docs/a.md")?.map((reason) => [reason.source, reason.detail])).toEqual([
+      ["src/new.ts", "changed together in 2 of 2 commits that touched src/new.ts"],
+    ]);
+  }, 120_000);
+
+  it("warns once on a shallow clone, naming fetch-depth: 0", async () => {
+    const origin = coupledRepo();
+    origin.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    const dir = join(makeTempDir("impact-shallow-"), "clone");
+    origin.git("clone", "-q", "--depth", "2", `file://${origin.dir}`, dir);
+    const io = captureIo(dir);
+    expect(await main(["plan"], io)).toBe(0);
+    const warnings = io.err.split("\n").filter((line) => line.includes("shallow"));
+    expect(warnings).toEqual([
+      "warning: history coupling sees only the 1 commit of this shallow clone; fetch the full history (actions/checkout with fetch-depth: 0, or git fetch --unshallow)",
+    ]);
+    const backtest = captureIo(dir);
+    expect(await main(["plan", "--backtest", "5", "--json"], backtest)).toBe(0);
+    expect(BacktestReportSchema.parse(JSON.parse(backtest.out)).shallow).toBe(true);
+    const text = captureIo(dir);
+    expect(await main(["plan", "--backtest", "5"], text)).toBe(0);
+    expect(text.out).toContain("the clone is shallow");
+    expect(text.out).toContain("fetch-depth: 0");
+  }, 120_000);
+});

@@ -1,0 +1,131 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../cli/config.js";
+import { main } from "../cli/main.js";
+import { proposeConfig } from "../cli/plan/propose-config.js";
+import { gitRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+
+/** Rules documented one article each, a guide, a changelog, and a history that couples them. */
+function rulesRepo() {
+  const repo = gitRepo({
+    "README.md": "# Tool\n\nSee docs.\n",
+    "CHANGELOG.md": "# Changelog\n",
+    "src/rules/indent.ts": "export const indent = 1;\n",
+    "src/rules/quotes.ts": "export const quotes = 1;\n",
+    "src/rules/semi.ts": "export const semi = 1;\n",
+    "src/cli.ts": "export const cli = 1;\n",
+    "docs/rules/indent.md": "# indent\n",
+    "docs/rules/quotes.md": "# quotes\n",
+    "docs/rules/semi.md": "# semi\n",
+    "docs/guide.md": "# Guide\n",
+    "test/fixtures/sample.md": "# not an article\n",
+  });
+  for (const [rule, step] of [
+    ["indent", 2],
+    ["quotes", 2],
+    ["semi", 2],
+  ] as const) {
+    repo.commit(
+      {
+        [`src/rules/${rule}.ts`]: `export const ${rule} = ${step};\n`,
+        [`docs/rules/${rule}.md`]: `# ${rule}\n\nNow ${step}.\n`,
+        "CHANGELOG.md": `# Changelog\n\n- ${rule}\n`,
+      },
+      `${rule} ${step}`,
+    );
+  }
+  return repo;
+}
+
+describe("impact init", () => {
+  it("proposes docs, ignores and mappings with their evidence and backtest score, writing nothing", async () => {
+    const repo = rulesRepo();
+    const io = captureIo(repo.dir);
+    expect(await main(["init"], io)).toBe(0);
+    expect(io.out).toMatchInlineSnapshot(`
+      "Proposed impact.config.json (from the layout and 4 commits of history)
+
+      docs      *.md
+                1 article at the root: README.md
+      docs      docs/**/*.md
+                4 articles (a documentation folder): docs/guide.md, docs/rules/indent.md, docs/rules/quotes.md, …
+      ignore    CHANGELOG.md
+                CHANGELOG.md is a record of the past or project paperwork, not fixed forward
+      mappings  src/rules/:name.ts → docs/rules/:name.md
+                3 files with a namesake article (indent, quotes, semi); changed together in 4 commits
+
+      {
+        "docs": [
+          "*.md",
+          "docs/**/*.md"
+        ],
+        "ignore": [
+          "CHANGELOG.md"
+        ],
+        "mappings": [
+          {
+            "code": "src/rules/:name.ts",
+            "docs": "docs/rules/:name.md"
+          }
+        ]
+      }
+
+      Backtest over the last 3 commits that changed code and docs:
+                RECALL      PRECISION  FLAGGED/COMMIT
+      proposal  100% (3/3)  50% (3/6)  2.0
+      defaults  0% (0/6)    n/a        0.0
+      "
+    `);
+    expect(repo.git("status", "--porcelain")).toBe("");
+  }, 300_000);
+
+  it("--write writes the proposal atomically, and never over an existing config", async () => {
+    const repo = rulesRepo();
+    const io = captureIo(repo.dir);
+    expect(await main(["init", "--write", "--json"], io)).toBe(0);
+    const written = readFileSync(join(repo.dir, "impact.config.json"), "utf8");
+    expect(parseConfig(written).mappings).toEqual([
+      { code: "src/rules/:name.ts", docs: "docs/rules/:name.md" },
+    ]);
+    const printed = JSON.parse(io.out);
+    expect(printed.config).toEqual(JSON.parse(written));
+    expect(printed.score.recall.rate).toBe(1);
+    const again = captureIo(repo.dir);
+    expect(await main(["init", "--write"], again)).toBe(2);
+    expect(again.err).toBe(
+      "impact init: impact.config.json already exists; edit it, or move it away and run impact init --write again\n",
+    );
+    expect(again.out).toBe("");
+    expect(readFileSync(join(repo.dir, "impact.config.json"), "utf8")).toBe(written);
+  }, 300_000);
+
+  it("leaves out records, test data and blogs, and maps only folders with enough namesakes", () => {
+    const { config } = proposeConfig({
+      files: [
+        "readme.md",
+        "HISTORY.md",
+        "docs/index.rst",
+        "docs/api.rst",
+        "docs/blog/2020-launch.rst",
+        "docs/migration-guide.rst",
+        "tests/fixtures/readme.md",
+        ".github/PULL_REQUEST_TEMPLATE.md",
+        "crates/core/README.md",
+        "crates/cli/README.md",
+        "crates/core/Cargo.toml",
+        "crates/core/src/lib.rs",
+        "crates/cli/src/main.rs",
+        "src/api.py",
+        "src/index.py",
+      ],
+      history: [],
+    });
+    expect(config).toEqual({
+      docs: ["*.md", "docs/**/*.rst", "**/README.md"],
+      ignore: ["HISTORY.md", "docs/blog/**", "**/migration-guide.rst"],
+      mappings: [],
+    });
+  });
+});
