@@ -9,9 +9,10 @@ export type ArticleSelector = (path: string) => boolean;
 
 /** docs globs minus ignore globs, as one predicate. */
 export function articleSelector(config: ImpactConfig): ArticleSelector {
-  const options = { dot: false };
-  const isDoc = picomatch(config.docs, options);
-  const isIgnored = config.ignore.length > 0 ? picomatch(config.ignore, options) : () => false;
+  const isDoc = picomatch(config.docs, { dot: false });
+  // `CHANGELOG.md`, `Changelog.md`, `changelog.md`: ignores are about names, whatever their case.
+  const isIgnored =
+    config.ignore.length > 0 ? picomatch(config.ignore, { dot: true, nocase: true }) : () => false;
   return (path) => isDoc(path) && !isIgnored(path);
 }
 
@@ -23,7 +24,7 @@ export function articleSelector(config: ImpactConfig): ArticleSelector {
 export async function listArticles(
   repoRoot: string,
   config: ImpactConfig,
-  options: { revision?: string } = {},
+  options: { revision?: string; unmatchedDocsGlobs?: string[] } = {},
 ): Promise<string[]> {
   const git = gitAt(repoRoot);
   const output =
@@ -31,8 +32,18 @@ export async function listArticles(
       ? await git.raw(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"])
       : await git.raw(["ls-tree", "-r", "-z", "--name-only", options.revision]);
   const select = articleSelector(config);
-  const paths = new Set(output.split("\0").filter((path) => path !== "" && select(path)));
+  const files = output.split("\0").filter((path) => path !== "");
+  const paths = new Set(files.filter(select));
+  if (options.unmatchedDocsGlobs) options.unmatchedDocsGlobs.push(...unmatchedGlobs(config.docs, files));
   return [...paths].sort();
+}
+
+/** The globs that match none of `files` (a typo such as `doc/**` where the folder is `docs/`). */
+export function unmatchedGlobs(globs: readonly string[], files: readonly string[]): string[] {
+  return globs.filter((glob) => {
+    const isMatch = picomatch(glob, { dot: false });
+    return !files.some((file) => isMatch(file));
+  });
 }
 
 /**

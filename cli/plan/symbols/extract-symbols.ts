@@ -49,6 +49,8 @@ interface Declaration {
   signature: string;
   /** The implementation, whitespace-normalised ("" when the language extraction has none). */
   body: string;
+  /** For members and keys: the interface, type, object or function they belong to. */
+  parent?: string;
 }
 
 /**
@@ -98,53 +100,67 @@ function compareDeclarations(before: Declaration[], after: Declaration[], file: 
     }
     const first = news[0]!;
     if (shape(olds, "signature") !== shape(news, "signature")) {
-      symbols.push({ name, kind: first.kind, change: "signature", file, line: first.line });
+      symbols.push({ ...named(first), change: "signature", file, line: first.line });
     } else if (shape(olds, "body") !== shape(news, "body")) {
-      symbols.push({ name, kind: first.kind, change: "body", file, line: first.line });
+      symbols.push({ ...named(first), change: "body", file, line: first.line });
     }
   }
   for (const [name, news] of newByName) if (!oldByName.has(name)) added.push(news[0]!);
+  const membersOf = new Map<string, string[]>();
+  for (const declaration of after) {
+    if (declaration.parent === undefined) continue;
+    const list = membersOf.get(declaration.parent);
+    if (list) list.push(declaration.name);
+    else membersOf.set(declaration.parent, [declaration.name]);
+  }
   // A removed and an added declaration of the same kind and shape is a rename.
   const unmatched = new Set(added);
   for (const old of removed) {
     const twin = [...unmatched].find(
       (candidate) =>
         candidate.kind === old.kind &&
+        candidate.parent === old.parent &&
         candidate.signature === old.signature &&
         (candidate.body === old.body || candidate.signature.length > 12),
     );
     if (twin) {
       unmatched.delete(twin);
-      symbols.push({
-        name: twin.name,
-        oldName: old.name,
-        kind: twin.kind,
-        change: "renamed",
-        file,
-        line: twin.line,
-      });
+      symbols.push({ ...named(twin), oldName: old.name, change: "renamed", file, line: twin.line });
     } else {
-      symbols.push({ name: old.name, kind: old.kind, change: "removed", file, line: old.line });
+      symbols.push({ ...named(old), change: "removed", file, line: old.line });
     }
   }
   for (const declaration of unmatched) {
+    const siblings =
+      declaration.parent === undefined
+        ? undefined
+        : (membersOf.get(declaration.parent) ?? []).filter((name) => name !== declaration.name);
     symbols.push({
-      name: declaration.name,
-      kind: declaration.kind,
+      ...named(declaration),
       change: "added",
       file,
       line: declaration.line,
+      ...(siblings ? { siblings } : {}),
     });
   }
   return symbols;
 }
 
+function named(declaration: Declaration): Pick<ChangedSymbol, "name" | "kind" | "parent"> {
+  return declaration.parent === undefined
+    ? { name: declaration.name, kind: declaration.kind }
+    : { name: declaration.name, kind: declaration.kind, parent: declaration.parent };
+}
+
+/** Declarations by name; members by `Parent.name`, so `A.verbose` and `B.verbose` stay apart. */
 function groupByName(declarations: Declaration[]): Map<string, Declaration[]> {
   const map = new Map<string, Declaration[]>();
   for (const declaration of declarations) {
-    const list = map.get(declaration.name);
+    const key =
+      declaration.parent === undefined ? declaration.name : `${declaration.parent}.${declaration.name}`;
+    const list = map.get(key);
     if (list) list.push(declaration);
-    else map.set(declaration.name, [declaration]);
+    else map.set(key, [declaration]);
   }
   return map;
 }
@@ -214,70 +230,124 @@ function typescriptDeclarations(ts: TypeScript, text: string, path: string): Dec
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.PrivateKeyword);
 
-  for (const statement of source.statements) {
-    if (ts.isFunctionDeclaration(statement) && statement.name) {
-      add(statement, statement.name.text, "function", statement.body);
-    } else if (ts.isClassDeclaration(statement) && statement.name) {
-      const open = statement.members.pos;
+  /** Members of an interface or type literal: `verbose?: boolean` is what option docs list. */
+  const addMembers = (
+    parent: string,
+    members: import("typescript").NodeArray<import("typescript").TypeElement>,
+  ) => {
+    for (const member of members) {
+      if (!member.name || !(ts.isIdentifier(member.name) || ts.isStringLiteral(member.name))) continue;
       declarations.push({
-        name: statement.name.text,
-        kind: "class",
-        line: lineOf(statement),
-        signature: blankName(text.slice(statement.getStart(source), open), statement.name.text),
+        name: member.name.text,
+        kind: "member",
+        line: lineOf(member),
+        signature: normalise(member.getText(source).slice(member.name.getText(source).length)),
         body: "",
+        parent,
       });
-      for (const member of statement.members) {
-        if (isPrivate(member) || !member.name || !ts.isIdentifier(member.name)) continue;
-        const name = member.name.text;
-        if (ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) {
-          add(member, name, "method", member.body);
-        } else if (ts.isPropertyDeclaration(member)) {
-          add(member, name, "variable");
-        }
-      }
-    } else if (ts.isInterfaceDeclaration(statement)) {
-      add(statement, statement.name.text, "interface");
-    } else if (ts.isTypeAliasDeclaration(statement)) {
-      add(statement, statement.name.text, "type");
-    } else if (ts.isEnumDeclaration(statement)) {
-      add(statement, statement.name.text, "enum");
-    } else if (ts.isVariableStatement(statement)) {
-      const constant = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
-      for (const declaration of statement.declarationList.declarations) {
-        if (!ts.isIdentifier(declaration.name)) continue;
-        const name = declaration.name.text;
-        const initializer = declaration.initializer;
-        if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) {
-          const node = declaration;
-          declarations.push({
-            name,
-            kind: "function",
-            line: lineOf(statement),
-            signature: blankName(text.slice(node.getStart(source), initializer.body.getStart(source)), name),
-            body: normalise(text.slice(initializer.body.getStart(source), initializer.body.end)),
-          });
-        } else {
-          add(declaration, name, constant ? "constant" : "variable");
-        }
-        if (initializer && CONFIG_VARIABLE.test(name))
-          declarations.push(...configKeys(ts, source, initializer));
-      }
-    } else if (
-      ts.isExportDeclaration(statement) &&
-      statement.exportClause &&
-      ts.isNamedExports(statement.exportClause)
-    ) {
-      for (const element of statement.exportClause.elements) {
+    }
+  };
+  /** Destructured options with defaults (`{ lines = 10 } = {}`): each key is a member, its default in its signature. */
+  const addParameterMembers = (
+    parent: string,
+    parameters: import("typescript").NodeArray<import("typescript").ParameterDeclaration>,
+  ) => {
+    for (const parameter of parameters) {
+      if (!ts.isObjectBindingPattern(parameter.name)) continue;
+      for (const element of parameter.name.elements) {
+        const key = element.propertyName ?? element.name;
+        if (!ts.isIdentifier(key)) continue;
         declarations.push({
-          name: element.name.text,
-          kind: "export",
+          name: key.text,
+          kind: "member",
           line: lineOf(element),
-          signature: normalise(element.getText(source)).replace(element.name.text, "\u0000"),
+          signature: element.initializer ? normalise(element.initializer.getText(source)) : "",
           body: "",
+          parent,
         });
       }
     }
-  }
+  };
+
+  const visit = (statements: readonly import("typescript").Statement[]): void => {
+    for (const statement of statements) {
+      if (ts.isModuleDeclaration(statement)) {
+        // `declare namespace got { interface Options {…} }`: what a `.d.ts` file documents.
+        let body = statement.body;
+        while (body && ts.isModuleDeclaration(body)) body = body.body;
+        if (body && ts.isModuleBlock(body)) visit(body.statements);
+      } else if (ts.isFunctionDeclaration(statement) && statement.name) {
+        add(statement, statement.name.text, "function", statement.body);
+        addParameterMembers(statement.name.text, statement.parameters);
+      } else if (ts.isClassDeclaration(statement) && statement.name) {
+        const open = statement.members.pos;
+        declarations.push({
+          name: statement.name.text,
+          kind: "class",
+          line: lineOf(statement),
+          signature: blankName(text.slice(statement.getStart(source), open), statement.name.text),
+          body: "",
+        });
+        for (const member of statement.members) {
+          if (isPrivate(member) || !member.name || !ts.isIdentifier(member.name)) continue;
+          const name = member.name.text;
+          if (ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) {
+            add(member, name, "method", member.body);
+          } else if (ts.isPropertyDeclaration(member)) {
+            add(member, name, "variable");
+          }
+        }
+      } else if (ts.isInterfaceDeclaration(statement)) {
+        add(statement, statement.name.text, "interface");
+        addMembers(statement.name.text, statement.members);
+      } else if (ts.isTypeAliasDeclaration(statement)) {
+        add(statement, statement.name.text, "type");
+        if (ts.isTypeLiteralNode(statement.type)) addMembers(statement.name.text, statement.type.members);
+      } else if (ts.isEnumDeclaration(statement)) {
+        add(statement, statement.name.text, "enum");
+      } else if (ts.isVariableStatement(statement)) {
+        const constant = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
+        for (const declaration of statement.declarationList.declarations) {
+          if (!ts.isIdentifier(declaration.name)) continue;
+          const name = declaration.name.text;
+          const initializer = declaration.initializer;
+          if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) {
+            const node = declaration;
+            declarations.push({
+              name,
+              kind: "function",
+              line: lineOf(statement),
+              signature: blankName(
+                text.slice(node.getStart(source), initializer.body.getStart(source)),
+                name,
+              ),
+              body: normalise(text.slice(initializer.body.getStart(source), initializer.body.end)),
+            });
+            addParameterMembers(name, initializer.parameters);
+          } else {
+            add(declaration, name, constant ? "constant" : "variable");
+          }
+          if (initializer && CONFIG_VARIABLE.test(name))
+            declarations.push(...configKeys(ts, source, initializer, name));
+        }
+      } else if (
+        ts.isExportDeclaration(statement) &&
+        statement.exportClause &&
+        ts.isNamedExports(statement.exportClause)
+      ) {
+        for (const element of statement.exportClause.elements) {
+          declarations.push({
+            name: element.name.text,
+            kind: "export",
+            line: lineOf(element),
+            signature: normalise(element.getText(source)).replace(element.name.text, "\u0000"),
+            body: "",
+          });
+        }
+      }
+    }
+  };
+  visit(source.statements);
   return declarations;
 }
 
@@ -286,6 +356,7 @@ function configKeys(
   ts: TypeScript,
   source: import("typescript").SourceFile,
   root: import("typescript").Node,
+  parent: string,
 ): Declaration[] {
   const keys: Declaration[] = [];
   const visit = (node: import("typescript").Node) => {
@@ -299,6 +370,7 @@ function configKeys(
           line: source.getLineAndCharacterOfPosition(property.getStart(source)).line + 1,
           signature: ts.isPropertyAssignment(property) ? normalise(property.initializer.getText(source)) : "",
           body: "",
+          parent,
         });
       }
     }
@@ -484,6 +556,8 @@ function lineSymbols(file: ChangedFile, before?: string, after?: string): Change
     line: finding.line,
   });
   for (const [id, finding] of addedKeys) {
+    // A new message is nothing an existing article can quote; a removed one is.
+    if (finding.kind === "message") continue;
     if (removedKeys.has(id)) symbols.push(make(finding, "signature"));
     else if (!(before !== undefined && containsName(before, finding.name)))
       symbols.push(make(finding, "added"));
@@ -509,6 +583,8 @@ function containsName(text: string, name: string): boolean {
 function findOnLine(text: string, line: number, configPath: boolean, into: LineFinding[]): void {
   for (const literal of text.matchAll(STRING_LITERAL)) {
     for (const flag of (literal[2] ?? "").matchAll(FLAG)) into.push({ name: flag[0], kind: "flag", line });
+    const message = messageOf(literal[2] ?? "");
+    if (message) into.push({ name: message, kind: "message", line });
   }
   for (const option of text.matchAll(OPTION_TABLE)) into.push({ name: `--${option[1]}`, kind: "flag", line });
   for (const pattern of ENV_PATTERNS) {
@@ -519,6 +595,23 @@ function findOnLine(text: string, line: number, configPath: boolean, into: LineF
     const name = match?.[1];
     if (name && name.length > 1 && !NOT_CONFIG_KEYS.has(name)) into.push({ name, kind: "config", line });
   }
+}
+
+/** Words of a sentence: what an error or log message is made of, and what docs quote. */
+const MESSAGE = /^[A-Za-z`][\w'’,:;()`-]*(?: [\w'’,.:;()"`-]+){3,}$/;
+const MAX_MESSAGE_LENGTH = 200;
+
+/**
+ * The quotable part of a string literal that reads as a message (four words or more): the
+ * longest stretch between `${…}` and `%s`-style placeholders, trimmed. Undefined otherwise.
+ */
+function messageOf(literal: string): string | undefined {
+  let best = "";
+  for (const part of literal.split(/\$\{[^}]*\}|%[sdifjo]|\{\d*\}|\\[nt]/)) {
+    const trimmed = part.trim();
+    if (trimmed.length > best.length) best = trimmed;
+  }
+  return best.length <= MAX_MESSAGE_LENGTH && MESSAGE.test(best) ? best : undefined;
 }
 
 function dedupe(symbols: ChangedSymbol[]): ChangedSymbol[] {
