@@ -156,10 +156,19 @@ function percent(value: { hits: number; of: number; rate: number | null }): stri
 /** The backtest for people: one row per commit, then the scores overall and per reason kind. */
 export function renderBacktest(report: BacktestReport, asked: number): string {
   const lines: string[] = [];
+  // A shallow clone hides the history the backtest needs; say so rather than "nothing".
+  const shallow = report.shallow
+    ? "the clone is shallow, so older history is missing (fetch it with `git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout)"
+    : "";
   if (report.commits.length === 0) {
-    return `No commit up to ${short(report.head)} changed both code and an existing article; nothing to score.\n`;
+    return report.shallow
+      ? `Nothing to score up to ${short(report.head)}: ${shallow}.\n`
+      : `No commit up to ${short(report.head)} changed both code and an existing article; nothing to score.\n`;
   }
-  const found = report.commits.length < asked ? ` (only ${report.commits.length} found)` : "";
+  const found =
+    report.commits.length < asked
+      ? ` (only ${report.commits.length} found${report.shallow ? `: ${shallow}` : ""})`
+      : "";
   lines.push(
     `Backtest over the last ${report.commits.length} commits that changed code and docs${found}`,
     "",

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { GitError } from "../../shared/errors.js";
 import { ImpactKindSchema } from "../../shared/plan.js";
-import { gitAt, resolveCommit } from "../git.js";
+import { gitAt, isShallow, resolveCommit } from "../git.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
-import { detectImpact } from "./detector.js";
+import { type ArticleText, detectImpact } from "./detector.js";
 import { loadChangeSet } from "./read-change-set.js";
 
 /** How far back the backtest looks for commits that changed both code and docs. */
@@ -30,6 +31,8 @@ export const BacktestReportSchema = z.object({
   recall: RateSchema,
   precision: RateSchema,
   flaggedPerCommit: z.number().nullable(),
+  /** The clone is shallow: history before its first commit is missing. */
+  shallow: z.boolean().default(false),
   byKind: z.record(
     ImpactKindSchema,
     z.object({ flagged: z.number(), recall: RateSchema, precision: RateSchema }),
@@ -41,18 +44,32 @@ export type BacktestReport = z.infer<typeof BacktestReportSchema>;
 
 const KINDS = ImpactKindSchema.options;
 
+/** One replayed commit as the detector saw it, for callers that score other detectors on it. */
+export interface BacktestReplay {
+  sha: string;
+  /** The commit's code-only change (articles left out). */
+  changeSet: ChangeSet;
+  /** The articles at the parent, with their text. */
+  articles: ArticleText[];
+  /** Existing articles the commit really changed. */
+  truth: Set<string>;
+}
+
 /**
  * Scores the detector on the repository's own history: the last `count` non-merge commits
  * reachable from `head` that changed code and modified at least one existing article are
  * replayed as code-only changes against their parent's docs. The articles the commit really
  * changed are the answer; recall and precision compare the plan with it, overall and per
- * reason kind.
+ * reason kind. Commits are qualified one by one, so `count` is the number scored (when the
+ * history has that many within BACKTEST_SCAN_LIMIT commits).
  */
 export async function runBacktest(options: {
   repoRoot: string;
   config: ImpactConfig;
   count: number;
   head?: string;
+  /** Called with each scored commit's replay (the truth bench scores its baselines here). */
+  onReplay?: (replay: BacktestReplay) => void;
 }): Promise<BacktestReport> {
   const { repoRoot, config, count } = options;
   const git = gitAt(repoRoot);
@@ -60,29 +77,21 @@ export async function runBacktest(options: {
   const head = await resolveCommit(git, headName);
   if (!head) throw new GitError(`unknown revision "${headName}" for --head (check the name, or fetch it)`);
   const isArticle = articleSelector(config);
-  const log = await git.raw([
-    "log",
-    "--no-merges",
-    "--no-renames",
-    `--max-count=${BACKTEST_SCAN_LIMIT}`,
-    "--format=%x1e%H%x1f%P%x1f%s",
-    "--name-only",
-    head,
+  const [log, shallow] = await Promise.all([
+    git.raw([
+      "log",
+      "--no-merges",
+      "--no-renames",
+      `--max-count=${BACKTEST_SCAN_LIMIT}`,
+      "--format=%x1e%H%x1f%P%x1f%s",
+      "--name-only",
+      head,
+    ]),
+    isShallow(git),
   ]);
-  const candidates: { sha: string; parent: string; subject: string }[] = [];
-  for (const record of log.split("\x1e")) {
-    if (candidates.length >= count) break;
-    const [header = "", ...names] = record.split("\n");
-    const [sha, parents, subject = ""] = header.split("\x1f");
-    const parent = parents?.split(" ")[0];
-    if (!sha || !parent) continue;
-    const files = names.filter((name) => name !== "");
-    if (files.some(isArticle) && files.some((name) => !isArticle(name)))
-      candidates.push({ sha, parent, subject });
-  }
-
   const commits: BacktestCommit[] = [];
-  for (const candidate of candidates) {
+  for (const candidate of candidatesOf(log, isArticle)) {
+    if (commits.length >= count) break;
     const changeSet = await loadChangeSet({ repo: repoRoot, base: candidate.parent, head: candidate.sha });
     const articlesBefore = await listArticles(repoRoot, config, { revision: candidate.parent });
     const existing = new Set(articlesBefore);
@@ -102,6 +111,7 @@ export async function runBacktest(options: {
     const plan = detectImpact({ changeSet: codeOnly, articles, config });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);
+    options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth });
     const byKind = Object.fromEntries(
       KINDS.map((kind) => [
         kind,
@@ -119,13 +129,27 @@ export async function runBacktest(options: {
       found: flagged.filter((path) => truth.has(path)),
       byKind,
     });
-    if (commits.length >= count) break;
   }
-  return scoreBacktest(head, commits);
+  return { ...scoreBacktest(head, commits), shallow };
+}
+
+/** Commits of a `git log --name-only` listing that changed both an article and another file, newest first. */
+function* candidatesOf(
+  log: string,
+  isArticle: (path: string) => boolean,
+): Generator<{ sha: string; parent: string; subject: string }> {
+  for (const record of log.split("\x1e")) {
+    const [header = "", ...names] = record.split("\n");
+    const [sha, parents, subject = ""] = header.split("\x1f");
+    const parent = parents?.split(" ")[0];
+    if (!sha || !parent) continue;
+    const files = names.filter((name) => name !== "");
+    if (files.some(isArticle) && files.some((name) => !isArticle(name))) yield { sha, parent, subject };
+  }
 }
 
 /** Micro-averaged recall and precision over the commits, overall and per reason kind. */
-export function scoreBacktest(head: string, commits: BacktestCommit[]): BacktestReport {
+export function scoreBacktest(head: string, commits: BacktestCommit[]): Omit<BacktestReport, "shallow"> {
   const rate = (hits: number, of: number) => ({ hits, of, rate: of === 0 ? null : hits / of });
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   const truthTotal = sum(commits.map((commit) => commit.changed.length));
