@@ -3,6 +3,7 @@ import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import type { Command } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
+import type { Explanation } from "../plan/detector.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
 import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "./args.js";
 
@@ -13,6 +14,8 @@ const OPTIONS = {
   ...COMMON_OPTIONS,
   check: { type: "boolean" },
   backtest: { type: "string" },
+  "min-score": { type: "string" },
+  explain: { type: "string" },
 } as const;
 
 const HELP = `Usage: impact plan [options]
@@ -27,6 +30,8 @@ Options:
   --config FILE   the config file (default: impact.config.json at the repository root)
   --json          print one JSON object
   --check         exit 3 when impacted articles exist that the change did not touch
+  --min-score X   leave out impacted articles scoring below X, 0 to 1 (default: config minScore)
+  --explain PATH  every signal considered for one article, with scores, and why kept or dropped
   --backtest N    score the detector on the last N commits that changed code and docs
   --quiet         print nothing but errors
 `;
@@ -40,6 +45,7 @@ export const command: Command = async (argv, io) => {
   const repo = resolve(io.cwd, values.repo ?? ".");
   const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
   const backtest = parsePositiveInt("backtest", values.backtest);
+  const minScore = parseScore(values["min-score"]);
   if (backtest !== undefined) {
     if (values.diff !== undefined || values.base !== undefined || values.check) {
       throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
@@ -50,9 +56,10 @@ export const command: Command = async (argv, io) => {
       import("../plan/backtest.js"),
     ]);
     const repoRoot = await repositoryRoot(repo);
+    const loaded = await loadConfig(repoRoot, config);
     const report = await runBacktest({
       repoRoot,
-      config: await loadConfig(repoRoot, config),
+      config: minScore === undefined ? loaded : { ...loaded, minScore },
       count: backtest,
       head: values.head,
     });
@@ -66,7 +73,7 @@ export const command: Command = async (argv, io) => {
     import("../plan/build-plan.js"),
     import("../../shared/plan.js"),
   ]);
-  const { plan } = await buildPlan({
+  const { plan, explanation } = await buildPlan({
     repo,
     base: values.base,
     head: values.head,
@@ -74,7 +81,14 @@ export const command: Command = async (argv, io) => {
     config,
     readStdin: io.readStdin,
     extractor,
+    minScore,
+    ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
   }).finally(() => extractor.close());
+  if (explanation) {
+    if (values.json) io.stdout(`${JSON.stringify(explanation)}\n`);
+    else if (!values.quiet) io.stdout(renderExplanation(explanation));
+    return 0;
+  }
   if (values.json) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
   else if (!values.quiet) io.stdout(renderPlan(plan));
   if (!values.json && !values.quiet) for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
@@ -91,6 +105,55 @@ export const command: Command = async (argv, io) => {
   }
   return 0;
 };
+
+/** `--min-score X`: a number from 0 to 1. */
+function parseScore(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const score = Number(value);
+  if (value.trim() === "" || !Number.isFinite(score) || score < 0 || score > 1) {
+    throw new UsageError(`--min-score takes a number from 0 to 1 (such as 0.3), got "${value}"`);
+  }
+  return score;
+}
+
+/** `--explain ./docs/a.md` and `docs\a.md` name the same article as `docs/a.md`. */
+function toRepoPath(path: string): string {
+  return path.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "");
+}
+
+const score = (value: number | undefined) => (value ?? 1).toFixed(2);
+
+/** `--explain PATH` for people: the verdict, then every signal kept and dropped. */
+export function renderExplanation(explanation: Explanation): string {
+  const lines: string[] = [];
+  const verdict = !explanation.isArticle
+    ? "is not an article (not matched by the docs globs, or matched by ignore)"
+    : explanation.status === "none"
+      ? "has no reason to change"
+      : explanation.status === "weak"
+        ? `is left out: score ${score(explanation.score)} is below the minimum ${score(explanation.minScore)}`
+        : `is ${explanation.status}: score ${score(explanation.score)} (minimum ${score(explanation.minScore)})`;
+  lines.push(`${explanation.path} ${verdict}`);
+  if (explanation.kept.length > 0) {
+    lines.push("", "Kept (combined: 1 - the product of (1 - score)):");
+    const rows = [["SCORE", "REASON", "FILE", "DETAIL"]];
+    for (const reason of explanation.kept)
+      rows.push([score(reason.score), reason.kind, reason.source, reason.detail]);
+    lines.push(...table(rows).map((line) => `  ${line}`));
+  }
+  if (explanation.dropped.length > 0) {
+    lines.push("", "Dropped:");
+    for (const signal of explanation.dropped)
+      lines.push(
+        `  ${signal.kind} ${signal.source ? `${signal.source} ` : ""}${signal.detail}: ${signal.why}`,
+      );
+  }
+  const names = explanation.droppedNames.map((entry) => `${entry.symbol} (${entry.why})`);
+  if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
+  const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);
+  if (files.length > 0) lines.push("", `Changed files not used as evidence: ${files.join(", ")}`);
+  return `${lines.join("\n")}\n`;
+}
 
 function short(revision: string): string {
   return /^[0-9a-f]{40}$/.test(revision) ? revision.slice(0, 12) : revision;
@@ -109,21 +172,28 @@ export function renderPlan(plan: ImpactPlan): string {
       `${impacted} article${impacted === 1 ? "" : "s"} impacted, ${touched} touched by the change (${range})`,
       "",
     );
-    const rows: string[][] = [["ARTICLE", "STATUS", "REASON", "FILE", "DETAIL"]];
+    const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
     for (const article of plan.articles) {
       if (article.impact.length === 0)
-        rows.push([article.path, article.status, "-", article.path, "changed by the diff"]);
+        rows.push([article.path, article.status, "-", "-", article.path, "changed by the diff"]);
       article.impact.forEach((reason, index) => {
         rows.push([
           index === 0 ? article.path : "",
           index === 0 ? article.status : "",
+          index === 0 ? score(article.score) : "",
           reason.kind,
           reason.source,
-          reason.detail,
+          `${reason.detail} (${score(reason.score)})`,
         ]);
       });
     }
     lines.push(...table(rows));
+  }
+  const weak = plan.weak ?? [];
+  if (weak.length > 0 && plan.minScore !== undefined) {
+    const shown = weak.slice(0, 10).map((article) => `${article.path} (${score(article.score)})`);
+    const more = weak.length > 10 ? `, and ${weak.length - 10} more` : "";
+    lines.push("", `Below the minimum score ${score(plan.minScore)}: ${shown.join(", ")}${more}`);
   }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {

@@ -6,6 +6,7 @@ import { ImpactKindSchema } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { type ArticleText, detectImpact } from "./detector.js";
+import { genericNames } from "./generic-names.js";
 import { loadChangeSet } from "./read-change-set.js";
 
 /** How far back the backtest looks for commits that changed both code and docs. */
@@ -89,6 +90,7 @@ export async function runBacktest(options: {
     ]),
     isShallow(git),
   ]);
+  const generic = await genericNames(repoRoot, head);
   const commits: BacktestCommit[] = [];
   for (const candidate of candidatesOf(log, isArticle)) {
     if (commits.length >= count) break;
@@ -108,7 +110,7 @@ export async function runBacktest(options: {
       symbols: changeSet.symbols.filter((symbol) => !isArticle(symbol.file)),
     };
     const articles = await readArticles(repoRoot, articlesBefore, { revision: candidate.parent });
-    const plan = detectImpact({ changeSet: codeOnly, articles, config });
+    const plan = detectImpact({ changeSet: codeOnly, articles, config, genericNames: generic });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);
     options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth });

@@ -1,12 +1,13 @@
 import { readFile } from "node:fs/promises";
 import type { ChangeSet } from "../../shared/changeset.js";
-import type { ImpactConfig } from "../../shared/config.js";
+import { DEFAULT_DOCS_GLOBS, type ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { gitAt, repositoryRoot, resolveCommit } from "../git.js";
 import { listArticles, readArticles } from "./articles.js";
-import { detectImpact } from "./detector.js";
+import { detectImpact, type Explanation, explainImpact } from "./detector.js";
+import { genericNames } from "./generic-names.js";
 import { loadChangeSet } from "./read-change-set.js";
 import { type SymbolExtractor, startSymbolExtractor } from "./symbols/extractor.js";
 
@@ -21,6 +22,10 @@ export interface BuildPlanOptions {
   readStdin: () => Promise<string>;
   /** Where symbols are extracted; the caller closes it (default: a worker started and closed here). */
   extractor?: SymbolExtractor;
+  /** Overrides the config's `minScore`. */
+  minScore?: number;
+  /** An article to explain: every signal considered for it (`impact plan --explain`). */
+  explain?: string;
 }
 
 export interface BuiltPlan {
@@ -30,6 +35,8 @@ export interface BuiltPlan {
   repoRoot: string;
   /** Where the article text came from: the working tree, or the head commit's blobs. */
   articleSource: { kind: "worktree" } | { kind: "revision"; revision: string };
+  /** With `explain`: every signal considered for that article. */
+  explanation?: Explanation;
 }
 
 /**
@@ -56,14 +63,33 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     changeSetPromise.catch(() => {});
     const articleSource = await articleSourceFor(repoRoot, options.head);
     const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
-    const paths = await listArticles(repoRoot, config, { revision });
+    const unmatchedDocsGlobs: string[] = [];
+    const paths = await listArticles(repoRoot, config, { revision, unmatchedDocsGlobs });
     const articles = await readArticles(repoRoot, paths, { revision });
+    const generic = await genericNames(repoRoot, revision ?? "HEAD");
     const changeSet = await changeSetPromise;
-    const plan = detectImpact({ changeSet, articles, config });
-    return { plan, changeSet, config, repoRoot, articleSource };
+    const input = { changeSet, articles, config, genericNames: generic, minScore: options.minScore };
+    const { plan, explanation } =
+      options.explain === undefined
+        ? { plan: detectImpact(input), explanation: undefined }
+        : explainImpact(input, options.explain);
+    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs));
+    return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };
   } finally {
     if (options.extractor === undefined) extractor.close();
   }
+}
+
+/**
+ * A `docs` glob that matches no file is most likely a typo (`doc/**` for `docs/`); said
+ * once per glob. The defaults are exempt: a repository without a docs/ folder is normal.
+ */
+function docsGlobWarnings(config: ImpactConfig, unmatched: string[]): string[] {
+  if (config.docs.join("\0") === DEFAULT_DOCS_GLOBS.join("\0")) return [];
+  return unmatched.map(
+    (glob) =>
+      `config docs glob "${glob}" matches no file; check its spelling (globs are relative to the repository root)`,
+  );
 }
 
 async function readDiff(source: string, readStdin: () => Promise<string>): Promise<string> {
