@@ -77,7 +77,10 @@ export function referenceSignals(input: {
     const siblingsFound = new Map<string, { entry: TermEntry; names: string[]; factor: number }>();
     const take = (file: string, label: string, score: number) => {
       let labels = byFile.get(file);
-      if (!labels) byFile.set(file, (labels = new Map()));
+      if (!labels) {
+        labels = new Map();
+        byFile.set(file, labels);
+      }
       labels.set(label, Math.max(labels.get(label) ?? 0, score));
     };
     ids.forEach((id, index) => {
