@@ -49,7 +49,8 @@ export type SymbolKind =
   /** A user-facing string (an error or log message) on a changed line. */
   | "message";
 
-export type SymbolChange = "added" | "removed" | "renamed" | "signature" | "body";
+/** `doc`: only the declaration's doc comment changed (docs often mirror it word for word). */
+export type SymbolChange = "added" | "removed" | "renamed" | "signature" | "body" | "doc";
 
 export interface ChangedSymbol {
   name: string;

@@ -166,6 +166,7 @@ const CHANGE_WORDS: Record<ChangedSymbol["change"], string> = {
   renamed: "renamed",
   signature: "changed",
   body: "body changed",
+  doc: "doc comment changed",
 };
 
 /** Single words (`fetch`, `Client`) read as prose; they count only where formatted as code. */
@@ -249,6 +250,11 @@ function referenceTerms(input: {
       continue;
     }
     if (symbol.change === "body" && !BODY_KINDS.has(symbol.kind)) continue;
+    if (
+      symbol.change === "doc" &&
+      (symbol.kind === "flag" || symbol.kind === "env" || symbol.kind === "config")
+    )
+      continue;
     const what =
       symbol.change === "renamed" && symbol.oldName
         ? `${symbol.kind}${owner}, renamed ${symbol.oldName} → ${symbol.name}`
@@ -264,8 +270,8 @@ function referenceTerms(input: {
         file: symbol.file,
         label: `${name} (${what})`,
         score: symbolScore(symbol) * (common ? CODE_ONLY_FACTOR : 1),
-        // A body change counts only where the article quotes the function as code.
-        codeOnly: common || symbol.change === "body" || SINGLE_WORD.test(name),
+        // A body or doc change counts only where the article quotes the declaration as code.
+        codeOnly: common || symbol.change === "body" || symbol.change === "doc" || SINGLE_WORD.test(name),
       });
     }
   }

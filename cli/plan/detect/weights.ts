@@ -21,6 +21,8 @@ export const REASON_SCORES = {
   usage: 0.35,
   /** A function whose body changed, quoted as code by the article. */
   body: 0.35,
+  /** A declaration whose doc comment changed, written as code by the article (docs mirror doc comments). */
+  doc: 0.4,
   /** A member added next to members the article documents. */
   sibling: 0.5,
   /** A removed message (error, warning) that the article quotes. */
@@ -48,6 +50,8 @@ export function symbolScore(symbol: ChangedSymbol): number {
       return symbol.kind === "message" ? REASON_SCORES.message : REASON_SCORES.removed;
     case "body":
       return REASON_SCORES.body;
+    case "doc":
+      return REASON_SCORES.doc;
     case "added":
       return REASON_SCORES.sibling;
     case "signature":

@@ -51,6 +51,8 @@ interface Declaration {
   body: string;
   /** For members and keys: the interface, type, object or function they belong to. */
   parent?: string;
+  /** The doc comment before it, whitespace-normalised ("" without one). */
+  doc?: string;
 }
 
 /**
@@ -103,15 +105,21 @@ function compareDeclarations(before: Declaration[], after: Declaration[], file: 
       symbols.push({ ...named(first), change: "signature", file, line: first.line });
     } else if (shape(olds, "body") !== shape(news, "body")) {
       symbols.push({ ...named(first), change: "body", file, line: first.line });
+    } else if (shape(olds, "doc") !== shape(news, "doc")) {
+      symbols.push({ ...named(first), change: "doc", file, line: first.line });
     }
   }
   for (const [name, news] of newByName) if (!oldByName.has(name)) added.push(news[0]!);
+  // Siblings: the other members of the same parent, or the file's other top-level
+  // declarations (its exports) for a top-level one.
   const membersOf = new Map<string, string[]>();
   for (const declaration of after) {
-    if (declaration.parent === undefined) continue;
-    const list = membersOf.get(declaration.parent);
-    if (list) list.push(declaration.name);
-    else membersOf.set(declaration.parent, [declaration.name]);
+    if (declaration.kind === "method") continue;
+    const key = declaration.parent ?? "";
+    const list = membersOf.get(key);
+    if (list) {
+      if (!list.includes(declaration.name)) list.push(declaration.name);
+    } else membersOf.set(key, [declaration.name]);
   }
   // A removed and an added declaration of the same kind and shape is a rename.
   const unmatched = new Set(added);
@@ -131,16 +139,15 @@ function compareDeclarations(before: Declaration[], after: Declaration[], file: 
     }
   }
   for (const declaration of unmatched) {
-    const siblings =
-      declaration.parent === undefined
-        ? undefined
-        : (membersOf.get(declaration.parent) ?? []).filter((name) => name !== declaration.name);
+    const siblings = (membersOf.get(declaration.parent ?? "") ?? []).filter(
+      (name) => name !== declaration.name,
+    );
     symbols.push({
       ...named(declaration),
       change: "added",
       file,
       line: declaration.line,
-      ...(siblings ? { siblings } : {}),
+      ...(siblings.length > 0 ? { siblings } : {}),
     });
   }
   return symbols;
@@ -165,9 +172,9 @@ function groupByName(declarations: Declaration[]): Map<string, Declaration[]> {
   return map;
 }
 
-function shape(declarations: Declaration[], field: "signature" | "body"): string {
+function shape(declarations: Declaration[], field: "signature" | "body" | "doc"): string {
   return declarations
-    .map((declaration) => `${declaration.kind}:${declaration[field]}`)
+    .map((declaration) => `${declaration.kind}:${declaration[field] ?? ""}`)
     .sort()
     .join("\n");
 }
@@ -224,8 +231,17 @@ function typescriptDeclarations(ts: TypeScript, text: string, path: string): Dec
     symbolKind: SymbolKind,
     body?: import("typescript").Node,
   ) => {
-    declarations.push({ name, kind: symbolKind, line: lineOf(node), ...split(node, name, body) });
+    declarations.push({
+      name,
+      kind: symbolKind,
+      line: lineOf(node),
+      ...split(node, name, body),
+      doc: docOf(node),
+    });
   };
+  /** The comments right before a node (its JSDoc, mostly). */
+  const docOf = (node: import("typescript").Node) =>
+    normalise(text.slice(node.getFullStart(), node.getStart(source)));
   const isPrivate = (node: import("typescript").Node) =>
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.PrivateKeyword);
@@ -244,6 +260,7 @@ function typescriptDeclarations(ts: TypeScript, text: string, path: string): Dec
         signature: normalise(member.getText(source).slice(member.name.getText(source).length)),
         body: "",
         parent,
+        doc: docOf(member),
       });
     }
   };
