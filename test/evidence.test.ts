@@ -75,6 +75,27 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
     );
   });
 
+  it("flags the article documenting a module's exports when one is added, and a member whose doc comment changed", async () => {
+    const repo = gitRepo({
+      "source/index.d.ts":
+        "export function paintRed(text: string): string;\nexport function paintBlue(text: string): string;\nexport type Hooks = {\n  /** Runs before each request. */\n  beforeRequest?: () => void;\n};\n",
+      "readme.md": "# colors\n\n`paintRed(text)` and `paintBlue(text)` colour text.\n",
+      "docs/hooks.md": "# Hooks\n\n## `beforeRequest`\n\nRuns before each request.\n",
+      "docs/unrelated.md": "# Unrelated\n\nThe red and blue team.\n",
+    });
+    repo.commit({
+      "source/index.d.ts":
+        "export function paintRed(text: string): string;\nexport function paintBlue(text: string): string;\nexport function paintGreen(text: string): string;\nexport type Hooks = {\n  /** Runs before each request, retries included. */\n  beforeRequest?: () => void;\n};\n",
+    });
+    const result = await planJson(repo);
+    expect(flagged(result).sort()).toEqual(["docs/hooks.md", "readme.md"]);
+    const details = result.articles.flatMap((article) => article.impact.map((reason) => reason.detail));
+    expect(details).toContain("mentions beforeRequest (member of Hooks, doc comment changed)");
+    expect(
+      details.some((detail) => detail.startsWith("mentions paintGreen (function, added); the article documents")),
+    ).toBe(true);
+  });
+
   it("counts a changed default value, a body change of a function quoted as code, and a removed message", async () => {
     const repo = gitRepo({
       "src/read.js":
