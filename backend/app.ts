@@ -202,10 +202,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       } catch (error) {
         const ms = Math.round(performance.now() - started);
         const message = error instanceof Error ? error.message : String(error);
-        if (
-          timeout.aborted ||
-          (error instanceof ModelApiError && /no answer within|timed? ?out/i.test(message))
-        ) {
+        if (timeout.aborted || (error instanceof ModelApiError && error.reason === "timeout")) {
           log.warn({ ms, error: message }, "upstream timeout");
           return fail(c, 504, "upstream_timeout", `the upstream model did not answer within ${timeoutMs} ms`);
         }

@@ -9,6 +9,13 @@ const onSignal = () => {
   if (interrupts > 1) process.exit(130);
   controller.abort();
 };
+// `impact plan | head`: a reader that stops early is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 

@@ -31,12 +31,18 @@ export const VERSION = "0.1.0";
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, { summary }]) => `  ${name.padEnd(8)} ${summary}`);
-  return `Usage: impact <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun "impact <command> --help" for a command's options.\n`;
+  return `Usage: impact <command> [options]\n\nCommands:\n${lines.join("\n")}\n\nRun "impact help <command>" (or "impact <command> --help") for a command's options.\n`;
 }
 
 /** The only place that turns errors into exit codes. */
 export async function main(argv: string[], io: CommandIo): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === "help" && rest[0] !== undefined) {
+    // `impact help plan` is `impact plan --help`.
+    if (COMMANDS[rest[0]]) return main([rest[0], "--help"], io);
+    io.stderr(`impact: unknown command "${rest[0]}"; run "impact --help" for the list\n`);
+    return 2;
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     io.stdout(usage());
     return name === undefined ? 2 : 0;

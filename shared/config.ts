@@ -40,6 +40,10 @@ export const DEFAULT_EVIDENCE_IGNORE_GLOBS = [
  */
 export const DEFAULT_MIN_SCORE = 0.3;
 
+/** The most articles worked on at once, and model calls per article, that a run may ask for. */
+export const CONCURRENCY_LIMIT = 64;
+export const MAX_TURNS_LIMIT = 100;
+
 export const MappingSchema = z.strictObject({
   code: z.string().min(1),
   docs: z.string().min(1),
@@ -65,8 +69,8 @@ export const ConfigSchema = z.strictObject({
   /** Impacted articles scoring below this (0–1) are left out of the plan. */
   minScore: z.number().min(0).max(1).default(DEFAULT_MIN_SCORE),
   model: z.string().optional(),
-  concurrency: z.number().int().positive().max(64).optional(),
-  maxTurns: z.number().int().positive().max(100).optional(),
+  concurrency: z.number().int().positive().max(CONCURRENCY_LIMIT).optional(),
+  maxTurns: z.number().int().positive().max(MAX_TURNS_LIMIT).optional(),
   limits: z
     .strictObject({
       toolResultBytes: z.number().int().positive().optional(),

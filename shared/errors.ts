@@ -37,14 +37,34 @@ export class GitError extends ImpactError {
   }
 }
 
-/** The model API failed. `retryable` says whether trying again may help. */
+/** Why a model call failed: no answer in time, no connection, an HTTP error status, or no recorded answer to replay. */
+export const MODEL_ERROR_REASONS = ["timeout", "connection", "status", "replay"] as const;
+export type ModelErrorReason = (typeof MODEL_ERROR_REASONS)[number];
+
+/**
+ * The model API failed. `retryable` says whether trying again may help; `reason` and
+ * `status` say what happened, `retryAfterMs` how long the server asked us to wait.
+ */
 export class ModelApiError extends ImpactError {
   readonly retryable: boolean;
+  readonly reason: ModelErrorReason;
   readonly status: number | undefined;
-  constructor(message: string, options: { retryable: boolean; status?: number; cause?: unknown }) {
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    message: string,
+    options: {
+      retryable: boolean;
+      reason: ModelErrorReason;
+      status?: number;
+      retryAfterMs?: number;
+      cause?: unknown;
+    },
+  ) {
     super("model_api", message, options);
     this.retryable = options.retryable;
+    this.reason = options.reason;
     this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

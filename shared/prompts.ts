@@ -8,6 +8,12 @@ const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 /** A prompt file may open with an HTML comment for its readers (placeholders, rules); it is not sent. */
 const HEADER_COMMENT = /^\s*<!--[\s\S]*?-->\s*\n/;
 
+/**
+ * The prompts built into the single executable (`npm run build:binary` defines this with
+ * `bun build --define`); undefined in the npm package, which reads prompts/ from disk.
+ */
+declare const IMPACT_EMBEDDED_PROMPTS: Record<string, string> | undefined;
+
 let promptsDirectory: string | undefined;
 
 /**
@@ -36,9 +42,11 @@ export function promptTemplate(name: string): Promise<string> {
   if (!/^[a-z0-9-]+$/.test(name)) return Promise.reject(new Error(`bad prompt name "${name}"`));
   let template = cache.get(name);
   if (!template) {
-    template = readFile(join(promptsDir(), `${name}.md`), "utf8").then((text) =>
-      text.replace(/\r\n/g, "\n").replace(HEADER_COMMENT, ""),
-    );
+    const embedded =
+      typeof IMPACT_EMBEDDED_PROMPTS === "undefined" ? undefined : IMPACT_EMBEDDED_PROMPTS[name];
+    const text =
+      embedded === undefined ? readFile(join(promptsDir(), `${name}.md`), "utf8") : Promise.resolve(embedded);
+    template = text.then((text) => text.replace(/\r\n/g, "\n").replace(HEADER_COMMENT, ""));
     template.catch(() => cache.delete(name));
     cache.set(name, template);
   }

@@ -169,6 +169,11 @@ describe("loadChangeSet from git", () => {
     expect(unknown.message).toMatchInlineSnapshot(
       `"unknown revision "nope-branch" for --base (check the name, or fetch it: git fetch origin nope-branch)"`,
     );
+    // A remote-tracking name is fetched by its branch name, not as "origin/origin/main".
+    const remote = await errorOf(loadChangeSet({ repo: repo.dir, base: "origin/main" }));
+    expect(remote.message).toBe(
+      'unknown revision "origin/main" for --base (check the name, or fetch it: git fetch origin main)',
+    );
 
     const plain = makeTempDir();
     const notRepo = await errorOf(loadChangeSet({ repo: plain }));

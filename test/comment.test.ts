@@ -282,6 +282,20 @@ describe("GitHub client", () => {
       `[ImpactError: GitHub API: 404: Not Found (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)]`,
     );
   });
+
+  it("says an HTML page answered instead of quoting it", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    github.failNext({ status: 404, message: "Page not found", html: true });
+    const client = createGitHubClient({ token: TOKEN, apiUrl: github.url });
+    const error = await upsertPullRequestComment(
+      client,
+      { owner: "acme", repo: "widgets", number: 3 },
+      "x",
+    ).catch((caught: unknown) => caught as Error);
+    expect((error as Error).message).toBe(
+      "GitHub API: 404: the answer was text/html, not GitHub's JSON (is GITHUB_API_URL the API root, e.g. https://api.github.com?)",
+    );
+  });
 });
 
 describe("review suggestions", () => {

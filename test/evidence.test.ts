@@ -92,7 +92,9 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
     const details = result.articles.flatMap((article) => article.impact.map((reason) => reason.detail));
     expect(details).toContain("mentions beforeRequest (member of Hooks, doc comment changed)");
     expect(
-      details.some((detail) => detail.startsWith("mentions paintGreen (function, added); the article documents")),
+      details.some((detail) =>
+        detail.startsWith("mentions paintGreen (function, added); the article documents"),
+      ),
     ).toBe(true);
   });
 

@@ -233,7 +233,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     expect((error as ModelApiError).retryable).toBe(true);
     expect((error as ModelApiError).status).toBe(500);
     expect((error as Error).message).toMatchInlineSnapshot(
-      `"model API still failing after 2 retries (test-model): HTTP 500: still down"`,
+      `"model API error (test-model): HTTP 500: still down (still failing after 2 retries)"`,
     );
     expect(server.requests).toHaveLength(3);
   });
@@ -245,7 +245,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     });
     const error = await rejection(client.complete(request(), signal()));
     expect((error as Error).message).toMatchInlineSnapshot(
-      `"model API still failing after 1 retry (test-model): no answer within 150 ms"`,
+      `"model API error (test-model): no answer within 150 ms (still failing after 1 retry)"`,
     );
     expect(retries.map((info) => info.reason)).toEqual(["timeout"]);
     expect(server.requests).toHaveLength(2);
@@ -340,7 +340,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     await client.complete(request(), signal());
     const error = await rejection(client.complete(request(), signal()));
     expect((error as Error).message).toMatchInlineSnapshot(
-      `"model API still failing after 0 retries (test-model): HTTP 500: unexpected extra call"`,
+      `"model API error (test-model): HTTP 500: unexpected extra call"`,
     );
     expect(server.requests.map((sent) => sent.unexpected)).toEqual([false, true]);
   });

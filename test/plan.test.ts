@@ -1,6 +1,7 @@
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { renderPlan } from "../cli/commands/plan.js";
 import { main } from "../cli/main.js";
 import { buildPlan } from "../cli/plan/build-plan.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
@@ -208,5 +209,27 @@ describe("impact plan", () => {
     const worktree = await buildPlan({ repo: repo.dir, readStdin: async () => "" });
     expect(worktree.articleSource).toEqual({ kind: "worktree" });
     expect(worktree.plan.articles.map((article) => article.path)).toContain("docs/login.md");
+  });
+});
+
+describe("the plan table", () => {
+  it("groups an article's reasons by kind and file, and counts what does not fit", () => {
+    const attention = Array.from({ length: 60 }, (_, index) => ({
+      kind: "attention" as const,
+      source: `src/file-${index % 10}.ts`,
+      detail: `attention glob src/** (${index})`,
+    }));
+    const text = renderPlan({
+      base: "a".repeat(40),
+      head: "b".repeat(40),
+      articles: [{ path: "docs/all.md", status: "touched", impact: attention, files: [] }],
+      dropped: [],
+      warnings: [],
+    });
+    expect(text.split("\n").filter((line) => line.includes("src/file-0.ts"))).toEqual([
+      "docs/all.md  touched  attention  src/file-0.ts  attention glob src/** (0) (and 5 more)",
+    ]);
+    expect(text).toContain("…          2 more files   all of them: impact plan --json");
+    expect(text.split("\n")).toHaveLength(13);
   });
 });

@@ -186,7 +186,11 @@ describe("ImpactAgentRunner stop predicates and caps", () => {
     const model = scriptedModel({
       "docs/a.md": [protocol, protocol, protocol],
       "docs/b.md": [
-        new ModelApiError("model API failed after 4 retries: 503", { retryable: true, status: 503 }),
+        new ModelApiError("model API failed after 4 retries: 503", {
+          retryable: true,
+          reason: "status",
+          status: 503,
+        }),
       ],
     });
     const { runner } = runnerFor(model);

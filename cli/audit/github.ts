@@ -160,9 +160,10 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
     return await request();
   } catch (error) {
     const status = (error as { status?: number }).status;
-    const message = error instanceof Error ? error.message : String(error);
-    const hint =
-      status === 401
+    const { message, fromGitHub } = apiMessage(error);
+    const hint = !fromGitHub
+      ? ""
+      : status === 401
         ? " (is GITHUB_TOKEN valid?)"
         : status === 403 || status === 404
           ? " (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)"
@@ -175,6 +176,30 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
       },
     );
   }
+}
+
+/**
+ * What GitHub said, from the error's response: its JSON `message`, or, when the answer was
+ * not JSON (a proxy's or a login page's HTML), a short note instead of the page.
+ */
+function apiMessage(error: unknown): { message: string; fromGitHub: boolean } {
+  const response = (error as { response?: { data?: unknown; headers?: Record<string, string | undefined> } })
+    .response;
+  const data = response?.data;
+  if (data && typeof data === "object" && typeof (data as { message?: unknown }).message === "string") {
+    return { message: (data as { message: string }).message, fromGitHub: true };
+  }
+  if (response !== undefined) {
+    const type = response.headers?.["content-type"]?.split(";")[0] ?? "no content type";
+    if (type !== "application/json") {
+      return {
+        message: `the answer was ${type}, not GitHub's JSON (is GITHUB_API_URL the API root, e.g. https://api.github.com?)`,
+        fromGitHub: false,
+      };
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { message: message.split("\n")[0]!.slice(0, 300), fromGitHub: true };
 }
 
 /** Per file of a pull request, the lines of its head version that the PR's diff shows. */

@@ -1,56 +1,41 @@
 import { resolve } from "node:path";
-import { UsageError } from "../../shared/errors.js";
 import { applyAudit } from "../audit/apply-audit.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
 import { repositoryRoot } from "../git.js";
-import type { Command } from "../io.js";
-import { parseCommandArgs } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS } from "./args.js";
+import { defineCommand } from "./define-command.js";
 
-const HELP = `Usage: impact apply <audit> [--repo DIR] [--config FILE] [--json] [--quiet]
-
-Writes the patches of an audit (from impact run) to the working tree of the repository
+export const command = defineCommand({
+  name: "apply",
+  description: `Writes the patches of an audit (from impact run) to the working tree of the repository
 containing DIR (default: the current directory). Every file must still have the hash the
 audit's edits were made against, and must be an article (under the docs globs of
 impact.config.json, or of --config FILE, not ignored) that the sandbox allows: nothing inside .git/, on the
 deny list, or behind a symlink leading out of the repository. If one file fails, nothing
-is written and the command exits 2 naming it. Each file is written atomically.
-`;
-
-export const command: Command = async (argv, io) => {
-  const { values, positionals } = parseCommandArgs(
-    "apply",
-    argv,
-    {
-      repo: { type: "string" },
-      config: { type: "string" },
-      json: { type: "boolean" },
-      quiet: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    true,
-  );
-  if (values.help) {
-    io.stdout(HELP);
+is written and the command exits 2 naming it. Each file is written atomically.`,
+  positionals: { usage: "<audit>", noun: "audit file", min: 1, max: 1 },
+  options: {
+    repo: CHANGE_OPTIONS.repo,
+    config: CHANGE_OPTIONS.config,
+    ...OUTPUT_OPTIONS,
+  },
+  run: async ({ values, positionals, io }) => {
+    const audit = await readAuditFile(resolve(io.cwd, positionals[0]!));
+    const root = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
+    // The same config as the run that made the audit: its docs globs say what may be written.
+    const config = await loadConfig(
+      root,
+      values.config === undefined ? undefined : resolve(io.cwd, values.config),
+    );
+    const result = await applyAudit(audit, root, config);
+    if (values.json) {
+      io.stdout(`${JSON.stringify(result)}\n`);
+    } else if (!values.quiet) {
+      for (const path of result.written) io.stdout(`applied ${path}\n`);
+      for (const path of result.alreadyApplied) io.stdout(`already applied ${path}\n`);
+      if (result.written.length + result.alreadyApplied.length === 0) io.stdout("nothing to apply\n");
+    }
     return 0;
-  }
-  if (positionals.length !== 1) {
-    throw new UsageError("impact apply takes one audit file (see: impact apply --help)");
-  }
-  const audit = await readAuditFile(resolve(io.cwd, positionals[0]!));
-  const root = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
-  // The same config as the run that made the audit: its docs globs say what may be written.
-  const config = await loadConfig(
-    root,
-    values.config === undefined ? undefined : resolve(io.cwd, values.config),
-  );
-  const result = await applyAudit(audit, root, config);
-  if (values.json) {
-    io.stdout(`${JSON.stringify(result)}\n`);
-  } else if (!values.quiet) {
-    for (const path of result.written) io.stdout(`applied ${path}\n`);
-    for (const path of result.alreadyApplied) io.stdout(`already applied ${path}\n`);
-    if (result.written.length + result.alreadyApplied.length === 0) io.stdout("nothing to apply\n");
-  }
-  return 0;
-};
+  },
+});

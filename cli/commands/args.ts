@@ -1,40 +1,31 @@
-import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "../../shared/errors.js";
+import type { OptionSpecs } from "./define-command.js";
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
+/** Flags shared by the commands that read a change (`run` and `plan`). */
+export const CHANGE_OPTIONS = {
+  repo: { type: "string", value: "DIR", help: "the repository (default: the current directory)" },
+  base: { type: "string", value: "REV", help: "the revision before the change (default: HEAD~1)" },
+  head: { type: "string", value: "REV", help: "the revision after the change (default: HEAD)" },
+  diff: { type: "string", value: "FILE|-", help: "read a unified diff instead of asking git" },
+  config: {
+    type: "string",
+    value: "FILE",
+    help: "the config file (default: impact.config.json at the repository root)",
+  },
+} as const satisfies OptionSpecs;
 
-/** Flags shared by every command that reads a change. */
-export const COMMON_OPTIONS = {
-  repo: { type: "string" },
-  base: { type: "string" },
-  head: { type: "string" },
-  diff: { type: "string" },
-  config: { type: "string" },
-  json: { type: "boolean" },
-  quiet: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-} as const satisfies Options;
+/** Output flags every command that prints a result accepts. */
+export const OUTPUT_OPTIONS = {
+  json: { type: "boolean", help: "print one JSON object" },
+  quiet: { type: "boolean", help: "print nothing but errors" },
+} as const satisfies OptionSpecs;
 
-/** node:util parseArgs, with its errors turned into one-line usage errors. */
-export function parseCommandArgs<T extends Options>(
-  command: string,
-  argv: string[],
-  options: T,
-  allowPositionals = false,
-) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
-  } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new UsageError(`${message} (see: impact ${command} --help)`, { cause: error });
-  }
-}
-
-/** Parses a positive integer flag or throws a usage error naming it. */
-export function parsePositiveInt(flag: string, value: string | undefined): number | undefined {
+/** Parses a whole-number flag (1 or more, at most `max`) or throws a usage error naming it. */
+export function parsePositiveInt(flag: string, value: string | undefined, max?: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) {
-    throw new UsageError(`--${flag} takes a whole number of 1 or more, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || (max !== undefined && Number(value) > max)) {
+    const range = max === undefined ? "of 1 or more" : `from 1 to ${max}`;
+    throw new UsageError(`--${flag} takes a whole number ${range}, got "${value}"`);
   }
   return Number(value);
 }

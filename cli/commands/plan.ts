@@ -1,110 +1,109 @@
 import { resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
-import type { Command } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
-import { COMMON_OPTIONS, parseCommandArgs, parsePositiveInt } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
+import { defineCommand } from "./define-command.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
 // and zod, yaml, simple-git and the detector load on this thread while it does.
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  check: { type: "boolean" },
-  backtest: { type: "string" },
-  "min-score": { type: "string" },
-  explain: { type: "string" },
-} as const;
-
-const HELP = `Usage: impact plan [options]
-
-Finds the documentation articles a change makes wrong, and says why. No model needed.
-
-Options:
-  --repo DIR      the repository (default: the current directory)
-  --base REV      the revision before the change (default: HEAD~1, the first parent)
-  --head REV      the revision after the change (default: HEAD, with the working tree's docs)
-  --diff FILE|-   read a unified diff instead of asking git
-  --config FILE   the config file (default: impact.config.json at the repository root)
-  --json          print one JSON object
-  --check         exit 3 when impacted articles exist that the change did not touch
-  --min-score X   leave out impacted articles scoring below X, 0 to 1 (default: config minScore)
-  --explain PATH  every signal considered for one article, with scores, and why kept or dropped
-  --backtest N    score the detector on the last N commits that changed code and docs
-  --quiet         print nothing but errors
-`;
-
-export const command: Command = async (argv, io) => {
-  const { values } = parseCommandArgs("plan", argv, OPTIONS);
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
-  }
-  const repo = resolve(io.cwd, values.repo ?? ".");
-  const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
-  const backtest = parsePositiveInt("backtest", values.backtest);
-  const minScore = parseScore(values["min-score"]);
-  if (backtest !== undefined) {
-    if (values.diff !== undefined || values.base !== undefined || values.check) {
-      throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
+export const command = defineCommand({
+  name: "plan",
+  description: "Finds the documentation articles a change makes wrong, and says why. No model needed.",
+  options: {
+    ...CHANGE_OPTIONS,
+    check: { type: "boolean", help: "exit 3 when impacted articles exist that the change did not touch" },
+    backtest: {
+      type: "string",
+      value: "N",
+      help: "score the detector on the last N commits that changed code and docs",
+    },
+    "min-score": {
+      type: "string",
+      value: "X",
+      help: "leave out impacted articles scoring below X, 0 to 1 (default: config minScore)",
+    },
+    explain: {
+      type: "string",
+      value: "PATH",
+      help: "every signal considered for one article, with scores, and why kept or dropped",
+    },
+    ...OUTPUT_OPTIONS,
+  },
+  footer: "Exit codes: 0 done, 2 bad usage or input, 3 --check found articles left untouched.",
+  run: async ({ values, io }) => {
+    const repo = resolve(io.cwd, values.repo ?? ".");
+    const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
+    const backtest = parsePositiveInt("backtest", values.backtest);
+    const minScore = parseScore(values["min-score"]);
+    if (backtest !== undefined) {
+      if (values.diff !== undefined || values.base !== undefined || values.check) {
+        throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
+      }
+      const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
+        import("../git.js"),
+        import("../config.js"),
+        import("../plan/backtest.js"),
+      ]);
+      const repoRoot = await repositoryRoot(repo);
+      const loaded = await loadConfig(repoRoot, config);
+      const report = await runBacktest({
+        repoRoot,
+        config: minScore === undefined ? loaded : { ...loaded, minScore },
+        count: backtest,
+        head: values.head,
+      });
+      if (values.json && !values.quiet) io.stdout(`${JSON.stringify(BacktestReportSchema.parse(report))}\n`);
+      if (!values.json && !values.quiet) io.stdout(renderBacktest(report, backtest));
+      return 0;
     }
-    const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
-      import("../git.js"),
-      import("../config.js"),
-      import("../plan/backtest.js"),
+    const diff =
+      values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
+    const extractor = startSymbolExtractor();
+    const [{ buildPlan }, { ImpactPlanSchema }] = await Promise.all([
+      import("../plan/build-plan.js"),
+      import("../../shared/plan.js"),
     ]);
-    const repoRoot = await repositoryRoot(repo);
-    const loaded = await loadConfig(repoRoot, config);
-    const report = await runBacktest({
-      repoRoot,
-      config: minScore === undefined ? loaded : { ...loaded, minScore },
-      count: backtest,
+    const { plan, explanation } = await buildPlan({
+      repo,
+      base: values.base,
       head: values.head,
-    });
-    if (values.json) io.stdout(`${JSON.stringify(BacktestReportSchema.parse(report))}\n`);
-    else if (!values.quiet) io.stdout(renderBacktest(report, backtest));
-    return 0;
-  }
-  const diff = values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
-  const extractor = startSymbolExtractor();
-  const [{ buildPlan }, { ImpactPlanSchema }] = await Promise.all([
-    import("../plan/build-plan.js"),
-    import("../../shared/plan.js"),
-  ]);
-  const { plan, explanation } = await buildPlan({
-    repo,
-    base: values.base,
-    head: values.head,
-    diff,
-    config,
-    readStdin: io.readStdin,
-    extractor,
-    minScore,
-    ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
-  }).finally(() => extractor.close());
-  if (explanation) {
-    if (values.json) io.stdout(`${JSON.stringify(explanation)}\n`);
-    else if (!values.quiet) io.stdout(renderExplanation(explanation));
-    return 0;
-  }
-  if (values.json) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
-  else if (!values.quiet) io.stdout(renderPlan(plan));
-  if (!values.json && !values.quiet) for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
-  if (values.check) {
-    const untouched = plan.articles.filter((article) => article.status === "impacted");
-    if (untouched.length > 0) {
-      const names = untouched.map((article) => article.path);
-      const shown =
-        names.length > 5 ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more` : names.join(", ");
-      throw new CheckFailed(
-        `${untouched.length} article${untouched.length === 1 ? "" : "s"} probably need${untouched.length === 1 ? "s" : ""} an update that this change did not make: ${shown}`,
-      );
+      diff,
+      config,
+      readStdin: io.readStdin,
+      extractor,
+      minScore,
+      ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
+    }).finally(() => extractor.close());
+    if (explanation) {
+      if (values.json && !values.quiet) io.stdout(`${JSON.stringify(explanation)}\n`);
+      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation));
+      return 0;
     }
-  }
-  return 0;
-};
+    // --quiet wins over --json: nothing but errors.
+    if (values.json && !values.quiet) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
+    if (!values.json && !values.quiet) io.stdout(renderPlan(plan));
+    if (!values.json && !values.quiet)
+      for (const warning of plan.warnings) io.stderr(`warning: ${warning}\n`);
+    if (values.check) {
+      const untouched = plan.articles.filter((article) => article.status === "impacted");
+      if (untouched.length > 0) {
+        const names = untouched.map((article) => article.path);
+        const shown =
+          names.length > 5
+            ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`
+            : names.join(", ");
+        throw new CheckFailed(
+          `${untouched.length} article${untouched.length === 1 ? "" : "s"} probably need${untouched.length === 1 ? "s" : ""} an update that this change did not make: ${shown}`,
+        );
+      }
+    }
+    return 0;
+  },
+});
 
 /** `--min-score X`: a number from 0 to 1. */
 function parseScore(value: string | undefined): number | undefined {
@@ -116,7 +115,7 @@ function parseScore(value: string | undefined): number | undefined {
   return score;
 }
 
-/** `--explain ./docs/a.md` and `docs\a.md` name the same article as `docs/a.md`. */
+/** `--explain ./docs/a.md` and `docs\\a.md` name the same article as `docs/a.md`. */
 function toRepoPath(path: string): string {
   return path.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "");
 }
@@ -159,6 +158,21 @@ function short(revision: string): string {
   return /^[0-9a-f]{40}$/.test(revision) ? revision.slice(0, 12) : revision;
 }
 
+/** Rows of reasons shown per article; the rest are counted (all are in `--json`). */
+const MAX_REASON_ROWS = 8;
+
+/** An article's reasons, one group per kind and changed file, in first-seen order. */
+function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
+  const groups = new Map<string, { kind: string; source: string; details: string[] }>();
+  for (const reason of reasons) {
+    const key = `${reason.kind}\0${reason.source}`;
+    const group = groups.get(key) ?? { kind: reason.kind, source: reason.source, details: [] };
+    group.details.push(`${reason.detail} (${score(reason.score)})`);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
 /** The table people read: each article with its status, its reasons and the changed files behind them. */
 export function renderPlan(plan: ImpactPlan): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
@@ -176,16 +190,29 @@ export function renderPlan(plan: ImpactPlan): string {
     for (const article of plan.articles) {
       if (article.impact.length === 0)
         rows.push([article.path, article.status, "-", "-", article.path, "changed by the diff"]);
-      article.impact.forEach((reason, index) => {
+      const groups = groupReasons(article.impact);
+      groups.slice(0, MAX_REASON_ROWS).forEach((group, index) => {
+        const more = group.details.length > 1 ? ` (and ${group.details.length - 1} more)` : "";
         rows.push([
           index === 0 ? article.path : "",
           index === 0 ? article.status : "",
           index === 0 ? score(article.score) : "",
-          reason.kind,
-          reason.source,
-          `${reason.detail} (${score(reason.score)})`,
+          group.kind,
+          group.source,
+          `${group.details[0]}${more}`,
         ]);
       });
+      if (groups.length > MAX_REASON_ROWS) {
+        const hidden = groups.length - MAX_REASON_ROWS;
+        rows.push([
+          "",
+          "",
+          "",
+          "…",
+          `${hidden} more file${hidden === 1 ? "" : "s"}`,
+          "all of them: impact plan --json",
+        ]);
+      }
     }
     lines.push(...table(rows));
   }

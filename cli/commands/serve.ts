@@ -1,63 +1,52 @@
 import { UsageError } from "../../shared/errors.js";
-import type { Command } from "../io.js";
-import { parseCommandArgs } from "./args.js";
+import { defineCommand } from "./define-command.js";
 
-const HELP = `Usage: impact serve [--host 127.0.0.1] [--port 8787]
-
-Starts the backend: the AgentConvoRouter (POST /v1/impact/turn), the PR comment bot
+export const command = defineCommand({
+  name: "serve",
+  description: `Starts the backend: the AgentConvoRouter (POST /v1/impact/turn), the PR comment bot
 (POST /webhooks/github) and GET /healthz. Stops cleanly on SIGTERM/SIGINT, answering the
-requests in flight first.
-
-  --host HOST   interface to bind (default 127.0.0.1)
-  --port N      port (default PORT, else 8787; 0 picks a free one)
-
-Router:  IMPACT_SERVER_TOKENS (comma-separated bearer tokens), OPENAI_API_KEY,
+requests in flight first.`,
+  options: {
+    host: { type: "string", value: "HOST", help: "interface to bind (default 127.0.0.1)" },
+    port: { type: "string", value: "N", help: "port (default PORT, else 8787; 0 picks a free one)" },
+  },
+  footer: `Router:  IMPACT_SERVER_TOKENS (comma-separated bearer tokens), OPENAI_API_KEY,
          OPENAI_BASE_URL, IMPACT_MODEL, IMPACT_RATE_LIMIT (requests/minute per token)
 PR bot:  GITHUB_WEBHOOK_SECRET, GITHUB_TOKEN, GITHUB_API_URL, IMPACT_BOT_CONCURRENCY,
-         IMPACT_BOT_TIMEOUT_MS
-`;
-
-export const command: Command = async (argv, io) => {
-  const { values } = parseCommandArgs("serve", argv, {
-    host: { type: "string" },
-    port: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help) {
-    io.stdout(HELP);
+         IMPACT_BOT_TIMEOUT_MS`,
+  run: async ({ values, io }) => {
+    const portText = values.port ?? io.env.PORT ?? "8787";
+    if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
+      throw new UsageError(`the port must be a number from 0 to 65535, got "${portText}"`);
+    }
+    const host = values.host ?? "127.0.0.1";
+    // Only this command in cli/ loads the backend.
+    const { backendFromEnv, createApp, createLogger, listen } = await import("../../backend/server.js");
+    const logger = createLogger(io.stdout, io.env);
+    const { deps, queue, parts } = backendFromEnv(io.env, logger);
+    const app = createApp(deps);
+    let server: Awaited<ReturnType<typeof listen>>;
+    try {
+      server = await listen(app.fetch, {
+        host,
+        port: Number(portText),
+        onClose: () => queue?.close() ?? Promise.resolve(),
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot listen on ${host}:${portText}: ${code ?? String(error)}`, {
+        cause: error,
+      });
+    }
+    logger.info({ url: server.url, parts }, "listening");
+    if (!io.signal.aborted) {
+      await new Promise<void>((resolve) =>
+        io.signal.addEventListener("abort", () => resolve(), { once: true }),
+      );
+    }
+    logger.info("shutting down: no new connections; finishing requests in flight");
+    await server.close();
+    logger.info("stopped");
     return 0;
-  }
-  const portText = values.port ?? io.env.PORT ?? "8787";
-  if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
-    throw new UsageError(`the port must be a number from 0 to 65535, got "${portText}"`);
-  }
-  const host = values.host ?? "127.0.0.1";
-  // Only this command in cli/ loads the backend.
-  const { backendFromEnv, createApp, createLogger, listen } = await import("../../backend/server.js");
-  const logger = createLogger(io.stdout, io.env);
-  const { deps, queue, parts } = backendFromEnv(io.env, logger);
-  const app = createApp(deps);
-  let server: Awaited<ReturnType<typeof listen>>;
-  try {
-    server = await listen(app.fetch, {
-      host,
-      port: Number(portText),
-      onClose: () => queue?.close() ?? Promise.resolve(),
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot listen on ${host}:${portText}: ${code ?? String(error)}`, {
-      cause: error,
-    });
-  }
-  logger.info({ url: server.url, parts }, "listening");
-  if (!io.signal.aborted) {
-    await new Promise<void>((resolve) =>
-      io.signal.addEventListener("abort", () => resolve(), { once: true }),
-    );
-  }
-  logger.info("shutting down: no new connections; finishing requests in flight");
-  await server.close();
-  logger.info("stopped");
-  return 0;
-};
+  },
+});

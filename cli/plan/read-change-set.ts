@@ -18,6 +18,12 @@ export interface ChangeSetOptions {
   extractor?: SymbolExtractor;
 }
 
+/** How to fetch a missing revision: `origin/main` is branch main of remote origin. */
+function fetchHint(revision: string): string {
+  const remoteBranch = /^origin\/(.+)$/.exec(revision);
+  return remoteBranch ? `git fetch origin ${remoteBranch[1]}` : `git fetch origin ${revision}`;
+}
+
 /**
  * Reads the change as data: from the merge base of `base` and `head`
  * to `head` from git (defaults `HEAD~1` and `HEAD`, so a merge commit is compared with its
@@ -151,14 +157,14 @@ export async function resolveRange(
     if (headRevision === undefined)
       throw new GitError("the repository has no commits yet; commit something first");
     throw new GitError(
-      `unknown revision "${headName}" for --head (check the name, or fetch it: git fetch origin ${headName})`,
+      `unknown revision "${headName}" for --head (check the name, or fetch it: ${fetchHint(headName)})`,
     );
   }
   if (baseRevision !== undefined) {
     if (base) return { base: (await mergeBase(git, base, head)) ?? base, head };
     if (await isShallow(git)) throw new GitError(`--base ${baseRevision} is not available: ${SHALLOW_HINT}`);
     throw new GitError(
-      `unknown revision "${baseRevision}" for --base (check the name, or fetch it: git fetch origin ${baseRevision})`,
+      `unknown revision "${baseRevision}" for --base (check the name, or fetch it: ${fetchHint(baseRevision)})`,
     );
   }
   if (base) return { base, head };

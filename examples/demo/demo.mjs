@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The offline demo (`npm run demo`): builds a throwaway git repository from before/ and
 // after/ (two commits), runs `impact run` on it with the recorded model answers in
-// replay.json (no key, no network), and prints `impact report`.
+// replay.json (no key, no network), and prints `impact report`. With --keep, the
+// repository is kept and its path printed, to look around or run impact there yourself.
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -70,6 +71,11 @@ export async function runDemo({ main, stdout, stderr, env = process.env, keep = 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // `demo.mjs | head`: a reader that stops early is not an error.
+  process.stdout.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   const { main } = await import(pathToFileURL(join(here, "../../dist/cli/main.js")).href);
   process.exitCode = await runDemo({
     main,

@@ -4,16 +4,14 @@ import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
 } from "openai/resources/chat/completions";
-import { ModelApiError, ModelProtocolError } from "../errors.js";
+import { ModelApiError, type ModelErrorReason, ModelProtocolError } from "../errors.js";
 import { redactSecrets } from "../redact.js";
 import {
-  abortableSleep,
-  abortErrorFor,
   DEFAULT_RETRY_POLICY,
   parseRetryAfter,
   type RetryInfo,
   type RetryPolicy,
-  retryDelayMs,
+  withRetries,
 } from "./retry.js";
 import type { AssistantMessage, ModelClient, ModelRequest, ModelResponse, ToolCall } from "./types.js";
 
@@ -35,20 +33,12 @@ export interface OpenAIModelClientOptions {
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_TIMEOUT_MS = 120_000;
+/** The preflight's one request gets this long. */
+export const PREFLIGHT_TIMEOUT_MS = 15_000;
 
 /** HTTP statuses worth another try: timeouts, lock conflicts, rate limits, server errors. */
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/** One failed attempt, sorted into "try again" or "give up". */
-interface AttemptFailure {
-  retryable: boolean;
-  reason: string;
-  message: string;
-  status?: number;
-  retryAfterMs?: number;
-  cause: unknown;
 }
 
 /** A stream that ended before its answer was complete: retried like a dropped connection. */
@@ -75,9 +65,10 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     maxMs: options.retryMaxMs ?? DEFAULT_RETRY_POLICY.maxMs,
     maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
   };
+  const baseURL = options.baseURL ?? DEFAULT_OPENAI_BASE_URL;
   const client = new OpenAI({
     apiKey: options.apiKey,
-    baseURL: options.baseURL ?? DEFAULT_OPENAI_BASE_URL,
+    baseURL,
     maxRetries: 0,
     // Our own timer governs each attempt; the SDK's is only a backstop.
     timeout: timeoutMs + 5_000,
@@ -105,84 +96,90 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     return normaliseCompletion(completion);
   }
 
-  function classify(error: unknown, timedOut: boolean): AttemptFailure {
+  /** Sorts a failed attempt into "try again" or "give up"; anything not from the API is thrown on. */
+  function classify(error: unknown, timedOut: boolean): ModelApiError {
+    const failure = (
+      message: string,
+      details: { retryable: boolean; reason: ModelErrorReason; status?: number; retryAfterMs?: number },
+    ) => new ModelApiError(`model API error (${options.model}): ${message}`, { ...details, cause: error });
     if (timedOut || error instanceof APIConnectionTimeoutError) {
-      return {
-        retryable: true,
-        reason: "timeout",
-        message: `no answer within ${timeoutMs} ms`,
-        cause: error,
-      };
+      return failure(`no answer within ${timeoutMs} ms`, { retryable: true, reason: "timeout" });
     }
     if (error instanceof APIConnectionError) {
-      return {
+      return failure(`connection failed: ${redact(error.message)}`, {
         retryable: true,
         reason: "connection",
-        message: `connection failed: ${redact(error.message)}`,
-        cause: error,
-      };
+      });
     }
     if (error instanceof APIError && typeof error.status === "number") {
-      return {
+      const retryAfterMs = parseRetryAfter(error.headers);
+      return failure(`HTTP ${error.status}: ${redact(error.message.replace(/^\d{3}\s*/, ""))}`, {
         retryable: isRetryableStatus(error.status),
-        reason: String(error.status),
+        reason: "status",
         status: error.status,
-        message: `HTTP ${error.status}: ${redact(error.message.replace(/^\d{3}\s*/, ""))}`,
-        retryAfterMs: parseRetryAfter(error.headers),
-        cause: error,
-      };
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
     }
     if (error instanceof StreamCutOff) {
-      return { retryable: true, reason: "connection", message: error.message, cause: error };
+      return failure(error.message, { retryable: true, reason: "connection" });
     }
     if (error instanceof Error && !(error instanceof ModelProtocolError) && DROPPED.test(error.message)) {
-      return {
+      return failure(`connection dropped: ${redact(error.message)}`, {
         retryable: true,
         reason: "connection",
-        message: `connection dropped: ${redact(error.message)}`,
-        cause: error,
-      };
+      });
     }
     throw error;
   }
 
   return {
     model: options.model,
-    async complete(request, signal) {
-      for (let retries = 0; ; retries += 1) {
-        if (signal.aborted) throw abortErrorFor(signal);
-        const attemptController = new AbortController();
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          attemptController.abort();
-        }, timeoutMs);
-        let failure: AttemptFailure;
-        try {
-          const response = await attempt(request, AbortSignal.any([signal, attemptController.signal]));
-          return { ...response, retries };
-        } catch (error) {
-          if (signal.aborted) throw abortErrorFor(signal);
-          failure = classify(error, timedOut);
-        } finally {
-          clearTimeout(timer);
-        }
-        if (!failure.retryable) {
-          throw new ModelApiError(`model API error (${options.model}): ${failure.message}`, {
-            retryable: false,
-            status: failure.status,
-          });
-        }
-        if (retries >= policy.maxRetries) {
-          throw new ModelApiError(
-            `model API still failing after ${retries} ${retries === 1 ? "retry" : "retries"} (${options.model}): ${failure.message}`,
-            { retryable: true, status: failure.status },
-          );
-        }
-        const delayMs = retryDelayMs(policy, retries + 1, failure.retryAfterMs);
-        options.onRetry?.({ attempt: retries + 1, delayMs, reason: failure.reason });
-        await abortableSleep(delayMs, signal);
+    endpoint: baseURL,
+    async preflight(signal) {
+      // The model list: answered by every OpenAI-compatible server, free, and behind the same key.
+      let response: Response;
+      try {
+        response = await client.models
+          .list({ signal: AbortSignal.any([signal, AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS)]) })
+          .asResponse();
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw classify(error, error instanceof Error && error.name === "TimeoutError");
       }
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      if (!Array.isArray((body as { data?: unknown } | undefined)?.data)) {
+        const type = response.headers.get("content-type")?.split(";")[0] ?? "no content type";
+        throw new ModelProtocolError(`GET /models answered ${type}, not an OpenAI-compatible model list`);
+      }
+    },
+    async complete(request, signal) {
+      // Each attempt gets its own timer; `timedOut` tells classify which abort was ours.
+      let timedOut = false;
+      const { value, retries } = await withRetries(
+        { ...policy, ...(options.onRetry ? { onRetry: options.onRetry } : {}) },
+        async (outer) => {
+          timedOut = false;
+          const attemptController = new AbortController();
+          const timer = setTimeout(() => {
+            timedOut = true;
+            attemptController.abort();
+          }, timeoutMs);
+          try {
+            return await attempt(request, AbortSignal.any([outer, attemptController.signal]));
+          } finally {
+            clearTimeout(timer);
+          }
+        },
+        (error) => classify(error, timedOut),
+        signal,
+      );
+      return { ...value, retries };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { isAbortError, ModelApiError, UsageError } from "../errors.js";
+import { isAbortError, MODEL_ERROR_REASONS, ModelApiError, UsageError } from "../errors.js";
 import { writeFileAtomic } from "../fs.js";
 import { contentHash } from "../hash.js";
 import { redactSecrets, redactSecretValues } from "../redact.js";
@@ -43,7 +43,12 @@ const RecordedCallSchema = z
     /** The answer, or the error the call ended with (after the client's retries). */
     response: RecordedResponseSchema.optional(),
     error: z
-      .object({ message: z.string(), retryable: z.boolean(), status: z.number().int().optional() })
+      .object({
+        message: z.string(),
+        retryable: z.boolean(),
+        reason: z.enum(MODEL_ERROR_REASONS).optional(),
+        status: z.number().int().optional(),
+      })
       .optional(),
     retries: z.number().int().min(0).default(0),
   })
@@ -128,6 +133,7 @@ export function createRecordingModelClient(
             error: {
               message: error.message,
               retryable: error.retryable,
+              reason: error.reason,
               ...(error.status === undefined ? {} : { status: error.status }),
             },
             retries: 0,
@@ -225,12 +231,14 @@ export async function createReplayModelClient(file: string): Promise<ModelClient
       if (!call) {
         throw new ModelApiError(
           `replay: no recorded answer for call ${index + 1} of ${request.article} (the recording has ${calls.length} for it)`,
-          { retryable: false },
+          { retryable: false, reason: "replay" },
         );
       }
       if (call.error) {
         throw new ModelApiError(call.error.message, {
           retryable: call.error.retryable,
+          // Recordings made before errors carried a reason: a status means an HTTP error.
+          reason: call.error.reason ?? (call.error.status === undefined ? "connection" : "status"),
           status: call.error.status,
         });
       }

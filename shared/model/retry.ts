@@ -1,5 +1,5 @@
 import { setTimeout as sleepTimer } from "node:timers/promises";
-import { isAbortError } from "../errors.js";
+import { isAbortError, ModelApiError } from "../errors.js";
 
 /** How a model client retries: capped exponential backoff with jitter, `retry-after` honoured up to a cap. */
 export interface RetryPolicy {
@@ -19,6 +19,58 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxMs: 8_000,
   maxRetryAfterMs: 30_000,
 };
+
+/** A retry policy plus who hears about each retry. */
+export interface RetryLoopPolicy extends RetryPolicy {
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/**
+ * The one retry loop of the model clients. Runs `attempt`; on failure `classify` turns the
+ * error into a ModelApiError (or throws it on, when it is not a model API failure). A
+ * retryable failure is tried again after {@link retryDelayMs}, up to `policy.maxRetries`
+ * times; a `retry-after` above `maxRetryAfterMs` is waited for only up to that cap (the
+ * server may well be ready sooner, and one more try costs less than failing the article).
+ * An abort of `signal` ends the loop at once, during an attempt or a wait.
+ */
+export async function withRetries<T>(
+  policy: RetryLoopPolicy,
+  attempt: (signal: AbortSignal) => Promise<T>,
+  classify: (error: unknown) => ModelApiError,
+  signal: AbortSignal,
+): Promise<{ value: T; retries: number }> {
+  for (let retries = 0; ; retries += 1) {
+    if (signal.aborted) throw abortErrorFor(signal);
+    let failure: ModelApiError;
+    try {
+      return { value: await attempt(signal), retries };
+    } catch (error) {
+      if (signal.aborted) throw abortErrorFor(signal);
+      failure = classify(error);
+    }
+    if (!failure.retryable) throw failure;
+    if (retries >= policy.maxRetries) {
+      if (retries === 0) throw failure;
+      throw new ModelApiError(
+        `${failure.message} (still failing after ${retries} ${retries === 1 ? "retry" : "retries"})`,
+        {
+          retryable: true,
+          reason: failure.reason,
+          status: failure.status,
+          retryAfterMs: failure.retryAfterMs,
+          cause: failure,
+        },
+      );
+    }
+    const delayMs = retryDelayMs(policy, retries + 1, failure.retryAfterMs);
+    policy.onRetry?.({
+      attempt: retries + 1,
+      delayMs,
+      reason: failure.status === undefined ? failure.reason : String(failure.status),
+    });
+    await abortableSleep(delayMs, signal);
+  }
+}
 
 /** Told before every retry sleep, for progress lines and the audit's retry count. */
 export interface RetryInfo {

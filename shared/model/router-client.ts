@@ -2,13 +2,12 @@ import { z } from "zod";
 import { ModelApiError, ModelProtocolError } from "../errors.js";
 import { redactSecrets } from "../redact.js";
 import {
-  abortableSleep,
   abortErrorFor,
   DEFAULT_RETRY_POLICY,
   parseRetryAfter,
   type RetryInfo,
   type RetryPolicy,
-  retryDelayMs,
+  withRetries,
 } from "./retry.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./types.js";
 
@@ -115,20 +114,21 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
       if (timeout.aborted) {
         throw new ModelApiError(`router: no answer within ${timeoutMs} ms`, {
           retryable: true,
+          reason: "timeout",
           cause: error,
         });
       }
       throw new ModelApiError(
         `router: connection to ${new URL(endpoint).origin} failed: ${redact(String(error))}`,
-        {
-          retryable: true,
-          cause: error,
-        },
+        { retryable: true, reason: "connection", cause: error },
       );
     }
     const text = await response.text().catch((error: unknown) => {
       if (signal.aborted) throw abortErrorFor(signal);
-      throw new ModelApiError(`router: connection dropped: ${redact(String(error))}`, { retryable: true });
+      throw new ModelApiError(`router: connection dropped: ${redact(String(error))}`, {
+        retryable: true,
+        reason: "connection",
+      });
     });
     if (!response.ok) {
       const detail = errorMessage(text);
@@ -138,12 +138,13 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
         response.status === 503 ||
         response.status === 504;
       const hint = response.status === 401 ? " (check IMPACT_ROUTER_TOKEN)" : "";
-      const error = new ModelApiError(`router: HTTP ${response.status}: ${redact(detail)}${hint}`, {
+      const retryAfterMs = parseRetryAfter(response.headers);
+      throw new ModelApiError(`router: HTTP ${response.status}: ${redact(detail)}${hint}`, {
         retryable,
+        reason: "status",
         status: response.status,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       });
-      (error as ModelApiError & { retryAfterMs?: number }).retryAfterMs = parseRetryAfter(response.headers);
-      throw error;
     }
     let json: unknown;
     try {
@@ -175,20 +176,17 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
   return {
     model: options.model,
     async complete(request, signal) {
-      for (let retries = 0; ; retries += 1) {
-        try {
-          const response = await attempt(request, signal);
-          return { ...response, retries };
-        } catch (error) {
-          if (!(error instanceof ModelApiError) || !error.retryable || retries >= policy.maxRetries)
-            throw error;
-          const retryAfterMs = (error as ModelApiError & { retryAfterMs?: number }).retryAfterMs;
-          if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) throw error;
-          const delayMs = retryDelayMs(policy, retries + 1, retryAfterMs);
-          options.onRetry?.({ attempt: retries + 1, delayMs, reason: String(error.status ?? "connection") });
-          await abortableSleep(delayMs, signal);
-        }
-      }
+      const { value, retries } = await withRetries(
+        { ...policy, ...(options.onRetry ? { onRetry: options.onRetry } : {}) },
+        (attemptSignal) => attempt(request, attemptSignal),
+        (error) => {
+          // attempt() throws ModelApiError for every API failure; anything else is not retried.
+          if (error instanceof ModelApiError) return error;
+          throw error;
+        },
+        signal,
+      );
+      return { ...value, retries };
     },
   };
 }

@@ -48,5 +48,12 @@ export interface ModelResponse {
 export interface ModelClient {
   /** Model name as it goes into the audit. */
   readonly model: string;
+  /** Where the calls go (a base URL, never holding a secret), for messages. */
+  readonly endpoint?: string;
+  /**
+   * One cheap request that checks the endpoint, key and answer format before any article
+   * starts; rejects with ModelApiError or ModelProtocolError like `complete`.
+   */
+  preflight?(signal: AbortSignal): Promise<void>;
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }

@@ -28,6 +28,8 @@ export interface InjectedFailure {
   status: number;
   message: string;
   headers?: Record<string, string>;
+  /** Answer with an HTML page holding `message` instead of GitHub's JSON (a proxy's error page). */
+  html?: boolean;
 }
 
 export interface FakeGitHub {
@@ -109,6 +111,11 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
       response.writeHead(status, { "content-type": "application/json", ...headers });
       response.end(body === undefined ? "" : JSON.stringify(body));
     };
+    const fail = (failure: InjectedFailure) => {
+      if (!failure.html) return send(failure.status, { message: failure.message }, failure.headers);
+      response.writeHead(failure.status, { "content-type": "text/html; charset=utf-8", ...failure.headers });
+      response.end(`<!DOCTYPE html><html><body><h1>${failure.message}</h1></body></html>`);
+    };
     const refuse = (why: string) => {
       unexpected.push(`${method} ${url.pathname}${url.search}: ${why}`);
       send(400, { message: `fake GitHub: unexpected request (${why})` });
@@ -126,7 +133,7 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
       const [, repository, number] = match as unknown as [string, string, string];
       requests.push({ method, path: url.pathname, body });
       const failure = failures.shift();
-      if (failure) return send(failure.status, { message: failure.message }, failure.headers);
+      if (failure) return fail(failure);
       if (method === "GET") {
         const perPage = Number(url.searchParams.get("per_page") ?? 30);
         const page = Number(url.searchParams.get("page") ?? 1);
@@ -142,7 +149,7 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
       const [, repository, id] = match as unknown as [string, string, string];
       requests.push({ method, path: url.pathname, body });
       const failure = failures.shift();
-      if (failure) return send(failure.status, { message: failure.message }, failure.headers);
+      if (failure) return fail(failure);
       const found = findComment(repository, Number(id));
       if (!found) return refuse(`no comment ${id}`);
       if (method === "DELETE") {

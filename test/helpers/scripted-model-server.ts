@@ -66,6 +66,8 @@ export interface ScriptedModelServer {
   /** Base URL including /v1, for OPENAI_BASE_URL / the SDK's baseURL. */
   url: string;
   requests: RecordedRequest[];
+  /** How many times the model list (GET /models, the run's preflight) was asked for; not in `requests`. */
+  readonly modelListRequests: number;
   close(): Promise<void>;
 }
 
@@ -120,6 +122,7 @@ function toolCallsOf(step: ScriptReply, callIndex: number) {
  */
 export async function startScriptedModelServer(script: Script): Promise<ScriptedModelServer> {
   const requests: RecordedRequest[] = [];
+  let modelListRequests = 0;
   const perArticle = new Map<string, number>();
   const created = 1_700_000_000;
 
@@ -132,6 +135,13 @@ export async function startScriptedModelServer(script: Script): Promise<Scripted
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const raw = await readBody(request);
+    if (request.method === "GET" && request.url?.endsWith("/models")) {
+      // The run's preflight: answered like any OpenAI-compatible server, not part of the script.
+      modelListRequests += 1;
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ object: "list", data: [{ id: "scripted", object: "model" }] }));
+      return;
+    }
     let body: RecordedRequest["body"] = {};
     try {
       body = JSON.parse(raw) as RecordedRequest["body"];
@@ -319,6 +329,9 @@ export async function startScriptedModelServer(script: Script): Promise<Scripted
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    get modelListRequests() {
+      return modelListRequests;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

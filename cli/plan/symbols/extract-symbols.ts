@@ -11,7 +11,11 @@ let typescriptModule: TypeScript | undefined;
  * export detection on top of compiling it.
  */
 export async function loadTypeScript(): Promise<TypeScript> {
-  typescriptModule ??= createRequire(import.meta.url)("typescript") as TypeScript;
+  // Under Bun the import is cheap, and its literal name is what lets `bun build --compile`
+  // put the compiler into the single executable.
+  typescriptModule ??= process.versions.bun
+    ? ((await import("typescript")) as { default: TypeScript }).default
+    : (createRequire(import.meta.url)("typescript") as TypeScript);
   return typescriptModule;
 }
 

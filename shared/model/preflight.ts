@@ -1,0 +1,65 @@
+import { ModelApiError, ModelProtocolError, UsageError } from "../errors.js";
+import type { ModelClient } from "./types.js";
+
+/**
+ * Checks a model setup with the client's one cheap request before any article starts, so
+ * a wrong key, base URL or server fails once (exit 2, one line naming the base URL and
+ * what to fix) instead of once per article. A busy server (429, 5xx) passes: the run's
+ * retries deal with that. Clients without a preflight (replay) pass.
+ */
+export async function preflightModel(client: ModelClient, signal: AbortSignal): Promise<void> {
+  if (!client.preflight) return;
+  if (client.endpoint !== undefined && !isHttpUrl(client.endpoint)) {
+    throw setupError(
+      `the model API base URL "${client.endpoint}" is not an http(s) URL; set OPENAI_BASE_URL to the server's API root (e.g. https://api.openai.com/v1)`,
+    );
+  }
+  const where = client.endpoint === undefined ? "the model API" : withoutCredentials(client.endpoint);
+  try {
+    await client.preflight(signal);
+  } catch (error) {
+    // Busy is not broken: the run's retries wait for a server that answers 429 or 5xx.
+    if (error instanceof ModelApiError && error.reason === "status" && error.retryable) return;
+    const message = preflightMessage(error, where);
+    if (message === undefined) throw error;
+    throw setupError(message, error);
+  }
+}
+
+/** The one line for a failed preflight, from the error's structured fields; undefined to pass it on. */
+function preflightMessage(error: unknown, where: string): string | undefined {
+  if (error instanceof ModelProtocolError) {
+    return `${where} is not an OpenAI-compatible API (${error.message}); check OPENAI_BASE_URL (it usually ends in /v1)`;
+  }
+  if (!(error instanceof ModelApiError)) return undefined;
+  if (error.reason === "timeout") {
+    return `${where} did not answer in time; check OPENAI_BASE_URL and that the server is running`;
+  }
+  if (error.reason === "connection") {
+    return `cannot connect to ${where}; check OPENAI_BASE_URL and that the server is running`;
+  }
+  if (error.status === 401 || error.status === 403) {
+    return `${where} refused the key (HTTP ${error.status}); check OPENAI_API_KEY`;
+  }
+  if (error.status === 404) {
+    return `${where} has no OpenAI-compatible model list (HTTP 404); check OPENAI_BASE_URL (it usually ends in /v1)`;
+  }
+  return `${where} refused the preflight request (HTTP ${error.status}); check OPENAI_BASE_URL and OPENAI_API_KEY`;
+}
+
+function setupError(message: string, cause?: unknown): UsageError {
+  return new UsageError(`model setup: ${message}; no article was started`, { code: "config", cause });
+}
+
+/** Whether `text` is an http(s) URL ("localhost:11434" parses as a URL of scheme "localhost:"). */
+function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol);
+}
+
+/** A base URL as it may be shown: without a user name or password in it. */
+function withoutCredentials(endpoint: string): string {
+  const url = new URL(endpoint);
+  url.username = "";
+  url.password = "";
+  return url.toString().replace(/\/$/, "");
+}

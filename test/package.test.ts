@@ -1,0 +1,109 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, inject, it, onTestFinished } from "vitest";
+// @ts-expect-error: a plain ESM script without type declarations (it runs without a build step).
+import { buildDemoRepository } from "../examples/demo/demo.mjs";
+import { AuditSchema } from "../shared/audit.js";
+import { makeTempDir } from "./helpers/git-repo.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const REPLAY = join(ROOT, "examples/demo/replay.json");
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** npm without the network: everything comes from the cache `npm ci` filled. */
+function npm(args: string[], cwd: string): string {
+  return execFileSync(NPM, [...args, "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** The package as `npm pack` sees it after `npm run build`: the repository's files with the build in dist/. */
+function stagePackage(): string {
+  const stage = makeTempDir("impact-stage-");
+  for (const name of ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "prompts", "schema"]) {
+    if (existsSync(join(ROOT, name))) cpSync(join(ROOT, name), join(stage, name), { recursive: true });
+  }
+  cpSync(inject("builtPackage"), join(stage, "dist"), { recursive: true });
+  return stage;
+}
+
+describe("the npm package", () => {
+  it("packs only runtime files, installs with runtime dependencies only, and runs from a prefix", () => {
+    // Removed with a longer time limit than makeTempDir's: an installed node_modules is large.
+    const work = mkdtempSync(join(tmpdir(), "impact-pack-"));
+    onTestFinished(() => rmSync(work, { recursive: true, force: true }), 120_000);
+    npm(["pack", "--pack-destination", work], stagePackage());
+    const tarball = join(work, `impact-docs-${VERSION}.tgz`);
+    const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.replace(/^package\//, ""));
+    expect(files).toContain("dist/cli/bin.js");
+    expect(files).toContain("prompts/system.md");
+    expect(files).toContain("LICENSE");
+    expect(files.filter((file) => /^dist\/(test|bench)\/|\.map$|tsbuildinfo/.test(file))).toEqual([]);
+
+    // A global install, offline: the tarball's contents with the locked runtime dependencies.
+    const unpacked = join(work, "package");
+    mkdirSync(unpacked);
+    execFileSync("tar", ["xzf", tarball, "-C", unpacked, "--strip-components=1"]);
+    cpSync(join(ROOT, "package-lock.json"), join(unpacked, "package-lock.json"));
+    npm(["ci", "--omit=dev"], unpacked);
+    const installed = readdirSync(join(unpacked, "node_modules"));
+    for (const devOnly of ["vitest", "bun", "@biomejs", "fast-check", "mdast-util-from-markdown"]) {
+      expect(installed).not.toContain(devOnly);
+    }
+    const prefix = join(work, "prefix");
+    npm(["install", "--global", "--prefix", prefix, unpacked], work);
+    const bin = join(prefix, process.platform === "win32" ? "impact.cmd" : "bin/impact");
+
+    const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
+    const version = spawnSync(bin, ["--version"], { encoding: "utf8", env });
+    expect(version.stdout).toBe(`${VERSION}\n`);
+
+    const demo = buildDemoRepository(makeTempDir("impact-pack-demo-"));
+    const plan = spawnSync(bin, ["plan", "--json"], { cwd: demo, encoding: "utf8", env });
+    expect(plan.stderr).toBe("");
+    expect(plan.status).toBe(0);
+    expect(JSON.parse(plan.stdout).articles).toHaveLength(3);
+
+    const run = spawnSync(bin, ["run", "--model", `replay:${REPLAY}`, "--quiet"], {
+      cwd: demo,
+      encoding: "utf8",
+      env,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(demo, ".impact/audit.json"), "utf8")));
+    expect(audit.totals).toMatchObject({ articles: 3, updated: 2, unchanged: 1, failed: 0 });
+  }, 300_000);
+});
+
+describe("the single executable", () => {
+  it("npm run build:binary makes one file that runs plan and a replayed run on the demo", () => {
+    const work = makeTempDir("impact-binary-");
+    const binary = join(work, "impact");
+    execFileSync(process.execPath, [join(ROOT, ".ci/build-binary.mjs"), binary], { stdio: "pipe" });
+    const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
+    const demo = buildDemoRepository(makeTempDir("impact-binary-demo-"));
+    expect(spawnSync(binary, ["--version"], { encoding: "utf8", env }).stdout).toBe(`${VERSION}\n`);
+    const plan = spawnSync(binary, ["plan", "--json"], { cwd: demo, encoding: "utf8", env });
+    expect(plan.stderr).toBe("");
+    expect(JSON.parse(plan.stdout).articles).toHaveLength(3);
+    const run = spawnSync(binary, ["run", "--model", `replay:${REPLAY}`, "--quiet"], {
+      cwd: demo,
+      encoding: "utf8",
+      env,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(demo, ".impact/audit.json"), "utf8")));
+    expect(audit.totals).toMatchObject({ articles: 3, updated: 2, unchanged: 1, failed: 0 });
+  }, 300_000);
+});

@@ -1,0 +1,126 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { validateAction, validateWorkflow } from "@action-validator/core";
+import { describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
+import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
+import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ACTION = readFileSync(join(ROOT, "action.yml"), "utf8");
+const WORKFLOWS = [".github/workflows", "docs/workflows"].flatMap((folder) =>
+  readdirSync(join(ROOT, folder))
+    .filter((file) => file.endsWith(".yml"))
+    .map((file) => `${folder}/${file}`),
+);
+
+interface Step {
+  id?: string;
+  name?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+}
+
+describe("action.yml and the workflows", () => {
+  it("action.yml is a valid action", () => {
+    expect(validateAction(ACTION).errors).toEqual([]);
+  });
+
+  it.each(WORKFLOWS)("%s is a valid workflow", (path) => {
+    expect(validateWorkflow(readFileSync(join(ROOT, path), "utf8")).errors).toEqual([]);
+  });
+
+  it("action.yml uses only inputs it declares, on Node 24, without GNU-only tools", () => {
+    const action = parse(ACTION) as { inputs: Record<string, unknown>; runs: { steps: Step[] } };
+    const used = [...ACTION.matchAll(/inputs\.([a-z-]+)/g)].map((match) => match[1]);
+    expect(used.filter((name) => !(name! in action.inputs))).toEqual([]);
+    const setupNode = action.runs.steps.find((step) => step.uses?.startsWith("actions/setup-node"));
+    expect(setupNode?.with?.["node-version"]).toBe("24");
+    expect(ACTION).not.toMatch(/realpath|readlink -f|sed -i/);
+  });
+
+  it.each(WORKFLOWS)("%s uploads .impact/ with hidden files, failing when it is missing", (path) => {
+    const workflow = parse(readFileSync(join(ROOT, path), "utf8")) as {
+      jobs: Record<string, { steps: Step[] }>;
+    };
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+    const ids = new Set(steps.map((step) => step.id).filter(Boolean));
+    for (const step of steps.filter((step) => step.uses?.startsWith("actions/upload-artifact"))) {
+      expect(step.with?.["include-hidden-files"]).toBe(true);
+      expect(step.with?.["if-no-files-found"]).toBe("error");
+    }
+    const text = readFileSync(join(ROOT, path), "utf8");
+    const referenced = [...text.matchAll(/steps\.([a-z-]+)\.outputs/g)].map((match) => match[1]);
+    expect(referenced.filter((id) => !ids.has(id))).toEqual([]);
+  });
+});
+
+/** The action's own script (the "Run Impact" step), run by bash as the runner would. */
+function runActionScript(cwd: string, inputs: Record<string, string>) {
+  const action = parse(ACTION) as { runs: { steps: Step[] } };
+  const script = action.runs.steps.find((step) => step.id === "impact")!.run!;
+  const output = join(makeTempDir("impact-action-out-"), "output");
+  writeFileSync(output, "");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    GITHUB_OUTPUT: output,
+    IMPACT_BIN: join(inject("builtPackage"), "cli/bin.js"),
+    IMPACT_MODE: "run",
+    IMPACT_BASE: "",
+    IMPACT_HEAD: "",
+    IMPACT_AUDIT: ".impact/audit.json",
+    IMPACT_PATCH: ".impact/impact.patch",
+    IMPACT_APPLY: "false",
+    IMPACT_MODEL_INPUT: "",
+    IMPACT_SHARD: "",
+    IMPACT_SHARDS: "",
+    IMPACT_REPORT: ".impact/report.md",
+    IMPACT_PR: "",
+    IMPACT_DRY_RUN: "false",
+    IMPACT_ARGS: "",
+    ...inputs,
+  };
+  const stdout = execFileSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
+    cwd,
+    env,
+    encoding: "utf8",
+  });
+  return { stdout, outputs: readFileSync(output, "utf8") };
+}
+
+describe("the action's script", () => {
+  it("expands shard globs for mode=merge", () => {
+    const dir = makeTempDir("impact-action-merge-");
+    mkdirSync(join(dir, "shards"));
+    const article = (path: string) => auditArticle(path);
+    writeFileSync(join(dir, "shards/1.json"), JSON.stringify(auditOf([article("docs/a.md")])));
+    writeFileSync(join(dir, "shards/2.json"), JSON.stringify(auditOf([article("docs/b.md")])));
+    const { stdout, outputs } = runActionScript(dir, {
+      IMPACT_MODE: "merge",
+      IMPACT_SHARDS: "shards/*.json",
+      IMPACT_ARGS: "--quiet",
+    });
+    expect(stdout).toBe("");
+    const merged = JSON.parse(readFileSync(join(dir, ".impact/audit.json"), "utf8")) as {
+      articles: Array<{ path: string }>;
+    };
+    expect(merged.articles.map((entry) => entry.path)).toEqual(["docs/a.md", "docs/b.md"]);
+    expect(outputs).toContain(`audit=${join(dir, ".impact/audit.json")}\n`);
+  });
+
+  it("without a model key, runs the plan only and passes, saying why", () => {
+    const repo = gitRepo({
+      "src/a.ts": "export const PORT = 8080;\n",
+      "docs/a.md": "---\nattention:\n  - op: file\n    path: src/a.ts\n---\n# A\n\nThe port is 8080.\n",
+    });
+    repo.commit({ "src/a.ts": "export const PORT = 9090;\n" });
+    const { stdout, outputs } = runActionScript(repo.dir, {});
+    expect(stdout).toContain("::notice title=Impact::no model key in this run");
+    expect(stdout).toContain("docs/a.md");
+    expect(outputs).toContain("skipped=true\n");
+  });
+});
