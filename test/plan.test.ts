@@ -227,9 +227,9 @@ describe("the plan table", () => {
       warnings: [],
     });
     expect(text.split("\n").filter((line) => line.includes("src/file-0.ts"))).toEqual([
-      "docs/all.md  touched  attention  src/file-0.ts  attention glob src/** (0) (and 5 more)",
+      "docs/all.md  touched  -      attention  src/file-0.ts  attention glob src/** (0) (and 5 more)",
     ]);
-    expect(text).toContain("…          2 more files   all of them: impact plan --json");
+    expect(text).toContain("       …          2 more files   all of them: impact plan --json");
     expect(text.split("\n")).toHaveLength(13);
   });
 });

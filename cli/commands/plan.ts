@@ -120,7 +120,8 @@ function toRepoPath(path: string): string {
   return path.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "");
 }
 
-const score = (value: number | undefined) => (value ?? 1).toFixed(2);
+/** A score as the table shows it; "-" for a plan written without scores. */
+const score = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(2));
 
 /** `--explain PATH` for people: the verdict, then every signal kept and dropped. */
 export function renderExplanation(explanation: Explanation): string {
@@ -167,7 +168,9 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
   for (const reason of reasons) {
     const key = `${reason.kind}\0${reason.source}`;
     const group = groups.get(key) ?? { kind: reason.kind, source: reason.source, details: [] };
-    group.details.push(`${reason.detail} (${score(reason.score)})`);
+    group.details.push(
+      reason.score === undefined ? reason.detail : `${reason.detail} (${score(reason.score)})`,
+    );
     groups.set(key, group);
   }
   return [...groups.values()];
