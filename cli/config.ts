@@ -3,6 +3,7 @@ import { isAbsolute, join, relative } from "node:path";
 import type { z } from "zod";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
 import { UsageError } from "../shared/errors.js";
+import { captureNames } from "./plan/mapping.js";
 
 export const CONFIG_FILE = "impact.config.json";
 
@@ -47,7 +48,25 @@ export function parseConfig(text: string, name = CONFIG_FILE): ImpactConfig {
       cause: result.error,
     });
   }
+  const mistake = mappingMistake(result.data);
+  if (mistake) throw new UsageError(`${name}: ${mistake}`, { code: "config" });
   return result.data;
+}
+
+/**
+ * A mapping whose docs side names a capture its code side lacks would look for a literal
+ * `:name` path and silently match nothing; say which rule and which capture.
+ */
+function mappingMistake(config: ImpactConfig): string | undefined {
+  for (const [index, mapping] of config.mappings.entries()) {
+    const captured = new Set(captureNames(mapping.code));
+    const missing = captureNames(mapping.docs).filter((name) => !captured.has(name));
+    if (missing.length > 0) {
+      const list = missing.map((name) => `:${name}`).join(", ");
+      return `mappings[${index}].docs: ${list} is not captured by the code side "${mapping.code}"; capture it there (e.g. src/:${missing[0]}.ts) or remove it from "${mapping.docs}"`;
+    }
+  }
+  return undefined;
 }
 
 function describeIssues(issues: z.core.$ZodIssue[]): string {

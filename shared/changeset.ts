@@ -43,9 +43,14 @@ export type SymbolKind =
   | "export"
   | "flag"
   | "env"
-  | "config";
+  | "config"
+  /** A member of an interface, type, option object or destructured options parameter. */
+  | "member"
+  /** A user-facing string (an error or log message) on a changed line. */
+  | "message";
 
-export type SymbolChange = "added" | "removed" | "renamed" | "signature" | "body";
+/** `doc`: only the declaration's doc comment changed (docs often mirror it word for word). */
+export type SymbolChange = "added" | "removed" | "renamed" | "signature" | "body" | "doc";
 
 export interface ChangedSymbol {
   name: string;
@@ -57,6 +62,10 @@ export interface ChangedSymbol {
   line?: number;
   /** For renames: the name before. */
   oldName?: string;
+  /** For members and config keys: the interface, type, object or function they belong to. */
+  parent?: string;
+  /** For added members and keys: the other members of the same parent at head (an article that documents them documents the parent). */
+  siblings?: string[];
 }
 
 export interface ChangeSet {

@@ -30,6 +30,42 @@ export const DEFAULT_DENY_GLOBS = [
   ".pgpass",
 ];
 
+/**
+ * Files the docs globs match that are not articles by default: records of the past
+ * (changelogs, release notes, history files, changesets, migration guides) are not fixed
+ * forward. Matched case-insensitively.
+ */
+export const DEFAULT_IGNORE_GLOBS = [
+  "**/*{changelog,release-notes,release_notes,releasenotes}*",
+  "**/{changes,history,news,releases,migrating,migration,upgrading}{,.*}",
+  "**/{changelog,changelogs,changes,history,releases,release-notes,migrations,migration,migrating,upgrading}/**",
+  "**/*{migration-guide,migration_guide,upgrade-guide,upgrade_guide,upgrading-to,migrating-to,migrate-to}*",
+  ".changeset/**",
+];
+
+/**
+ * Changed files that are never evidence: lockfiles of every ecosystem, tests, fixtures,
+ * snapshots and CI config. What they change is not what the docs describe.
+ */
+export const DEFAULT_EVIDENCE_IGNORE_GLOBS = [
+  "**/*.lock",
+  "**/{package-lock.json,npm-shrinkwrap.json,pnpm-lock.yaml,bun.lockb,go.sum,gradle.lockfile,packages.lock.json}",
+  "**/{test,tests,__tests__,__mocks__,testdata,test-data,e2e,spec,specs}/**",
+  "**/*{.test,.spec,_test,_spec,-test,-spec}.*",
+  "**/{test_*.py,conftest.py}",
+  "**/{fixtures,fixture,__fixtures__}/**",
+  "**/{__snapshots__,snapshots}/**",
+  "**/*.snap",
+  "{.github,.circleci,.buildkite,.gitlab}/**",
+  "{.gitlab-ci.yml,.travis.yml,appveyor.yml,azure-pipelines.yml,.cirrus.yml}",
+];
+
+/**
+ * Impacted articles scoring below this are left out of the plan by default. Chosen on the
+ * backtest corpus: the value past which recall starts to fall (docs/plan.md gives figures).
+ */
+export const DEFAULT_MIN_SCORE = 0.3;
+
 /** The most articles worked on at once, and model calls per article, that a run may ask for. */
 export const CONCURRENCY_LIMIT = 64;
 export const MAX_TURNS_LIMIT = 100;
@@ -47,8 +83,10 @@ export const TemplateSchema = z.strictObject({
 });
 
 export const ConfigSchema = z.strictObject({
+  /** The JSON Schema the file follows (schema/config.schema.json); editors read it, Impact does not. */
+  $schema: z.string().optional(),
   docs: z.array(z.string().min(1)).default(DEFAULT_DOCS_GLOBS),
-  ignore: z.array(z.string().min(1)).default([]),
+  ignore: z.array(z.string().min(1)).default(DEFAULT_IGNORE_GLOBS),
   mappings: z.array(MappingSchema).default([]),
   /** Docs templates: sections and frontmatter keys an edit may not remove. */
   templates: z.array(TemplateSchema).default([]),
@@ -56,6 +94,15 @@ export const ConfigSchema = z.strictObject({
   deny: z.array(z.string().min(1)).default([]),
   /** Symbols never used as reference evidence. */
   ignoreSymbols: z.array(z.string()).default([]),
+  /** Which changed files count as evidence. */
+  evidence: z
+    .strictObject({
+      /** Changed files that are never evidence (globs). */
+      ignore: z.array(z.string().min(1)).default(DEFAULT_EVIDENCE_IGNORE_GLOBS),
+    })
+    .prefault({}),
+  /** Impacted articles scoring below this (0–1) are left out of the plan. */
+  minScore: z.number().min(0).max(1).default(DEFAULT_MIN_SCORE),
   model: z.string().optional(),
   concurrency: z.number().int().positive().max(CONCURRENCY_LIMIT).optional(),
   maxTurns: z.number().int().positive().max(MAX_TURNS_LIMIT).optional(),

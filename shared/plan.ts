@@ -8,7 +8,11 @@ export const ImpactReasonSchema = z.object({
   /** The changed file (or symbol's file) behind the reason. */
   source: z.string(),
   detail: z.string(),
-  /** How strong the reason is, 0–1 (history: the co-change ratio, shrunk for thin evidence). */
+  /**
+   * How strongly this reason alone says the article is wrong, 0–1 (history: the co-change ratio, shrunk for thin
+   * evidence). The detector always sets
+   * it; optional so that plans and audits written before scores existed still read.
+   */
   score: z.number().min(0).max(1).optional(),
 });
 
@@ -18,6 +22,8 @@ export const PlannedArticleSchema = z.object({
   impact: z.array(ImpactReasonSchema),
   /** Changed files relevant to this article (their hunks go to the agent). */
   files: z.array(z.string()),
+  /** The reasons' scores combined (always set by the detector); articles are sorted by it. */
+  score: z.number().min(0).max(1).optional(),
 });
 
 export const ImpactPlanSchema = z.object({
@@ -30,6 +36,10 @@ export const ImpactPlanSchema = z.object({
   skipped: z
     .array(z.object({ path: z.string(), reason: z.enum(["file_too_large", "diff_too_large"]) }))
     .default([]),
+  /** Impacted articles scoring below this are left out of `articles` and listed in `weak`. */
+  minScore: z.number().min(0).max(1).optional(),
+  /** Articles with some evidence, too weak to count: below `minScore`. */
+  weak: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
 });
 
 export type ImpactKind = z.infer<typeof ImpactKindSchema>;

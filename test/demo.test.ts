@@ -151,9 +151,9 @@ describe("the demo", () => {
     expect(normalised).toMatchInlineSnapshot(`
       "Demo repository: (a temp dir); change: "Default greeting is now Hi; the excited option is now loud"
 
+      updated   docs/options.md (3 edits)
       updated   docs/greeting.md (2 edits)
       unchanged docs/install.md
-      updated   docs/options.md (3 edits)
 
       2 updated, 1 unchanged, 0 failed; N tokens
       audit: .impact/audit.json
@@ -176,6 +176,7 @@ describe("the demo", () => {
       Why it was checked:
 
       - attention \`src/greet.ts\`: attention file src/greet.ts
+      - reference \`src/greet.ts\`: mentions greet (function, body changed)
 
       Edits:
 
@@ -210,6 +211,7 @@ describe("the demo", () => {
       Why it was checked:
 
       - attention \`src/greet.ts\`: attention file src/greet.ts
+      - reference \`src/greet.ts\`: mentions greet (function, body changed), excited (member of GreetOptions, renamed excited → loud)
 
       Edits:
 

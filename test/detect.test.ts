@@ -99,43 +99,24 @@ describe("detectImpact", () => {
           {
             "files": [
               "src/auth.ts",
-            ],
-            "impact": [
-              {
-                "detail": "attention file src/auth.ts",
-                "kind": "attention",
-                "source": "src/auth.ts",
-              },
-            ],
-            "path": "docs/auth.md",
-            "status": "impacted",
-          },
-          {
-            "files": [
-              "docs/edited.md",
-            ],
-            "impact": [],
-            "path": "docs/edited.md",
-            "status": "touched",
-          },
-          {
-            "files": [
-              "src/auth.ts",
               "src/rules/semi.ts",
             ],
             "impact": [
               {
                 "detail": "attention glob src/** matches src/auth.ts",
                 "kind": "attention",
+                "score": 0.7,
                 "source": "src/auth.ts",
               },
               {
                 "detail": "attention glob src/** matches src/rules/semi.ts",
                 "kind": "attention",
+                "score": 0.7,
                 "source": "src/rules/semi.ts",
               },
             ],
             "path": "docs/glob.md",
+            "score": 0.91,
             "status": "impacted",
           },
           {
@@ -144,12 +125,14 @@ describe("detectImpact", () => {
             ],
             "impact": [
               {
-                "detail": "mentions loginUser (function, changed)",
-                "kind": "reference",
+                "detail": "attention file src/auth.ts",
+                "kind": "attention",
+                "score": 0.9,
                 "source": "src/auth.ts",
               },
             ],
-            "path": "docs/login.md",
+            "path": "docs/auth.md",
+            "score": 0.9,
             "status": "impacted",
           },
           {
@@ -160,11 +143,38 @@ describe("detectImpact", () => {
               {
                 "detail": "mapping src/rules/:name.ts → docs/rules/:name.md (name=semi)",
                 "kind": "mapping",
+                "score": 0.8,
                 "source": "src/rules/semi.ts",
               },
             ],
             "path": "docs/rules/semi.md",
+            "score": 0.8,
             "status": "impacted",
+          },
+          {
+            "files": [
+              "src/auth.ts",
+            ],
+            "impact": [
+              {
+                "detail": "mentions loginUser (function, changed)",
+                "kind": "reference",
+                "score": 0.6,
+                "source": "src/auth.ts",
+              },
+            ],
+            "path": "docs/login.md",
+            "score": 0.6,
+            "status": "impacted",
+          },
+          {
+            "files": [
+              "docs/edited.md",
+            ],
+            "impact": [],
+            "path": "docs/edited.md",
+            "score": 0,
+            "status": "touched",
           },
         ],
         "base": "b",
@@ -173,14 +183,12 @@ describe("detectImpact", () => {
             "symbol": "get",
             "why": "too short",
           },
-          {
-            "symbol": "render",
-            "why": "common word",
-          },
         ],
         "head": "h",
         "skipped": [],
+        "minScore": 0.3,
         "warnings": [],
+        "weak": [],
       }
     `);
   });
@@ -207,7 +215,7 @@ describe("detectImpact", () => {
     ]);
   });
 
-  it("drops names found in most articles and names ignored by config", () => {
+  it("drops names found in most articles (of 20 or more) and names ignored by config", () => {
     const changeSet: ChangeSet = {
       base: "b",
       head: "h",
@@ -218,10 +226,12 @@ describe("detectImpact", () => {
         { name: "skipThing", kind: "function", change: "removed", file: "src/a.ts" },
       ],
     };
-    const articles = ["a", "b", "c", "d", "e"].map((name) => ({
-      path: `docs/${name}.md`,
-      content: `everywhereThing skipThing${name === "c" ? " rareThing" : ""}\n`,
-    }));
+    const articles = Array.from({ length: 24 }, (_, index) => `${String.fromCharCode(97 + index)}`).map(
+      (name) => ({
+        path: `docs/${name}.md`,
+        content: `everywhereThing skipThing${name === "c" ? " rareThing" : ""}\n`,
+      }),
+    );
     const plan = detectImpact({
       changeSet,
       articles,
@@ -229,7 +239,7 @@ describe("detectImpact", () => {
     });
     expect(plan.articles.map((article) => article.path)).toEqual(["docs/c.md"]);
     expect(plan.dropped).toEqual([
-      { symbol: "everywhereThing", why: "found in 5 of 5 articles" },
+      { symbol: "everywhereThing", why: "found in 24 of 24 articles" },
       { symbol: "skipThing", why: "ignored by config (ignoreSymbols)" },
     ]);
   });

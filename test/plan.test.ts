@@ -56,15 +56,13 @@ describe("impact plan", () => {
     expect(result.out).toMatchInlineSnapshot(`
       "5 articles impacted, 1 touched by the change (<sha>..<sha>)
 
-      ARTICLE             STATUS    REASON     FILE               DETAIL
-      README.md           touched   -          README.md          changed by the diff
-      docs/auth.md        impacted  attention  src/auth.ts        attention file src/auth.ts
-      docs/cli.md         impacted  reference  src/cli.ts         mentions --dry-run (flag, removed), IMPACT_MODEL (env, removed)
-      docs/legacy.md      impacted  reference  src/legacy.ts      mentions the path src/legacy.ts (deleted)
-      docs/login.md       impacted  reference  src/auth.ts        mentions loginUser (function, changed)
-      docs/rules/semi.md  impacted  mapping    src/rules/semi.ts  mapping src/rules/:name.ts → docs/rules/:name.md (name=semi)
-
-      Not used as evidence: model (common word)
+      ARTICLE             STATUS    SCORE  REASON     FILE               DETAIL
+      docs/cli.md         impacted  0.96   reference  src/cli.ts         mentions --dry-run (flag, removed), IMPACT_MODEL (env, removed) (0.96)
+      docs/auth.md        impacted  0.90   attention  src/auth.ts        attention file src/auth.ts (0.90)
+      docs/rules/semi.md  impacted  0.80   mapping    src/rules/semi.ts  mapping src/rules/:name.ts → docs/rules/:name.md (name=semi) (0.80)
+      docs/legacy.md      impacted  0.60   reference  src/legacy.ts      mentions the path src/legacy.ts (deleted) (0.60)
+      docs/login.md       impacted  0.60   reference  src/auth.ts        mentions loginUser (function, changed) (0.60)
+      README.md           touched   -      -          README.md          changed by the diff
       "
     `);
     expect(result.err).toBe("");
@@ -116,9 +114,11 @@ describe("impact plan", () => {
             kind: "reference",
             source: "src/modern.ts",
             detail: "mentions the path src/legacy.ts (renamed)",
+            score: 0.6,
           },
         ],
         files: ["src/modern.ts"],
+        score: 0.6,
       },
     ]);
   });
@@ -228,9 +228,9 @@ describe("the plan table", () => {
       warnings: [],
     });
     expect(text.split("\n").filter((line) => line.includes("src/file-0.ts"))).toEqual([
-      "docs/all.md  touched  attention  src/file-0.ts  attention glob src/** (0) (and 5 more)",
+      "docs/all.md  touched  -      attention  src/file-0.ts  attention glob src/** (0) (and 5 more)",
     ]);
-    expect(text).toContain("…          2 more files   all of them: impact plan --json");
+    expect(text).toContain("       …          2 more files   all of them: impact plan --json");
     expect(text.split("\n")).toHaveLength(13);
   });
 });

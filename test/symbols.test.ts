@@ -60,11 +60,13 @@ describe("TypeScript declarations (compiler API)", () => {
       "",
     ].join("\n");
     expect(await symbolsOf("src/config.ts", before, after)).toEqual([
+      "added member quiet",
       "body function renderTable",
       "removed function helper",
       "renamed function legacyLoader → modernLoader",
       "signature function parseConfig",
       "signature interface Options",
+      "signature member verbose",
       "signature method run",
     ]);
   });

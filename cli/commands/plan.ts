@@ -4,6 +4,7 @@ import type { ImpactPlan } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { shortSha } from "../../shared/render/markdown.js";
 import type { BacktestReport } from "../plan/backtest.js";
+import type { Explanation } from "../plan/detector.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
@@ -22,6 +23,16 @@ export const command = defineCommand({
       value: "N",
       help: "score the detector on the last N commits that changed code and docs",
     },
+    "min-score": {
+      type: "string",
+      value: "X",
+      help: "leave out impacted articles scoring below X, 0 to 1 (default: config minScore)",
+    },
+    explain: {
+      type: "string",
+      value: "PATH",
+      help: "every signal considered for one article, with scores, and why kept or dropped",
+    },
     ...OUTPUT_OPTIONS,
   },
   footer: "Exit codes: 0 done, 2 bad usage or input, 3 --check found articles left untouched.",
@@ -29,6 +40,7 @@ export const command = defineCommand({
     const repo = resolve(io.cwd, values.repo ?? ".");
     const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
     const backtest = parsePositiveInt("backtest", values.backtest);
+    const minScore = parseScore(values["min-score"]);
     if (backtest !== undefined) {
       if (values.diff !== undefined || values.base !== undefined || values.check) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
@@ -39,9 +51,10 @@ export const command = defineCommand({
         import("../plan/backtest.js"),
       ]);
       const repoRoot = await repositoryRoot(repo);
+      const loaded = await loadConfig(repoRoot, config);
       const report = await runBacktest({
         repoRoot,
-        config: await loadConfig(repoRoot, config),
+        config: minScore === undefined ? loaded : { ...loaded, minScore },
         count: backtest,
         head: values.head,
       });
@@ -56,7 +69,7 @@ export const command = defineCommand({
       import("../plan/build-plan.js"),
       import("../../shared/plan.js"),
     ]);
-    const { plan } = await buildPlan({
+    const { plan, explanation } = await buildPlan({
       repo,
       base: values.base,
       head: values.head,
@@ -64,7 +77,14 @@ export const command = defineCommand({
       config,
       readStdin: io.readStdin,
       extractor,
+      minScore,
+      ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
+    if (explanation) {
+      if (values.json && !values.quiet) io.stdout(`${JSON.stringify(explanation)}\n`);
+      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation));
+      return 0;
+    }
     // --quiet wins over --json: nothing but errors.
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
     if (!values.json && !values.quiet) io.stdout(renderPlan(plan));
@@ -87,6 +107,56 @@ export const command = defineCommand({
   },
 });
 
+/** `--min-score X`: a number from 0 to 1. */
+function parseScore(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const score = Number(value);
+  if (value.trim() === "" || !Number.isFinite(score) || score < 0 || score > 1) {
+    throw new UsageError(`--min-score takes a number from 0 to 1 (such as 0.3), got "${value}"`);
+  }
+  return score;
+}
+
+/** `--explain ./docs/a.md` and `docs\\a.md` name the same article as `docs/a.md`. */
+function toRepoPath(path: string): string {
+  return path.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "");
+}
+
+/** A score as the table shows it; "-" for a plan written without scores. */
+const score = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(2));
+
+/** `--explain PATH` for people: the verdict, then every signal kept and dropped. */
+export function renderExplanation(explanation: Explanation): string {
+  const lines: string[] = [];
+  const verdict = !explanation.isArticle
+    ? "is not an article (not matched by the docs globs, or matched by ignore)"
+    : explanation.status === "none"
+      ? "has no reason to change"
+      : explanation.status === "weak"
+        ? `is left out: score ${score(explanation.score)} is below the minimum ${score(explanation.minScore)}`
+        : `is ${explanation.status}: score ${score(explanation.score)} (minimum ${score(explanation.minScore)})`;
+  lines.push(`${explanation.path} ${verdict}`);
+  if (explanation.kept.length > 0) {
+    lines.push("", "Kept (combined: 1 - the product of (1 - score)):");
+    const rows = [["SCORE", "REASON", "FILE", "DETAIL"]];
+    for (const reason of explanation.kept)
+      rows.push([score(reason.score), reason.kind, reason.source, reason.detail]);
+    lines.push(...table(rows).map((line) => `  ${line}`));
+  }
+  if (explanation.dropped.length > 0) {
+    lines.push("", "Dropped:");
+    for (const signal of explanation.dropped)
+      lines.push(
+        `  ${signal.kind} ${signal.source ? `${signal.source} ` : ""}${signal.detail}: ${signal.why}`,
+      );
+  }
+  const names = explanation.droppedNames.map((entry) => `${entry.symbol} (${entry.why})`);
+  if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
+  const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);
+  if (files.length > 0) lines.push("", `Changed files not used as evidence: ${files.join(", ")}`);
+  return `${lines.join("\n")}\n`;
+}
+
 /** Rows of reasons shown per article; the rest are counted (all are in `--json`). */
 const MAX_REASON_ROWS = 8;
 
@@ -96,7 +166,9 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
   for (const reason of reasons) {
     const key = `${reason.kind}\0${reason.source}`;
     const group = groups.get(key) ?? { kind: reason.kind, source: reason.source, details: [] };
-    group.details.push(reason.detail);
+    group.details.push(
+      reason.score === undefined ? reason.detail : `${reason.detail} (${score(reason.score)})`,
+    );
     groups.set(key, group);
   }
   return [...groups.values()];
@@ -116,16 +188,17 @@ export function renderPlan(plan: ImpactPlan): string {
       `${impacted} article${impacted === 1 ? "" : "s"} impacted, ${touched} touched by the change (${range})`,
       "",
     );
-    const rows: string[][] = [["ARTICLE", "STATUS", "REASON", "FILE", "DETAIL"]];
+    const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
     for (const article of plan.articles) {
       if (article.impact.length === 0)
-        rows.push([article.path, article.status, "-", article.path, "changed by the diff"]);
+        rows.push([article.path, article.status, "-", "-", article.path, "changed by the diff"]);
       const groups = groupReasons(article.impact);
       groups.slice(0, MAX_REASON_ROWS).forEach((group, index) => {
         const more = group.details.length > 1 ? ` (and ${group.details.length - 1} more)` : "";
         rows.push([
           index === 0 ? article.path : "",
           index === 0 ? article.status : "",
+          index === 0 ? score(article.score) : "",
           group.kind,
           group.source,
           `${group.details[0]}${more}`,
@@ -136,6 +209,7 @@ export function renderPlan(plan: ImpactPlan): string {
         rows.push([
           "",
           "",
+          "",
           "…",
           `${hidden} more file${hidden === 1 ? "" : "s"}`,
           "all of them: impact plan --json",
@@ -143,6 +217,12 @@ export function renderPlan(plan: ImpactPlan): string {
       }
     }
     lines.push(...table(rows.map((row) => row.map(printable))));
+  }
+  const weak = plan.weak ?? [];
+  if (weak.length > 0 && plan.minScore !== undefined) {
+    const shown = weak.slice(0, 10).map((article) => `${article.path} (${score(article.score)})`);
+    const more = weak.length > 10 ? `, and ${weak.length - 10} more` : "";
+    lines.push("", `Below the minimum score ${score(plan.minScore)}: ${shown.join(", ")}${more}`);
   }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {

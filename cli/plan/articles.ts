@@ -15,9 +15,10 @@ export type ArticleSelector = (path: string) => boolean;
  * (`docs/.guides/**`) still matches.
  */
 export function articleSelector(config: Pick<ImpactConfig, "docs" | "ignore">): ArticleSelector {
-  const options = { dot: false };
-  const isDoc = picomatch(config.docs, options);
-  const isIgnored = config.ignore.length > 0 ? picomatch(config.ignore, options) : () => false;
+  const isDoc = picomatch(config.docs, { dot: false });
+  // `CHANGELOG.md`, `Changelog.md`, `changelog.md`: ignores are about names, whatever their case.
+  const isIgnored =
+    config.ignore.length > 0 ? picomatch(config.ignore, { dot: true, nocase: true }) : () => false;
   return (path) => isDoc(path) && !isIgnored(path);
 }
 
@@ -29,10 +30,20 @@ export function articleSelector(config: Pick<ImpactConfig, "docs" | "ignore">): 
 export async function listArticles(
   repoRoot: string,
   config: ImpactConfig,
-  options: { revision?: string } = {},
+  options: { revision?: string; unmatchedDocsGlobs?: string[] } = {},
 ): Promise<string[]> {
   const select = articleSelector(config);
-  return (await listRepositoryFiles(repoRoot, options)).filter(select);
+  const files = await listRepositoryFiles(repoRoot, options);
+  if (options.unmatchedDocsGlobs) options.unmatchedDocsGlobs.push(...unmatchedGlobs(config.docs, files));
+  return files.filter(select);
+}
+
+/** The globs that match none of `files` (a typo such as `doc/**` where the folder is `docs/`). */
+export function unmatchedGlobs(globs: readonly string[], files: readonly string[]): string[] {
+  return globs.filter((glob) => {
+    const isMatch = picomatch(glob, { dot: false });
+    return !files.some((file) => isMatch(file));
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { ImpactKindSchema } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { type ArticleText, detectImpact } from "./detector.js";
+import { genericNames } from "./generic-names.js";
 import { mineHistory } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 
@@ -90,6 +91,7 @@ export async function runBacktest(options: {
     ]),
     isShallow(git),
   ]);
+  const generic = await genericNames(repoRoot, head);
   const commits: BacktestCommit[] = [];
   for (const candidate of candidatesOf(log, isArticle)) {
     if (commits.length >= count) break;
@@ -113,7 +115,13 @@ export async function runBacktest(options: {
       // The parent's own history only: the commit being replayed and its future stay unseen.
       mineHistory(repoRoot, candidate.parent),
     ]);
-    const plan = detectImpact({ changeSet: codeOnly, articles, config, history: history.commits });
+    const plan = detectImpact({
+      changeSet: codeOnly,
+      articles,
+      config,
+      history: history.commits,
+      genericNames: generic,
+    });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);
     options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth });

@@ -1,14 +1,17 @@
 import { readFile, stat } from "node:fs/promises";
 import type { ChangeSet } from "../../shared/changeset.js";
-import type { ImpactConfig } from "../../shared/config.js";
+import { DEFAULT_DOCS_GLOBS, type ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
 import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git.js";
 import { listArticles, readArticles } from "./articles.js";
-import { detectImpact } from "./detector.js";
+
+import { detectImpact, type Explanation, explainImpact } from "./detector.js";
+import { genericNames } from "./generic-names.js";
 import { type History, mineHistory, shallowHistoryWarning } from "./history.js";
+
 import { loadChangeSet } from "./read-change-set.js";
 import { type SymbolExtractor, startSymbolExtractor } from "./symbols/extractor.js";
 
@@ -23,6 +26,10 @@ export interface BuildPlanOptions {
   readStdin: () => Promise<string>;
   /** Where symbols are extracted; the caller closes it (default: a worker started and closed here). */
   extractor?: SymbolExtractor;
+  /** Overrides the config's `minScore`. */
+  minScore?: number;
+  /** An article to explain: every signal considered for it (`impact plan --explain`). */
+  explain?: string;
 }
 
 export interface BuiltPlan {
@@ -32,6 +39,8 @@ export interface BuiltPlan {
   repoRoot: string;
   /** Where the article text came from: the working tree, or the head commit's blobs. */
   articleSource: { kind: "worktree" } | { kind: "revision"; revision: string };
+  /** With `explain`: every signal considered for that article. */
+  explanation?: Explanation;
 }
 
 /**
@@ -65,17 +74,43 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     historyPromise.catch(() => {});
     const articleSource = await articleSourceFor(repoRoot, options.head);
     const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
-    const paths = await listArticles(repoRoot, config, { revision });
+    const unmatchedDocsGlobs: string[] = [];
+    const paths = await listArticles(repoRoot, config, { revision, unmatchedDocsGlobs });
     const articles = await readArticles(repoRoot, paths, { revision });
+    const generic = await genericNames(repoRoot, revision ?? "HEAD");
     const changeSet = await changeSetPromise;
     const history = await historyPromise;
-    const plan = detectImpact({ changeSet, articles, config, history: history?.commits });
+    const input = {
+      changeSet,
+      articles,
+      config,
+      genericNames: generic,
+      minScore: options.minScore,
+      history: history?.commits,
+    };
+    const { plan, explanation } =
+      options.explain === undefined
+        ? { plan: detectImpact(input), explanation: undefined }
+        : explainImpact(input, options.explain);
+    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs));
     const shallow = history && shallowHistoryWarning(history);
     if (shallow) plan.warnings.push(shallow);
-    return { plan, changeSet, config, repoRoot, articleSource };
+    return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };
   } finally {
     if (options.extractor === undefined) extractor.close();
   }
+}
+
+/**
+ * A `docs` glob that matches no file is most likely a typo (`doc/**` for `docs/`); said
+ * once per glob. The defaults are exempt: a repository without a docs/ folder is normal.
+ */
+function docsGlobWarnings(config: ImpactConfig, unmatched: string[]): string[] {
+  if (config.docs.join("\0") === DEFAULT_DOCS_GLOBS.join("\0")) return [];
+  return unmatched.map(
+    (glob) =>
+      `config docs glob "${glob}" matches no file; check its spelling (globs are relative to the repository root)`,
+  );
 }
 
 async function readDiff(source: string, readStdin: () => Promise<string>, maxBytes: number): Promise<string> {

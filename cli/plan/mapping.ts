@@ -20,7 +20,7 @@ export interface CompiledMapping {
  * A rule without captures is a pair of globs (picomatch, braces included).
  */
 export function compileMapping(rule: Mapping): CompiledMapping {
-  const names = [...rule.code.matchAll(CAPTURE)].map((match) => match[1]!);
+  const names = captureNames(rule.code);
   let match: CompiledMapping["match"];
   if (names.length === 0) {
     const isMatch = picomatch(rule.code, { dot: true });
@@ -40,6 +40,11 @@ export function compileMapping(rule: Mapping): CompiledMapping {
     return picomatch(path, { dot: true });
   };
   return { rule, match, docs, target };
+}
+
+/** The `:name` captures a side of a mapping names, in order. */
+export function captureNames(pattern: string): string[] {
+  return [...pattern.matchAll(CAPTURE)].map((match) => match[1]!);
 }
 
 function captureRegex(pattern: string): RegExp {

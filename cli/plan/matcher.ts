@@ -16,6 +16,8 @@
 export class ReferenceMatcher {
   private readonly ids = new Map<string, number>();
   private readonly stamps: Int32Array;
+  /** The scan in which each term was last seen formatted as code. */
+  private readonly codeStamps: Int32Array;
   /** 1 for terms that count only in code formatting (see the constructor). */
   private readonly strict: Uint8Array;
   private readonly bitmap = new Uint32Array(BITMAP_BITS >>> 5);
@@ -48,7 +50,13 @@ export class ReferenceMatcher {
       this.bitmap[hash >>> 5]! |= 1 << (hash & 31);
     });
     this.stamps = new Int32Array(terms.length);
+    this.codeStamps = new Int32Array(terms.length);
     this.skip = skipTable(terms);
+  }
+
+  /** Whether the last scan saw term `id` formatted as code at least once. */
+  inCode(id: number): boolean {
+    return this.codeStamps[id] === this.stamp;
   }
 
   get size(): number {
@@ -243,7 +251,9 @@ export class ReferenceMatcher {
 
   private hit(token: string, found: number[], codeContext: boolean): void {
     const id = this.ids.get(token);
-    if (id !== undefined && this.stamps[id] !== this.stamp && (codeContext || this.strict[id] === 0)) {
+    if (id === undefined) return;
+    if (codeContext) this.codeStamps[id] = this.stamp;
+    if (this.stamps[id] !== this.stamp && (codeContext || this.strict[id] === 0)) {
       this.stamps[id] = this.stamp;
       found.push(id);
     }

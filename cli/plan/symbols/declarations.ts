@@ -21,6 +21,10 @@ export interface Declaration {
   body: string;
   /** Not part of the file's interface (a private member): outlined, but never a changed symbol. */
   hidden?: boolean;
+  /** For members and keys: the interface, type, object or function they belong to. */
+  parent?: string;
+  /** The doc comment before it, whitespace-normalised ("" or absent without one). */
+  doc?: string;
 }
 
 /**
@@ -46,59 +50,78 @@ export function compareDeclarations(
     }
     const first = news[0]!;
     if (shape(olds, "signature") !== shape(news, "signature")) {
-      symbols.push({ name, kind: first.kind, change: "signature", file, line: first.line });
+      symbols.push({ ...named(first), change: "signature", file, line: first.line });
     } else if (shape(olds, "body") !== shape(news, "body")) {
-      symbols.push({ name, kind: first.kind, change: "body", file, line: first.line });
+      symbols.push({ ...named(first), change: "body", file, line: first.line });
+    } else if (shape(olds, "doc") !== shape(news, "doc")) {
+      symbols.push({ ...named(first), change: "doc", file, line: first.line });
     }
   }
   for (const [name, news] of newByName) if (!oldByName.has(name)) added.push(news[0]!);
+  // Siblings: the other members of the same parent, or the file's other top-level
+  // declarations (its exports) for a top-level one.
+  const membersOf = new Map<string, string[]>();
+  for (const declaration of afterAll) {
+    if (declaration.hidden || declaration.kind === "method") continue;
+    const key = declaration.parent ?? "";
+    const list = membersOf.get(key);
+    if (list) {
+      if (!list.includes(declaration.name)) list.push(declaration.name);
+    } else membersOf.set(key, [declaration.name]);
+  }
   const unmatched = new Set(added);
   for (const old of removed) {
     const twin = [...unmatched].find(
       (candidate) =>
         candidate.kind === old.kind &&
+        candidate.parent === old.parent &&
         candidate.signature === old.signature &&
         (candidate.body === old.body || candidate.signature.length > 12),
     );
     if (twin) {
       unmatched.delete(twin);
-      symbols.push({
-        name: twin.name,
-        oldName: old.name,
-        kind: twin.kind,
-        change: "renamed",
-        file,
-        line: twin.line,
-      });
+      symbols.push({ ...named(twin), oldName: old.name, change: "renamed", file, line: twin.line });
     } else {
-      symbols.push({ name: old.name, kind: old.kind, change: "removed", file, line: old.line });
+      symbols.push({ ...named(old), change: "removed", file, line: old.line });
     }
   }
   for (const declaration of unmatched) {
+    const siblings = (membersOf.get(declaration.parent ?? "") ?? []).filter(
+      (name) => name !== declaration.name,
+    );
     symbols.push({
-      name: declaration.name,
-      kind: declaration.kind,
+      ...named(declaration),
       change: "added",
       file,
       line: declaration.line,
+      ...(siblings.length > 0 ? { siblings } : {}),
     });
   }
   return symbols;
 }
 
+function named(declaration: Declaration): Pick<ChangedSymbol, "name" | "kind" | "parent"> {
+  return declaration.parent === undefined
+    ? { name: declaration.name, kind: declaration.kind }
+    : { name: declaration.name, kind: declaration.kind, parent: declaration.parent };
+}
+
+/** Declarations by name; members by `Parent.name`, so `A.verbose` and `B.verbose` stay apart. */
 function groupByName(declarations: Declaration[]): Map<string, Declaration[]> {
   const map = new Map<string, Declaration[]>();
   for (const declaration of declarations) {
-    const list = map.get(declaration.name);
+    const key =
+      declaration.parent === undefined ? declaration.name : `${declaration.parent}.${declaration.name}`;
+    const list = map.get(key);
     if (list) list.push(declaration);
-    else map.set(declaration.name, [declaration]);
+    else map.set(key, [declaration]);
   }
   return map;
 }
 
-function shape(declarations: Declaration[], field: "signature" | "body"): string {
+function shape(declarations: Declaration[], field: "signature" | "body" | "doc"): string {
   return declarations
-    .map((declaration) => `${declaration.kind}:${declaration[field]}`)
+    .map((declaration) => `${declaration.kind}:${declaration[field] ?? ""}`)
     .sort()
     .join("\n");
 }

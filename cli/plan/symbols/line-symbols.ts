@@ -79,6 +79,8 @@ export function lineSymbols(file: ChangedFile, before?: string, after?: string):
     line: finding.line,
   });
   for (const [id, finding] of addedKeys) {
+    // A new message is nothing an existing article can quote; a removed one is.
+    if (finding.kind === "message") continue;
     if (removedKeys.has(id)) symbols.push(make(finding, "signature"));
     else if (!(before !== undefined && containsName(before, finding.name)))
       symbols.push(make(finding, "added"));
@@ -104,6 +106,8 @@ function containsName(text: string, name: string): boolean {
 function findOnLine(text: string, line: number, configPath: boolean, into: LineFinding[]): void {
   for (const literal of text.matchAll(STRING_LITERAL)) {
     for (const flag of (literal[2] ?? "").matchAll(FLAG)) into.push({ name: flag[0], kind: "flag", line });
+    const message = messageOf(literal[2] ?? "");
+    if (message) into.push({ name: message, kind: "message", line });
   }
   for (const option of text.matchAll(OPTION_TABLE)) into.push({ name: `--${option[1]}`, kind: "flag", line });
   for (const pattern of ENV_PATTERNS) {
@@ -114,4 +118,21 @@ function findOnLine(text: string, line: number, configPath: boolean, into: LineF
     const name = match?.[1];
     if (name && name.length > 1 && !NOT_CONFIG_KEYS.has(name)) into.push({ name, kind: "config", line });
   }
+}
+
+/** Words of a sentence: what an error or log message is made of, and what docs quote. */
+const MESSAGE = /^[A-Za-z`][\w'’,:;()`-]*(?: [\w'’,.:;()"`-]+){3,}$/;
+const MAX_MESSAGE_LENGTH = 200;
+
+/**
+ * The quotable part of a string literal that reads as a message (four words or more): the
+ * longest stretch between `${…}` and `%s`-style placeholders, trimmed. Undefined otherwise.
+ */
+function messageOf(literal: string): string | undefined {
+  let best = "";
+  for (const part of literal.split(/\$\{[^}]*\}|%[sdifjo]|\{\d*\}|\\[nt]/)) {
+    const trimmed = part.trim();
+    if (trimmed.length > best.length) best = trimmed;
+  }
+  return best.length <= MAX_MESSAGE_LENGTH && MESSAGE.test(best) ? best : undefined;
 }

@@ -57,73 +57,135 @@ export function typescriptDeclarations(ts: TypeScript, text: string, path: strin
       signature: blankName(text.slice(start, bodyStart), name),
       body: options.body ? normalise(text.slice(bodyStart, options.body.end)) : "",
       ...(options.hidden ? { hidden: true } : {}),
+      doc: docOf(node),
     });
+  };
+  /** The comments right before a node (its JSDoc, mostly). */
+  const docOf = (node: Node) => normalise(text.slice(node.getFullStart(), node.getStart(source)));
+  /** A member or option key of `parent`: its own declaration, grouped under the parent. */
+  const addMember = (node: Node, name: string, parent: string, signature: string, doc = "") => {
+    const line = lineAt(node.getStart(source));
+    declarations.push({
+      name,
+      kind: "member",
+      path: `${parent}::${name}`,
+      line,
+      startLine: line,
+      endLine: lineAt(node.end),
+      signature,
+      body: "",
+      parent,
+      doc,
+    });
+  };
+  /** Members of an interface or type literal: `verbose?: boolean` is what option docs list. */
+  const addMembers = (
+    parent: string,
+    members: import("typescript").NodeArray<import("typescript").TypeElement>,
+  ) => {
+    for (const member of members) {
+      if (!member.name || !(ts.isIdentifier(member.name) || ts.isStringLiteral(member.name))) continue;
+      const signature = normalise(member.getText(source).slice(member.name.getText(source).length));
+      addMember(member, member.name.text, parent, signature, docOf(member));
+    }
+  };
+  /** Destructured options with defaults (`{ lines = 10 } = {}`): each key is a member, its default in its signature. */
+  const addParameterMembers = (
+    parent: string,
+    parameters: import("typescript").NodeArray<import("typescript").ParameterDeclaration>,
+  ) => {
+    for (const parameter of parameters) {
+      if (!ts.isObjectBindingPattern(parameter.name)) continue;
+      for (const element of parameter.name.elements) {
+        const key = element.propertyName ?? element.name;
+        if (!ts.isIdentifier(key)) continue;
+        addMember(
+          element,
+          key.text,
+          parent,
+          element.initializer ? normalise(element.initializer.getText(source)) : "",
+        );
+      }
+    }
   };
   const isPrivate = (node: Node) =>
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.PrivateKeyword);
 
-  for (const statement of source.statements) {
-    if (ts.isFunctionDeclaration(statement) && statement.name) {
-      add(statement, statement.name.text, "function", { body: statement.body });
-    } else if (ts.isClassDeclaration(statement) && statement.name) {
-      const className = statement.name.text;
-      add(statement, className, "class", { signatureEnd: statement.members.pos });
-      for (const member of statement.members) {
-        if (!member.name || !(ts.isIdentifier(member.name) || ts.isPrivateIdentifier(member.name))) continue;
-        const name = member.name.text;
-        const hidden = isPrivate(member) || ts.isPrivateIdentifier(member.name);
-        if (ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) {
-          add(member, name, "method", { body: member.body, parent: className, hidden });
-        } else if (ts.isPropertyDeclaration(member)) {
-          add(member, name, "variable", { parent: className, hidden });
+  const visit = (statements: readonly import("typescript").Statement[]): void => {
+    for (const statement of statements) {
+      if (ts.isModuleDeclaration(statement)) {
+        // `declare namespace got { interface Options {…} }`: what a `.d.ts` file documents.
+        let body = statement.body;
+        while (body && ts.isModuleDeclaration(body)) body = body.body;
+        if (body && ts.isModuleBlock(body)) visit(body.statements);
+      } else if (ts.isFunctionDeclaration(statement) && statement.name) {
+        add(statement, statement.name.text, "function", { body: statement.body });
+        addParameterMembers(statement.name.text, statement.parameters);
+      } else if (ts.isClassDeclaration(statement) && statement.name) {
+        const className = statement.name.text;
+        add(statement, className, "class", { signatureEnd: statement.members.pos });
+        for (const member of statement.members) {
+          if (!member.name || !(ts.isIdentifier(member.name) || ts.isPrivateIdentifier(member.name)))
+            continue;
+          const name = member.name.text;
+          const hidden = isPrivate(member) || ts.isPrivateIdentifier(member.name);
+          if (ts.isMethodDeclaration(member) || ts.isGetAccessor(member) || ts.isSetAccessor(member)) {
+            add(member, name, "method", { body: member.body, parent: className, hidden });
+          } else if (ts.isPropertyDeclaration(member)) {
+            add(member, name, "variable", { parent: className, hidden });
+          }
         }
-      }
-    } else if (ts.isInterfaceDeclaration(statement)) {
-      add(statement, statement.name.text, "interface");
-    } else if (ts.isTypeAliasDeclaration(statement)) {
-      add(statement, statement.name.text, "type");
-    } else if (ts.isEnumDeclaration(statement)) {
-      add(statement, statement.name.text, "enum");
-    } else if (ts.isVariableStatement(statement)) {
-      const constant = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
-      const single = statement.declarationList.declarations.length === 1;
-      for (const declaration of statement.declarationList.declarations) {
-        if (!ts.isIdentifier(declaration.name)) continue;
-        const name = declaration.name.text;
-        const initializer = declaration.initializer;
-        // A lone `const x = …` statement is the declaration's segment, `export` and JSDoc included.
-        const segment = single ? statement : declaration;
-        if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) {
-          add(declaration, name, "function", { body: initializer.body, segment });
-          declarations[declarations.length - 1]!.line = lineAt(statement.getStart(source));
-        } else {
-          add(declaration, name, constant ? "constant" : "variable", { segment });
+      } else if (ts.isInterfaceDeclaration(statement)) {
+        add(statement, statement.name.text, "interface");
+        addMembers(statement.name.text, statement.members);
+      } else if (ts.isTypeAliasDeclaration(statement)) {
+        add(statement, statement.name.text, "type");
+        if (ts.isTypeLiteralNode(statement.type)) addMembers(statement.name.text, statement.type.members);
+      } else if (ts.isEnumDeclaration(statement)) {
+        add(statement, statement.name.text, "enum");
+      } else if (ts.isVariableStatement(statement)) {
+        const constant = (statement.declarationList.flags & ts.NodeFlags.Const) !== 0;
+        const single = statement.declarationList.declarations.length === 1;
+        for (const declaration of statement.declarationList.declarations) {
+          if (!ts.isIdentifier(declaration.name)) continue;
+          const name = declaration.name.text;
+          const initializer = declaration.initializer;
+          // A lone `const x = …` statement is the declaration's segment, `export` and JSDoc included.
+          const segment = single ? statement : declaration;
+          if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) {
+            add(declaration, name, "function", { body: initializer.body, segment });
+            declarations[declarations.length - 1]!.line = lineAt(statement.getStart(source));
+            addParameterMembers(name, initializer.parameters);
+          } else {
+            add(declaration, name, constant ? "constant" : "variable", { segment });
+          }
+          if (initializer && CONFIG_VARIABLE.test(name)) {
+            declarations.push(...configKeys(ts, source, initializer, name));
+          }
         }
-        if (initializer && CONFIG_VARIABLE.test(name)) {
-          declarations.push(...configKeys(ts, source, initializer, name));
+      } else if (
+        ts.isExportDeclaration(statement) &&
+        statement.exportClause &&
+        ts.isNamedExports(statement.exportClause)
+      ) {
+        for (const element of statement.exportClause.elements) {
+          const line = lineAt(element.getStart(source));
+          declarations.push({
+            name: element.name.text,
+            kind: "export",
+            path: element.name.text,
+            line,
+            startLine: line,
+            endLine: lineAt(element.end),
+            signature: normalise(element.getText(source)).replace(element.name.text, "\u0000"),
+            body: "",
+          });
         }
-      }
-    } else if (
-      ts.isExportDeclaration(statement) &&
-      statement.exportClause &&
-      ts.isNamedExports(statement.exportClause)
-    ) {
-      for (const element of statement.exportClause.elements) {
-        const line = lineAt(element.getStart(source));
-        declarations.push({
-          name: element.name.text,
-          kind: "export",
-          path: element.name.text,
-          line,
-          startLine: line,
-          endLine: lineAt(element.end),
-          signature: normalise(element.getText(source)).replace(element.name.text, "\u0000"),
-          body: "",
-        });
       }
     }
-  }
+  };
+  visit(source.statements);
   return declarations;
 }
 
@@ -159,6 +221,7 @@ function configKeys(ts: TypeScript, source: SourceFile, root: Node, parent: stri
           endLine: lineAt(property.end),
           signature: ts.isPropertyAssignment(property) ? normalise(property.initializer.getText(source)) : "",
           body: "",
+          parent,
         });
       }
     }

@@ -1,0 +1,300 @@
+import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../../shared/changeset.js";
+import { COMMON_WORDS } from "../common-words.js";
+import { ReferenceMatcher } from "../matcher.js";
+import { combineScores } from "../score.js";
+import { type ArticleText, bodyOf } from "./article-text.js";
+import type { SignalSink } from "./signal.js";
+import type { Sweep } from "./sweeps.js";
+import { CODE_ONLY_FACTOR, REASON_SCORES, shareFactor, symbolScore } from "./weights.js";
+
+/** Names shorter than this are never reference evidence (flags and env vars excepted). */
+export const MIN_SYMBOL_LENGTH = 4;
+/** A term found in more than this share of the articles says nothing about any one of them... */
+export const MAX_DOCUMENT_SHARE = 0.5;
+/** ...once there are this many articles; in a small repository a name in 3 of 5 still counts. */
+export const MIN_ARTICLES_FOR_SHARE = 20;
+/** Removed messages searched for, at most (each is a substring search over the docs). */
+const MAX_MESSAGES = 30;
+/** Siblings looked for per added member, at most. */
+const MAX_SIBLINGS = 40;
+
+export interface Dropped {
+  symbol: string;
+  why: string;
+}
+
+interface TermEntry {
+  file: string;
+  label: string;
+  score: number;
+  /** Counts only where the article writes the term as code (backticks, quotes, `name(`, `a.name`). */
+  codeOnly: boolean;
+  /** For the siblings of an added member: which member they speak for. */
+  sibling?: { key: string; label: string; needed: number };
+}
+
+/**
+ * reference: the article's text names something the change touched. One pass over each
+ * article for all terms (ReferenceMatcher); removed messages are looked up as substrings.
+ */
+export function referenceSignals(input: {
+  changeSet: ChangeSet;
+  evidence: readonly ChangedFile[];
+  articles: readonly ArticleText[];
+  ignoreSymbols: readonly string[];
+  /** Names this repository uses everywhere (its package's own name), never evidence. */
+  genericNames: readonly Dropped[];
+  sweeps: ReadonlyMap<string, Sweep>;
+  sink: SignalSink;
+}): Dropped[] {
+  const { articles, sweeps, sink } = input;
+  const { texts, entries, messages, dropped } = referenceTerms(input);
+  const matcher = new ReferenceMatcher(texts, (text) =>
+    (entries.get(text) ?? []).every((entry) => entry.codeOnly),
+  );
+  const mentions: { article: string; ids: number[]; inCode: boolean[] }[] = [];
+  const documentCount = new Int32Array(texts.length);
+  for (const article of articles) {
+    const ids = matcher.scan(bodyOf(article.content));
+    if (ids.length === 0) continue;
+    for (const id of ids) documentCount[id]! += 1;
+    mentions.push({ article: article.path, ids, inCode: ids.map((id) => matcher.inCode(id)) });
+  }
+  const tooCommon = new Set<number>();
+  if (articles.length >= MIN_ARTICLES_FOR_SHARE) {
+    texts.forEach((text, id) => {
+      const count = documentCount[id]!;
+      if (count > articles.length * MAX_DOCUMENT_SHARE) {
+        tooCommon.add(id);
+        dropped.push({ symbol: text, why: `found in ${count} of ${articles.length} articles` });
+      }
+    });
+  }
+  for (const { article, ids, inCode } of mentions) {
+    const explain = sink.explains(article);
+    /** Per changed file: the best score of each label. */
+    const byFile = new Map<string, Map<string, number>>();
+    const siblingsFound = new Map<string, { entry: TermEntry; names: string[]; factor: number }>();
+    const take = (file: string, label: string, score: number) => {
+      let labels = byFile.get(file);
+      if (!labels) {
+        labels = new Map();
+        byFile.set(file, labels);
+      }
+      labels.set(label, Math.max(labels.get(label) ?? 0, score));
+    };
+    ids.forEach((id, index) => {
+      const text = texts[id]!;
+      if (tooCommon.has(id)) {
+        if (explain)
+          sink.drop({
+            article,
+            kind: "reference",
+            source: "",
+            detail: `mentions ${text}`,
+            why: `found in ${documentCount[id]} of ${articles.length} articles`,
+          });
+        return;
+      }
+      const factor = shareFactor(documentCount[id]!);
+      for (const entry of entries.get(text) ?? []) {
+        if (entry.codeOnly && !inCode[index]) {
+          if (explain)
+            sink.drop({
+              article,
+              kind: "reference",
+              source: entry.file,
+              detail: `mentions ${entry.label}`,
+              why: "written as prose, not as code",
+            });
+          continue;
+        }
+        if (entry.sibling) {
+          const found = siblingsFound.get(entry.sibling.key);
+          if (found) {
+            found.names.push(text);
+            found.factor = Math.min(found.factor, factor);
+          } else siblingsFound.set(entry.sibling.key, { entry, names: [text], factor });
+          continue;
+        }
+        take(entry.file, entry.label, entry.score * factor);
+      }
+    });
+    for (const { entry, names, factor } of siblingsFound.values()) {
+      const sibling = entry.sibling!;
+      const label = `${sibling.label}; the article documents ${names.slice(0, 3).join(", ")}`;
+      if (names.length >= sibling.needed) take(entry.file, label, entry.score * factor);
+      else if (explain)
+        sink.drop({
+          article,
+          kind: "reference",
+          source: entry.file,
+          detail: label,
+          why: `documents ${names.length} of its siblings, ${sibling.needed} needed`,
+        });
+    }
+    for (const [file, labels] of byFile) {
+      const sweep = sweeps.get(file);
+      sink.add({
+        article,
+        kind: "reference",
+        source: file,
+        detail: `mentions ${[...labels.keys()].join(", ")}${sweep ? `; one of ${sweep.files.length} files changed the same way` : ""}`,
+        score: combineScores([...labels.values()]) * (sweep?.factor ?? 1),
+        ...(sweep ? { group: sweep.id } : {}),
+      });
+    }
+  }
+  for (const message of messages) {
+    for (const article of articles) {
+      if (!contains(article.content, message.name)) continue;
+      sink.add({
+        article: article.path,
+        kind: "reference",
+        source: message.file,
+        detail: `quotes "${message.name}" (message, removed)`,
+        score: REASON_SCORES.message,
+      });
+    }
+  }
+  return dropped;
+}
+
+const CHANGE_WORDS: Record<ChangedSymbol["change"], string> = {
+  added: "added",
+  removed: "removed",
+  renamed: "renamed",
+  signature: "changed",
+  body: "body changed",
+  doc: "doc comment changed",
+};
+
+/** Single words (`fetch`, `Client`) read as prose; they count only where formatted as code. */
+const SINGLE_WORD = /^(?:[a-z]+|[A-Z][a-z]+)$/;
+/** Declarations whose body is behaviour an article may describe when it quotes them. */
+const BODY_KINDS = new Set<ChangedSymbol["kind"]>(["function", "method", "class"]);
+
+/**
+ * The terms to look for: changed files by path (and path suffix), changed symbols by name
+ * (old name too, for renames), the documented siblings of added members, and removed
+ * messages. Too-short, ignored and generic names are dropped; common single words count
+ * only as code.
+ */
+function referenceTerms(input: {
+  changeSet: ChangeSet;
+  evidence: readonly ChangedFile[];
+  ignoreSymbols: readonly string[];
+  genericNames: readonly Dropped[];
+  sweeps: ReadonlyMap<string, Sweep>;
+}) {
+  const entries = new Map<string, TermEntry[]>();
+  const add = (text: string, entry: TermEntry) => {
+    const list = entries.get(text);
+    if (list) list.push(entry);
+    else entries.set(text, [entry]);
+  };
+  const dropped: Dropped[] = [];
+  const messages: { name: string; file: string }[] = [];
+  const ignored = new Set(input.ignoreSymbols);
+  const generic = new Map(input.genericNames.map((entry) => [entry.symbol, entry.why]));
+  const evidencePaths = new Set<string>();
+  for (const file of input.evidence) {
+    evidencePaths.add(file.path);
+    if (file.binary) continue;
+    for (const path of file.oldPath ? [file.path, file.oldPath] : [file.path]) {
+      const label = `the path ${path} (${file.status})`;
+      add(path, {
+        file: file.path,
+        label,
+        score: path.includes("/") ? REASON_SCORES.path : REASON_SCORES.barePath,
+        codeOnly: false,
+      });
+      // `commands/plan.ts` names the file too; a bare file name (`index.ts`) does not.
+      for (let at = path.indexOf("/"); at >= 0; at = path.indexOf("/", at + 1)) {
+        const suffix = path.slice(at + 1);
+        if (suffix.includes("/"))
+          add(suffix, { file: file.path, label, score: REASON_SCORES.path, codeOnly: false });
+      }
+    }
+  }
+  const whyDropped = (name: string, kind: ChangedSymbol["kind"]) =>
+    ignored.has(name) ? "ignored by config (ignoreSymbols)" : (generic.get(name) ?? tooShortWhy(name, kind));
+  for (const symbol of input.changeSet.symbols) {
+    if (!evidencePaths.has(symbol.file)) continue;
+    const owner = symbol.parent ? ` of ${symbol.parent}` : "";
+    if (symbol.kind === "message") {
+      if (symbol.change === "removed" && messages.length < MAX_MESSAGES)
+        messages.push({ name: symbol.name, file: symbol.file });
+      continue;
+    }
+    if (symbol.change === "added") {
+      // An article cannot name what was just added, but the one that documents its
+      // siblings (the other options of the same interface or object) must gain it.
+      const siblings = (symbol.siblings ?? [])
+        .filter((name) => !whyDropped(name, symbol.kind))
+        .slice(0, MAX_SIBLINGS);
+      if (siblings.length === 0) continue;
+      const sibling = {
+        key: `${symbol.file}\u0000${symbol.parent}\u0000${symbol.name}`,
+        label: `${symbol.name} (${symbol.kind}${owner}, added)`,
+        needed: Math.min(2, siblings.length),
+      };
+      for (const name of siblings)
+        add(name, {
+          file: symbol.file,
+          label: sibling.label,
+          score: symbolScore(symbol),
+          codeOnly: true,
+          sibling,
+        });
+      continue;
+    }
+    if (symbol.change === "body" && !BODY_KINDS.has(symbol.kind)) continue;
+    if (
+      symbol.change === "doc" &&
+      (symbol.kind === "flag" || symbol.kind === "env" || symbol.kind === "config")
+    )
+      continue;
+    const what =
+      symbol.change === "renamed" && symbol.oldName
+        ? `${symbol.kind}${owner}, renamed ${symbol.oldName} → ${symbol.name}`
+        : `${symbol.kind}${owner}, ${CHANGE_WORDS[symbol.change]}`;
+    for (const name of symbol.oldName ? [symbol.oldName, symbol.name] : [symbol.name]) {
+      const why = whyDropped(name, symbol.kind);
+      if (why) {
+        dropped.push({ symbol: name, why });
+        continue;
+      }
+      const common = isCommonWord(name, symbol.kind);
+      add(name, {
+        file: symbol.file,
+        label: `${name} (${what})`,
+        score: symbolScore(symbol) * (common ? CODE_ONLY_FACTOR : 1),
+        // A body or doc change counts only where the article quotes the declaration as code.
+        codeOnly: common || symbol.change === "body" || symbol.change === "doc" || SINGLE_WORD.test(name),
+      });
+    }
+  }
+  return { texts: [...entries.keys()], entries, messages, dropped };
+}
+
+/** Why a name is too short to be evidence, or undefined. */
+export function tooShortWhy(name: string, kind: ChangedSymbol["kind"]): string | undefined {
+  if (kind === "flag") return name.replace(/^-+/, "").length < 2 ? "too short" : undefined;
+  if (kind === "env") return name.length < 3 ? "too short" : undefined;
+  return name.length < MIN_SYMBOL_LENGTH ? "too short" : undefined;
+}
+
+/** Single English or generic words (`render`, `Config`, `lines`): evidence only when written as code. */
+export function isCommonWord(name: string, kind: ChangedSymbol["kind"]): boolean {
+  if (kind === "flag" || kind === "env") return false;
+  return /^[A-Za-z][a-z]*$/.test(name) && COMMON_WORDS.has(name.toLowerCase());
+}
+
+function contains(content: string | Uint8Array, text: string): boolean {
+  if (typeof content === "string") return content.includes(text);
+  const bytes = Buffer.isBuffer(content)
+    ? content
+    : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  return bytes.includes(text);
+}

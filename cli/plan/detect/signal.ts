@@ -1,0 +1,29 @@
+import type { ImpactKind } from "../../../shared/plan.js";
+
+/** A reason as the rules find it: scored, and grouped so that one sweep counts once. */
+export interface Signal {
+  article: string;
+  kind: ImpactKind;
+  source: string;
+  detail: string;
+  score: number;
+  /** Signals of one group count once per article (the strongest); default: each its own. */
+  group?: string;
+}
+
+/** Something a rule considered for an article and left out, with why (for `--explain`). */
+export interface DroppedSignal {
+  article: string;
+  kind: ImpactKind;
+  source: string;
+  detail: string;
+  why: string;
+}
+
+export interface SignalSink {
+  add: (signal: Signal) => void;
+  /** Records a dropped signal; only called when someone asked to explain that article. */
+  drop: (signal: DroppedSignal) => void;
+  /** Whether dropped signals for this article are wanted. */
+  explains: (article: string) => boolean;
+}

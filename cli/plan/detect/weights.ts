@@ -1,0 +1,64 @@
+import type { ChangedSymbol } from "../../../shared/changeset.js";
+
+/**
+ * How strongly one reason alone says an article is wrong (0–1), by what matched. One table,
+ * so the balance between rules is visible in one place; the backtest corpus set the values.
+ */
+export const REASON_SCORES = {
+  attentionFile: 0.9,
+  attentionGlob: 0.7,
+  mappingCapture: 0.8,
+  mappingGlob: 0.5,
+  /** `src/commands/plan.ts` or `commands/plan.ts` in the article. */
+  path: 0.6,
+  /** A bare root file name (`package.json`, `Makefile`): named by many articles for other reasons. */
+  barePath: 0.25,
+  removed: 0.8,
+  signature: 0.6,
+  /** A constant's or config key's value, a member's type or default. */
+  value: 0.5,
+  /** A flag or variable on a changed line that is still there: the line around it changed. */
+  usage: 0.35,
+  /** A function whose body changed, quoted as code by the article. */
+  body: 0.35,
+  /** A declaration whose doc comment changed, written as code by the article (docs mirror doc comments). */
+  doc: 0.4,
+  /** A member added next to members the article documents. */
+  sibling: 0.5,
+  /** A removed message (error, warning) that the article quotes. */
+  message: 0.7,
+} as const;
+
+/** A single common word (`lines`, `verbose`) found only where the article writes it as code. */
+export const CODE_ONLY_FACTOR = 0.8;
+
+/**
+ * A name found in `count` articles says less about each: the score is scaled by
+ * sqrt(min(1, SHARED_BY / count)), so names in up to SHARED_BY articles keep it whole.
+ */
+export const SHARED_BY = 3;
+
+export function shareFactor(count: number): number {
+  return Math.sqrt(Math.min(1, SHARED_BY / Math.max(1, count)));
+}
+
+/** The score of a changed symbol named by an article, before the share and code-only factors. */
+export function symbolScore(symbol: ChangedSymbol): number {
+  switch (symbol.change) {
+    case "removed":
+    case "renamed":
+      return symbol.kind === "message" ? REASON_SCORES.message : REASON_SCORES.removed;
+    case "body":
+      return REASON_SCORES.body;
+    case "doc":
+      return REASON_SCORES.doc;
+    case "added":
+      return REASON_SCORES.sibling;
+    case "signature":
+      if (symbol.kind === "flag" || symbol.kind === "env") return REASON_SCORES.usage;
+      if (symbol.kind === "member" || symbol.kind === "config" || symbol.kind === "constant")
+        return REASON_SCORES.value;
+      if (symbol.kind === "variable") return REASON_SCORES.value;
+      return REASON_SCORES.signature;
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The combination rule: an article's score from its reasons' scores. Reasons are read as
+ * independent pieces of evidence (noisy-or): each one leaves a chance that the article is
+ * still right, and the article is right only if all of them miss. Two weak reasons make a
+ * stronger case than either; no number of reasons makes a certainty.
+ */
+export function combineScores(scores: readonly number[]): number {
+  let allMiss = 1;
+  for (const score of scores) allMiss *= 1 - clampScore(score);
+  return roundScore(1 - allMiss);
+}
+
+export function clampScore(score: number): number {
+  return Math.min(1, Math.max(0, score));
+}
+
+/** Two decimals: enough to rank, and stable in JSON and tables. */
+export function roundScore(score: number): number {
+  return Math.round(clampScore(score) * 100) / 100;
+}
