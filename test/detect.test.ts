@@ -185,8 +185,8 @@ describe("detectImpact", () => {
           },
         ],
         "head": "h",
-        "skipped": [],
         "minScore": 0.3,
+        "skipped": [],
         "warnings": [],
         "weak": [],
       }

@@ -58,6 +58,7 @@ describe("history coupling", () => {
           },
         ],
         files: ["src/engine.ts"],
+        score: 0.75,
       },
     ]);
     // The history is cached by base sha, inside the self-ignoring .impact/ folder.

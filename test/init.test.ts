@@ -73,9 +73,9 @@ describe("impact init", () => {
       }
 
       Backtest over the last 3 commits that changed code and docs:
-                RECALL      PRECISION  FLAGGED/COMMIT
-      proposal  100% (3/3)  50% (3/6)  2.0
-      defaults  0% (0/6)    n/a        0.0
+                RECALL      PRECISION   FLAGGED/COMMIT
+      proposal  100% (3/3)  100% (3/3)  1.0
+      defaults  0% (0/3)    n/a         0.0
       "
     `);
     expect(repo.git("status", "--porcelain")).toBe("");

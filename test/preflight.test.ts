@@ -82,7 +82,9 @@ describe("the model preflight of impact run", () => {
     expect(io.err).toContain("no article was started");
     expect(io.err).not.toContain(KEY);
     expect(io.out).toBe("");
-    expect(existsSync(join(repo.dir, ".impact"))).toBe(false);
+    // No audit or patch (the plan's history cache may be there: it is no output).
+    expect(existsSync(join(repo.dir, ".impact", "audit.json"))).toBe(false);
+    expect(existsSync(join(repo.dir, ".impact", "impact.patch"))).toBe(false);
   });
 
   it("a base URL that is not a URL: exit 2 naming it", async () => {
@@ -92,7 +94,9 @@ describe("the model preflight of impact run", () => {
     expect(io.err).toBe(
       'impact run: model setup: the model API base URL "localhost:11434" is not an http(s) URL; set OPENAI_BASE_URL to the server\'s API root (e.g. https://api.openai.com/v1); no article was started\n',
     );
-    expect(existsSync(join(repo.dir, ".impact"))).toBe(false);
+    // No audit or patch (the plan's history cache may be there: it is no output).
+    expect(existsSync(join(repo.dir, ".impact", "audit.json"))).toBe(false);
+    expect(existsSync(join(repo.dir, ".impact", "impact.patch"))).toBe(false);
   });
 
   it("never shows credentials written into the base URL", async () => {

@@ -1,4 +1,4 @@
-import { readBlobs } from "../git.js";
+import { blobSha, gitAt, readBlobs } from "../git.js";
 
 /** Manifests that name the package, and how to read the name from each. */
 const MANIFESTS: { path: string; names: (text: string) => string[] }[] = [
@@ -47,13 +47,18 @@ export async function genericNames(
   repoRoot: string,
   revision: string,
 ): Promise<{ symbol: string; why: string }[]> {
-  const blobs = await readBlobs(
-    repoRoot,
-    MANIFESTS.map((manifest) => `${revision}:${manifest.path}`),
-  ).catch(() => new Map<string, string | undefined>());
+  // Blobs are read by sha only (a path never goes into git's batch input).
+  const git = gitAt(repoRoot);
+  const shas = await Promise.all(MANIFESTS.map((manifest) => blobSha(git, revision, manifest.path)));
+  const wanted = shas.filter((sha): sha is string => sha !== undefined);
+  const blobs =
+    wanted.length === 0
+      ? new Map<string, string | undefined>()
+      : await readBlobs(repoRoot, wanted).catch(() => new Map<string, string | undefined>());
   const names = new Map<string, string>();
-  for (const manifest of MANIFESTS) {
-    const text = blobs.get(`${revision}:${manifest.path}`);
+  for (const [index, manifest] of MANIFESTS.entries()) {
+    const sha = shas[index];
+    const text = sha === undefined ? undefined : blobs.get(sha);
     if (text === undefined) continue;
     for (const name of manifest.names(text)) names.set(name, `the package's own name (${manifest.path})`);
   }
