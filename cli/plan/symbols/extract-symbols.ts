@@ -22,10 +22,29 @@ export async function loadParsers(languages: Iterable<Language | undefined>): Pr
     [...new Set(languages)].map(async (language) => {
       if (!language) return;
       if (language === "typescript") parsers.typescript = await loadTypeScript();
-      else parsers.grammars[language] = await loadGrammar(GRAMMARS[language]);
+      else {
+        // A grammar that cannot load (a build without its .wasm file) costs that language its
+        // declarations, not the plan: flags, env vars and config keys are still read.
+        const grammar = await loadGrammar(GRAMMARS[language]).catch((error: unknown) => {
+          warnOnce(language, error);
+          return undefined;
+        });
+        if (grammar) parsers.grammars[language] = grammar;
+      }
     }),
   );
   return parsers;
+}
+
+const warned = new Set<string>();
+
+function warnOnce(language: string, error: unknown): void {
+  if (warned.has(language)) return;
+  warned.add(language);
+  const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  process.stderr.write(
+    `warning: the ${language} grammar did not load (${why}); ${language} declarations are not read\n`,
+  );
 }
 
 /** The declarations of one file with loaded parsers; undefined when its language has no parser loaded. */
