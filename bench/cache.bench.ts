@@ -7,6 +7,7 @@ import { buildPlan } from "../cli/plan/build-plan.js";
 import { runImpact, selectArticles } from "../cli/run/run-impact.js";
 import { VERSION } from "../cli/version.js";
 import type { ModelClient, ModelResponse } from "../shared/model/types.js";
+import { BENCH_GIT_ENV } from "./git-env.js";
 
 /**
  * `npm run bench -- cache`: a pull request of ten pushes, each run against the PR's base
@@ -20,14 +21,7 @@ const ARTICLES_PER_MODULE = 4;
 const LATENCY_MS = 100;
 const CONCURRENCY = 8;
 
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-};
+const GIT_ENV = BENCH_GIT_ENV;
 
 /** What each push of the PR changes: modules given a new limit, or only a file no article watches. */
 const PUSHES: { label: string; modules: number[]; limit: number }[] = [

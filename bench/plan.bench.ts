@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BENCH_GIT_ENV } from "./git-env.js";
 
 /**
  * `impact plan` end to end on a synthetic repository (20,000 Markdown articles, about
@@ -17,15 +18,7 @@ const SYMBOLS_PER_FILE = 4;
 const RUNS = 3;
 
 const here = dirname(fileURLToPath(import.meta.url));
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-};
+const GIT_ENV = { ...process.env, ...BENCH_GIT_ENV };
 
 /** A deterministic pseudo-random generator, so every run builds the same repository. */
 function random(seed: number): () => number {

@@ -11,6 +11,7 @@ import { Workspace } from "../cli/run/workspace.js";
 import type { ChatMessage, ModelClient, ModelRequest, ModelResponse } from "../shared/model/types.js";
 import { systemPrompt } from "../shared/prompts.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
+import { BENCH_GIT_ENV } from "./git-env.js";
 
 /**
  * `npm run bench -- runner`: 200 articles against a scripted model with 100 ms latency,
@@ -25,14 +26,7 @@ const MODULES = 20;
 const LATENCY_MS = 100;
 const CONCURRENCY = 8;
 
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-};
+const GIT_ENV = BENCH_GIT_ENV;
 
 function moduleSource(index: number, limit: number): string {
   const lines = [`/** Module ${index}. */`, `export const LIMIT_${index} = ${limit};`];

@@ -73,15 +73,7 @@ describe("the npm package", () => {
     expect(plan.status).toBe(0);
     expect(JSON.parse(plan.stdout).articles).toHaveLength(3);
 
-    const run = spawnSync(bin, ["run", "--model", `replay:${REPLAY}`, "--quiet"], {
-      cwd: demo,
-      encoding: "utf8",
-      env,
-    });
-    expect(run.stderr).toBe("");
-    expect(run.status).toBe(0);
-    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(demo, ".impact/audit.json"), "utf8")));
-    expect(audit.totals).toMatchObject({ articles: 3, updated: 2, unchanged: 1, failed: 0 });
+    expectReplayedDemoRun(bin, demo, env);
   }, 300_000);
 });
 
@@ -96,14 +88,19 @@ describe("the single executable", () => {
     const plan = spawnSync(binary, ["plan", "--json"], { cwd: demo, encoding: "utf8", env });
     expect(plan.stderr).toBe("");
     expect(JSON.parse(plan.stdout).articles).toHaveLength(3);
-    const run = spawnSync(binary, ["run", "--model", `replay:${REPLAY}`, "--quiet"], {
-      cwd: demo,
-      encoding: "utf8",
-      env,
-    });
-    expect(run.stderr).toBe("");
-    expect(run.status).toBe(0);
-    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(demo, ".impact/audit.json"), "utf8")));
-    expect(audit.totals).toMatchObject({ articles: 3, updated: 2, unchanged: 1, failed: 0 });
+    expectReplayedDemoRun(binary, demo, env);
   }, 300_000);
 });
+
+/** A replayed `impact run` on the demo through `command`: two articles updated, one unchanged. */
+function expectReplayedDemoRun(command: string, demo: string, env: NodeJS.ProcessEnv): void {
+  const run = spawnSync(command, ["run", "--model", `replay:${REPLAY}`, "--quiet"], {
+    cwd: demo,
+    encoding: "utf8",
+    env,
+  });
+  expect(run.stderr).toBe("");
+  expect(run.status).toBe(0);
+  const audit = AuditSchema.parse(JSON.parse(readFileSync(join(demo, ".impact/audit.json"), "utf8")));
+  expect(audit.totals).toMatchObject({ articles: 3, updated: 2, unchanged: 1, failed: 0 });
+}
