@@ -2,14 +2,13 @@ import { execFile, spawn } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { promisify } from "node:util";
-import { type SimpleGit, simpleGit } from "simple-git";
 import { GitError } from "../shared/errors.js";
 
 /**
  * The sha of the blob at `path` in `revision`, or undefined. The path travels as its own
  * argument, so no character in it can change what is asked.
  */
-export async function blobSha(git: SimpleGit, revision: string, path: string): Promise<string | undefined> {
+export async function blobSha(git: Git, revision: string, path: string): Promise<string | undefined> {
   try {
     const sha = (await git.raw(["rev-parse", "--verify", "--quiet", `${revision}:${path}`])).trim();
     return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha) ? sha : undefined;
@@ -22,7 +21,7 @@ export async function blobSha(git: SimpleGit, revision: string, path: string): P
  * Path → blob sha of every file in `revision` (`git ls-tree -r -z`: NUL-separated, so
  * paths come back exactly, whatever characters they hold).
  */
-export async function treeBlobShas(git: SimpleGit, revision: string): Promise<Map<string, string>> {
+export async function treeBlobShas(git: Git, revision: string): Promise<Map<string, string>> {
   const output = await git.raw(["ls-tree", "-r", "-z", "--full-tree", revision]);
   const shas = new Map<string, string>();
   for (const entry of output.split("\0")) {
@@ -37,19 +36,53 @@ export async function treeBlobShas(git: SimpleGit, revision: string): Promise<Ma
 /** The tree of an empty commit: the base of a repository's first commit. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
-/** simple-git for one repository, with settings that keep output stable whatever the user's config. */
-export function gitAt(dir: string): SimpleGit {
-  return simpleGit({
-    baseDir: dir,
-    maxConcurrentProcesses: 4,
-    config: ["core.quotePath=true", "diff.noprefix=false", "color.ui=false"],
-  });
+/** git in one repository: each call runs one git process and resolves with its standard output. */
+export interface Git {
+  /** The output of `git <args>` as text; a GitError naming git's first line of complaint when it fails. */
+  raw(args: string[]): Promise<string>;
+  /** `git rev-parse <args>`, trimmed. */
+  revparse(args: string[]): Promise<string>;
 }
+
+/** Settings that keep git's output stable whatever the user's config says. */
+const STABLE_CONFIG = ["-c", "core.quotePath=true", "-c", "diff.noprefix=false", "-c", "color.ui=false"];
+
+/**
+ * git for one repository. Plain child processes, arguments as an array (no shell, so no
+ * character in a path or revision can change what is asked): a client library would cost
+ * more to load than the few calls a plan makes take to run.
+ */
+export function gitAt(dir: string): Git {
+  const raw = (args: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      execFile(
+        "git",
+        [...STABLE_CONFIG, ...args],
+        { cwd: dir, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
+        (error, stdout, stderr) => {
+          if (!error) return resolve(stdout);
+          const why = stderr.trim().split("\n")[0] || error.message.split("\n")[0];
+          reject(new GitError(`git ${args[0] ?? ""} failed: ${why}`, { cause: error }));
+        },
+      );
+    });
+  return { raw, revparse: async (args) => (await raw(["rev-parse", ...args])).trim() };
+}
+
+/** Roots found so far, by directory: a command asks for the same one several times. */
+const roots = new Map<string, Promise<string>>();
 
 /** The repository root containing `dir`, or a GitError saying what to do. */
 export async function repositoryRoot(dir: string): Promise<string> {
+  let root = roots.get(dir);
+  if (!root) {
+    root = gitAt(dir).revparse(["--show-toplevel"]);
+    roots.set(dir, root);
+    // Only answers are kept: a directory that becomes a repository later is asked again.
+    root.catch(() => roots.delete(dir));
+  }
   try {
-    return (await gitAt(dir).revparse(["--show-toplevel"])).trim();
+    return await root;
   } catch (error) {
     throw new GitError(
       `not a git repository: ${dir} (run impact inside a git checkout, or pass --repo DIR)`,
@@ -61,7 +94,7 @@ export async function repositoryRoot(dir: string): Promise<string> {
 }
 
 /** The full sha of a commit, or undefined when the revision does not resolve. */
-export async function resolveCommit(git: SimpleGit, revision: string): Promise<string | undefined> {
+export async function resolveCommit(git: Git, revision: string): Promise<string | undefined> {
   try {
     return (await git.raw(["rev-parse", "--verify", "--quiet", `${revision}^{commit}`])).trim() || undefined;
   } catch {
@@ -122,7 +155,7 @@ function unique(paths: string[]): string[] {
   return [...new Set(paths)].sort();
 }
 
-export async function isShallow(git: SimpleGit): Promise<boolean> {
+export async function isShallow(git: Git): Promise<boolean> {
   try {
     return (await git.raw(["rev-parse", "--is-shallow-repository"])).trim() === "true";
   } catch {

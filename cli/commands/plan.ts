@@ -10,7 +10,7 @@ import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
-// and zod, yaml, simple-git and the detector load on this thread while it does.
+// and zod, yaml and the detector load on this thread while it does.
 
 export const command = defineCommand({
   name: "plan",

@@ -2,10 +2,9 @@ import { resolve, sep } from "node:path";
 import type { Audit } from "../../shared/audit.js";
 import { CONCURRENCY_LIMIT, MAX_TURNS_LIMIT } from "../../shared/config.js";
 import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js";
-import { preflightModel } from "../../shared/model/preflight.js";
+import { DEFAULT_MODEL, REPLAY_PREFIX } from "../../shared/model/model-names.js";
 import { formatUsd, priceOf } from "../../shared/model/prices.js";
 import { createRecordingModelClient } from "../../shared/model/replay.js";
-import { DEFAULT_MODEL, REPLAY_PREFIX, resolveModelClient } from "../../shared/model/resolve.js";
 import type { ModelClient } from "../../shared/model/types.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural } from "../../shared/render/markdown.js";
@@ -132,8 +131,15 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     });
     // A change that impacts no article needs no model: the PR check passes without a key.
     const needsModel = selection.toRun.length > 0;
-    let model: ModelClient = needsModel
-      ? await resolveModelClient({
+    // The model clients (and the OpenAI SDK behind them) load only when an article needs one.
+    const modelModules = needsModel
+      ? await Promise.all([
+          import("../../shared/model/resolve.js"),
+          import("../../shared/model/preflight.js"),
+        ])
+      : undefined;
+    let model: ModelClient = modelModules
+      ? await modelModules[0].resolveModelClient({
           ...(modelName ? { model: modelName } : {}),
           env: io.env,
           cwd: io.cwd,
@@ -156,7 +162,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
       );
     }
     // A wrong key or base URL fails here, once, before any article starts or any file is written.
-    if (needsModel) await preflightModel(model, io.signal);
+    if (modelModules) await modelModules[1].preflightModel(model, io.signal);
     // A recording must hold every call, and a replay answers from one: neither mixes with cached results.
     const replaying = (modelName ?? "").startsWith(REPLAY_PREFIX);
     const useCache = !values["no-cache"] && values.record === undefined && !replaying;

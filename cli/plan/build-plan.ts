@@ -59,7 +59,9 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       options.diff === undefined
         ? undefined
         : await readDiff(options.diff, options.readStdin, config.limits.diffBytes ?? DEFAULT_DIFF_BYTES);
-    // git computes the diff while the articles are listed and read.
+    // git computes the diff while the articles are listed and read; the base's history is
+    // mined as soon as the base is known, alongside both.
+    let historyPromise: Promise<History | undefined> | undefined;
     const changeSetPromise = loadChangeSet({
       repo: repoRoot,
       base: options.base,
@@ -67,19 +69,24 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       diffText,
       extractor,
       limits: config.limits,
+      onRange: ({ base }) => {
+        historyPromise = historyAt(repoRoot, base);
+        historyPromise.catch(() => {});
+      },
     });
     changeSetPromise.catch(() => {});
-    // The base's history is mined while the articles are read.
-    const historyPromise = changeSetPromise.then((changeSet) => historyAt(repoRoot, changeSet.base));
-    historyPromise.catch(() => {});
     const articleSource = await articleSourceFor(repoRoot, options.head);
     const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
-    const unmatchedDocsGlobs: string[] = [];
+    const genericPromise = genericNames(repoRoot, revision ?? "HEAD");
+    genericPromise.catch(() => {});
+    // Which docs globs match nothing is only said for a configured list (see docsGlobWarnings).
+    const unmatchedDocsGlobs = usesDefaultDocs(config) ? undefined : [];
     const paths = await listArticles(repoRoot, config, { revision, unmatchedDocsGlobs });
     const articles = await readArticles(repoRoot, paths, { revision });
-    const generic = await genericNames(repoRoot, revision ?? "HEAD");
+    const generic = await genericPromise;
     const changeSet = await changeSetPromise;
-    const history = await historyPromise;
+    // A --diff input has no resolved range: its history (when its revisions are given) starts here.
+    const history = await (historyPromise ?? historyAt(repoRoot, changeSet.base));
     const input = {
       changeSet,
       articles,
@@ -92,7 +99,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       options.explain === undefined
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, options.explain);
-    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs));
+    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []));
     const shallow = history && shallowHistoryWarning(history);
     if (shallow) plan.warnings.push(shallow);
     return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };
@@ -106,11 +113,15 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
  * once per glob. The defaults are exempt: a repository without a docs/ folder is normal.
  */
 function docsGlobWarnings(config: ImpactConfig, unmatched: string[]): string[] {
-  if (config.docs.join("\0") === DEFAULT_DOCS_GLOBS.join("\0")) return [];
+  if (usesDefaultDocs(config)) return [];
   return unmatched.map(
     (glob) =>
       `config docs glob "${glob}" matches no file; check its spelling (globs are relative to the repository root)`,
   );
+}
+
+function usesDefaultDocs(config: ImpactConfig): boolean {
+  return config.docs.join("\0") === DEFAULT_DOCS_GLOBS.join("\0");
 }
 
 async function readDiff(source: string, readStdin: () => Promise<string>, maxBytes: number): Promise<string> {

@@ -1,14 +1,27 @@
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
-import type { SimpleGit } from "simple-git";
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
 import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
 import { DEFAULT_DIFF_BYTES, DEFAULT_FILE_DIFF_BYTES } from "../../shared/limits.js";
-import { blobSha, EMPTY_TREE, gitAt, isShallow, readBlobs, resolveCommit } from "../git.js";
+import {
+  blobSha,
+  EMPTY_TREE,
+  type Git,
+  gitAt,
+  isShallow,
+  readBlobs,
+  repositoryRoot,
+  resolveCommit,
+} from "../git.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
-import { inProcessExtractor, type SymbolExtractor, type SymbolJob } from "./symbols/extractor.js";
+import {
+  inProcessExtractor,
+  languagesOf,
+  type SymbolExtractor,
+  type SymbolJob,
+} from "./symbols/extractor.js";
 
 export interface ChangeSetOptions {
   repo: string;
@@ -20,6 +33,8 @@ export interface ChangeSetOptions {
   extractor?: SymbolExtractor;
   /** Size caps (config `limits`); files past them are skipped, not read. */
   limits?: DiffLimits;
+  /** Told the resolved base and head as soon as git has them, before the diff is read (work that needs only the revisions starts then). */
+  onRange?: (range: { base: string; head: string }) => void;
 }
 
 export interface DiffLimits {
@@ -43,11 +58,12 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   if (options.diffText !== undefined) return changeSetFromDiff(options, options.diffText);
   const git = gitAt(options.repo);
   // Both git calls start now; the repository check still decides which error is reported.
-  const rootPromise = requireRepository(git, options.repo);
+  const rootPromise = repositoryRoot(options.repo);
   const rangePromise = resolveRange(git, options.base, options.head);
   rangePromise.catch(() => {});
   const root = await rootPromise;
   const { base, head } = await rangePromise;
+  options.onRange?.({ base, head });
   // `--raw --no-abbrev` puts a listing before the patch that names each side's blob by its
   // full sha: `git cat-file` finds a blob by sha about three times faster than by `rev:path`.
   const maxBytes = options.limits?.diffBytes ?? DEFAULT_DIFF_BYTES;
@@ -73,6 +89,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES,
   );
   const files = parseUnifiedDiff(capped.patch);
+  options.extractor?.prepare(languagesOf(files));
   const skipped = capped.skipped;
   if (read.truncated) {
     const seen = new Set(files.map((file) => file.path));
@@ -244,25 +261,12 @@ async function requireDirectory(dir: string): Promise<void> {
   if (!info?.isDirectory()) throw new UsageError(`--repo ${dir}: no such directory`);
 }
 
-async function requireRepository(git: SimpleGit, dir: string): Promise<string> {
-  try {
-    return (await git.revparse(["--show-toplevel"])).trim();
-  } catch (error) {
-    throw new GitError(
-      `not a git repository: ${dir} (run impact inside a git checkout, or pass --repo DIR)`,
-      {
-        cause: error,
-      },
-    );
-  }
-}
-
 const SHALLOW_HINT =
   "this is a shallow clone without that history; fetch it (GitHub Actions: actions/checkout with fetch-depth: 0, or git fetch --unshallow)";
 
 /** Resolves base and head to full shas, with one-line errors that say what to do. */
 export async function resolveRange(
-  git: SimpleGit,
+  git: Git,
   baseRevision: string | undefined,
   headRevision: string | undefined,
 ): Promise<{ base: string; head: string }> {
@@ -299,7 +303,7 @@ export async function resolveRange(
  * share no history in this clone (unrelated, or a shallow clone that stops short); the
  * diff is then base..head as given.
  */
-async function mergeBase(git: SimpleGit, base: string, head: string): Promise<string | undefined> {
+async function mergeBase(git: Git, base: string, head: string): Promise<string | undefined> {
   try {
     return (await git.raw(["merge-base", base, head])).trim() || undefined;
   } catch {

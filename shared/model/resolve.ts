@@ -1,12 +1,14 @@
 import { resolve as resolvePath } from "node:path";
 import { UsageError } from "../errors.js";
+import { DEFAULT_MODEL, REPLAY_PREFIX } from "./model-names.js";
 import { createOpenAIModelClient } from "./openai-client.js";
 import { createReplayModelClient } from "./replay.js";
 import type { RetryInfo } from "./retry.js";
 import type { ModelClient } from "./types.js";
 
-export const DEFAULT_MODEL = "gpt-4.1-mini";
-export const REPLAY_PREFIX = "replay:";
+// In a module of their own so that commands which may not need a model can name them
+// without loading the OpenAI SDK.
+export { DEFAULT_MODEL, REPLAY_PREFIX };
 
 export interface ResolveModelOptions {
   /** `--model`: a model name, or `replay:FILE`. Falls back to IMPACT_MODEL, then DEFAULT_MODEL. */

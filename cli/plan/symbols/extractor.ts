@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
-import { extractSymbols, languageOf, loadParsers } from "./extract-symbols.js";
+import { extractSymbols, type Language, languageOf, loadParsers } from "./extract-symbols.js";
 
 /** One changed file to read symbols from, with its whole text at base and head when known. */
 export interface SymbolJob {
@@ -13,6 +13,11 @@ export interface SymbolJob {
 
 /** Turns changed files into the symbols they touched, one list per job, in job order. */
 export interface SymbolExtractor {
+  /**
+   * A hint, as soon as the changed files are known: start loading the parsers of these
+   * languages now, so they are ready when `extract` is called. Results never depend on it.
+   */
+  prepare(languages: Iterable<Language | undefined>): void;
   extract(jobs: SymbolJob[]): Promise<ChangedSymbol[][]>;
   /** Frees what the extractor holds (a worker thread); extract must not be called after. */
   close(): void;
@@ -20,10 +25,9 @@ export interface SymbolExtractor {
 
 /** Extraction on the calling thread; loads the parsers of the changed files' languages only. */
 export const inProcessExtractor: SymbolExtractor = {
+  prepare() {},
   async extract(jobs) {
-    const parsers = await loadParsers(
-      jobs.flatMap((job) => [languageOf(job.file.path), languageOf(job.file.oldPath ?? job.file.path)]),
-    );
+    const parsers = await loadParsers(languagesOf(jobs.map((job) => job.file)));
     return jobs.map((job) => extractSymbols({ ...job, parsers }));
   },
   close() {},
@@ -31,14 +35,21 @@ export const inProcessExtractor: SymbolExtractor = {
 
 const WORKER_FILE = new URL("./worker.js", import.meta.url);
 
+/** The languages of changed files, both sides of renames included. */
+export function languagesOf(files: readonly ChangedFile[]): (Language | undefined)[] {
+  return files.flatMap((file) => [languageOf(file.path), languageOf(file.oldPath ?? file.path)]);
+}
+
+/** What the main thread sends the worker: a hint to load parsers, or a batch of jobs. */
+export type WorkerRequest = { prepare: (Language | undefined)[] } | { jobs: SymbolJob[] };
+
 /**
- * Extraction on a worker thread that starts loading the TypeScript compiler at once (the
- * tree-sitter grammars of other languages load there when a change needs them).
- * Compiling the 9 MB compiler and parsing both sides of every changed file is most of the
- * CPU a plan needs besides reading the articles; on its own thread it overlaps with git
- * and with reading the articles instead of following them. TypeScript is loaded on the
- * guess that a TS/JS file changed (the common case); when none did, that load runs on the
- * other core and is thrown away.
+ * Extraction on a worker thread. Compiling the 9 MB TypeScript compiler and parsing both
+ * sides of every changed file is most of the CPU a plan needs besides reading the
+ * articles; on its own thread it overlaps with git and with reading the articles instead
+ * of following them. The worker loads nothing until `prepare` names the changed files'
+ * languages (right after git's diff arrives): a change without TS/JS files, the common
+ * doc-neutral run in CI, never compiles TypeScript.
  *
  * The worker runs compiled JavaScript; from TypeScript sources (the tests) there is none,
  * and extraction stays in-process.
@@ -72,13 +83,18 @@ export function startSymbolExtractor(): SymbolExtractor {
   };
   worker.on("error", stop);
   worker.on("exit", stop);
+  const send = (request: WorkerRequest) => worker.postMessage(request);
   return {
+    prepare(languages) {
+      if (alive) send({ prepare: [...languages] });
+    },
     extract(jobs) {
+      if (jobs.length === 0) return Promise.resolve([]);
       if (!alive || pending) return inProcessExtractor.extract(jobs);
       return new Promise((resolve, reject) => {
         pending = { jobs, resolve, reject };
         worker.ref();
-        worker.postMessage(jobs);
+        send({ jobs });
       });
     },
     close() {

@@ -1,18 +1,22 @@
 import { parentPort } from "node:worker_threads";
-import { loadTypeScript } from "./extract-symbols.js";
-import { inProcessExtractor, type SymbolJob } from "./extractor.js";
+import { loadParsers } from "./extract-symbols.js";
+import { inProcessExtractor, type WorkerRequest } from "./extractor.js";
 
-// The thread behind startSymbolExtractor: compile TypeScript now, while the main thread
-// asks git for the change, then extract symbols for each batch of jobs it is sent.
+// The thread behind startSymbolExtractor: load the parsers it is told the change needs
+// (while the main thread reads git's blobs and the articles), then extract the symbols of
+// each batch of jobs it is sent.
 const port = parentPort;
 if (port) {
-  port.on("message", (jobs: SymbolJob[]) => {
-    inProcessExtractor.extract(jobs).then(
+  port.on("message", (request: WorkerRequest) => {
+    if ("prepare" in request) {
+      // A failed load is not fatal here: jobs that need the parser then fail in the worker
+      // and are redone in-process, where the error is reported as it always was.
+      loadParsers(request.prepare).catch(() => {});
+      return;
+    }
+    inProcessExtractor.extract(request.jobs).then(
       (symbols) => port.postMessage({ symbols }),
       (error: unknown) => port.postMessage({ error: String(error) }),
     );
   });
-  // A failed load is not fatal here: jobs that need TypeScript then fail in the worker and
-  // are redone in-process, where the error is reported as it always was.
-  await loadTypeScript().catch(() => {});
 }
