@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { gitAt, repositoryRoot } from "../cli/git.js";
+import { genericNames } from "../cli/plan/generic-names.js";
+import { GitError } from "../shared/errors.js";
+import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
+
+describe("git through plain child processes", () => {
+  it("answers with git's output, and fails with a GitError naming git's complaint", async () => {
+    const repo = gitRepo({ "a.txt": "a\n" });
+    const git = gitAt(repo.dir);
+    expect(await git.revparse(["HEAD"])).toBe(repo.git("rev-parse", "HEAD"));
+    const failure = await git
+      .raw(["rev-parse", "--verify", "no-such-branch"])
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(GitError);
+    expect((failure as GitError).message).toBe("git rev-parse failed: fatal: Needed a single revision");
+  });
+
+  it("finds a repository's root once, but asks again for a directory that was no repository", async () => {
+    const dir = makeTempDir();
+    await expect(repositoryRoot(dir)).rejects.toThrow(/^not a git repository: .* pass --repo DIR\)$/);
+    const repo = gitRepo({ "a.txt": "a\n" }, { dir });
+    expect(await repositoryRoot(repo.dir)).toBe(repo.git("rev-parse", "--show-toplevel"));
+  });
+
+  it("reads the package's own names from every manifest at the root of a revision, in one listing", async () => {
+    const repo = gitRepo({
+      "package.json": JSON.stringify({ name: "@acme/widget" }),
+      "go.mod": "module github.com/acme/gadget\n",
+      "sub/Cargo.toml": '[package]\nname = "not-at-the-root"\n',
+    });
+    const first = repo.git("rev-parse", "HEAD");
+    repo.commit({ "pyproject.toml": '[project]\nname = "later"\n' });
+    expect((await genericNames(repo.dir, first)).map((name) => name.symbol)).toEqual([
+      "@acme/widget",
+      "widget",
+      "github.com/acme/gadget",
+      "gadget",
+    ]);
+    expect((await genericNames(repo.dir, "HEAD")).map((name) => name.symbol)).toContain("later");
+    expect(await genericNames(repo.dir, "no-such-revision")).toEqual([]);
+  });
+});
