@@ -44,12 +44,13 @@ export function languagesOf(files: readonly ChangedFile[]): (Language | undefine
 export type WorkerRequest = { prepare: (Language | undefined)[] } | { jobs: SymbolJob[] };
 
 /**
- * Extraction on a worker thread. Compiling the 9 MB TypeScript compiler and parsing both
- * sides of every changed file is most of the CPU a plan needs besides reading the
- * articles; on its own thread it overlaps with git and with reading the articles instead
- * of following them. The worker loads nothing until `prepare` names the changed files'
- * languages (right after git's diff arrives): a change without TS/JS files, the common
- * doc-neutral run in CI, never compiles TypeScript.
+ * Extraction on a worker thread that starts loading the TypeScript compiler at once.
+ * Compiling the 9 MB compiler and parsing both sides of every changed file is most of the
+ * CPU a plan needs besides reading the articles; on its own thread it overlaps with git and
+ * with reading the articles instead of following them. TypeScript is loaded on the guess
+ * that a TS/JS file changed (the common case); `prepare` then loads the tree-sitter
+ * grammars the diff needs, or stops the worker when the diff names no code file at all
+ * (a doc-only or config-only change), so its compiling costs no more CPU.
  *
  * The worker runs compiled JavaScript; from TypeScript sources (the tests) there is none,
  * and extraction stays in-process.
@@ -86,7 +87,12 @@ export function startSymbolExtractor(): SymbolExtractor {
   const send = (request: WorkerRequest) => worker.postMessage(request);
   return {
     prepare(languages) {
-      if (alive) send({ prepare: [...languages] });
+      if (!alive) return;
+      const wanted = [...new Set(languages)].filter((language) => language !== undefined);
+      if (wanted.length > 0) return send({ prepare: wanted });
+      // Nothing to parse: what little is left (flags, env vars on changed lines) runs here.
+      alive = false;
+      void worker.terminate();
     },
     extract(jobs) {
       if (jobs.length === 0) return Promise.resolve([]);
