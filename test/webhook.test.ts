@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../backend/app.js";
 import { tokenAuth } from "../backend/github-auth.js";
+import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../backend/limits.js";
 import type { PullRequestJob } from "../backend/queue.js";
 import { createPullRequestPipeline } from "../backend/run-job.js";
 import { SeenIds } from "../backend/security.js";
@@ -238,6 +239,52 @@ function heldJobs() {
   const finish = async (id: string) => (await startOf(id).promise)();
   return { events, run, started: (id: string) => startOf(id).promise, finish };
 }
+
+describe("queue fairness", () => {
+  it("one repository's flood of pull requests does not lock out another's, which runs next", async () => {
+    const held = heldJobs();
+    const logger = createLogger(() => {}, {});
+    const { queue } = await tempQueue({
+      logger,
+      run: held.run,
+      maxPending: DEFAULT_BOT_MAX_PENDING,
+      maxPendingPerRepository: DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+    });
+    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
+    const pr = (repository: string, number: number) =>
+      fixture("pull_request.opened", { head: number.toString(16).padStart(40, "0") })
+        .replaceAll('"number": 42', `"number": ${number}`)
+        .replaceAll('"full_name": "acme/widgets"', `"full_name": "${repository}"`);
+    const statuses: number[] = [];
+    for (let number = 1; number <= DEFAULT_BOT_MAX_PENDING + 1; number += 1) {
+      statuses.push((await app.fetch(delivery(pr("fork/flood", number), { id: `flood-${number}` }))).status);
+    }
+    // One runs, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY wait, the rest are refused (GitHub may redeliver).
+    expect(statuses.filter((status) => status === 202)).toHaveLength(
+      1 + DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+    );
+    expect(statuses.filter((status) => status === 503)).toHaveLength(
+      DEFAULT_BOT_MAX_PENDING - DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+    );
+    const refused = await app.fetch(delivery(pr("fork/flood", 500), { id: "flood-500" }));
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      "too many pull requests of fork/flood queued; redeliver later",
+    );
+
+    expect((await app.fetch(delivery(pr("acme/widgets", 7), { id: "acme-7" }))).status).toBe(202);
+    await held.finish("flood-1");
+    // The other repository goes before the flood's waiting jobs.
+    await held.finish("acme-7");
+    await held.finish("flood-2");
+    expect(held.events.slice(0, 5)).toEqual([
+      "start flood-1",
+      "done flood-1",
+      "start acme-7",
+      "done acme-7",
+      "start flood-2",
+    ]);
+  });
+});
 
 describe("PullRequestQueue", () => {
   it("keeps one job per pull request: a newer push replaces a waiting job and aborts a running one", async () => {
