@@ -90,7 +90,6 @@ describe.each(backends)("the state store on $name", ({ name, open }) => {
       expect((await state.enqueue(job("old", 1, { updatedAt: "2026-11-20T09:00:00Z" }), caps)).outcome).toBe(
         "stale",
       );
-      expect(await state.isLatestHead("acme/widgets", 1, "c".repeat(40))).toBe(true);
       expect((await state.enqueue(job("c", 2), caps)).outcome).toBe("queued");
       expect((await state.enqueue(job("d", 3), caps)).outcome).toBe("repository_full");
       expect((await state.enqueue(job("e", 1, { repository: "other/repo" }), caps)).outcome).toBe("queued");

@@ -13,13 +13,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       // Delivery ids and signed-body digests seen (key `delivery:<id>` or `body:<sha256>`).
       "CREATE TABLE deliveries (key TEXT PRIMARY KEY, seen_at BIGINT NOT NULL)",
       "CREATE INDEX deliveries_seen_at ON deliveries (seen_at)",
-      // Each pull request's latest head (and its `updated_at`), and the bot's comment on it.
+      // Each pull request's latest head (and its `updated_at`).
       `CREATE TABLE pull_requests (
         repository TEXT NOT NULL,
         number BIGINT NOT NULL,
         head_sha TEXT NOT NULL,
         updated_at TEXT,
-        comment_id BIGINT,
         changed_at BIGINT NOT NULL,
         PRIMARY KEY (repository, number)
       )`,

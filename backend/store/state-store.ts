@@ -1,7 +1,7 @@
 import { UsageError } from "../../shared/errors.js";
 import { DELIVERY_TTL_MS, FINISHED_JOB_TTL_MS, JOB_MAX_ATTEMPTS } from "../limits.js";
 import type { PullRequestJob } from "../queue.js";
-import type { SqlDriver, SqlExecutor } from "./driver.js";
+import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import { openPostgres } from "./postgres.js";
 import { openSqlite } from "./sqlite.js";
@@ -52,7 +52,7 @@ class Refused {
 
 /**
  * The PR bot's durable state: deliveries seen, jobs and their states, each PR's latest
- * head and comment. One implementation over SQL that both SQLite (one instance) and
+ * head. One implementation over SQL that both SQLite (one instance) and
  * Postgres (several instances, jobs claimed with FOR UPDATE SKIP LOCKED) run.
  */
 export class StateStore {
@@ -254,30 +254,6 @@ export class StateStore {
     });
   }
 
-  /** Whether `headSha` is the latest head the store knows for the PR. */
-  async isLatestHead(repository: string, number: number, headSha: string): Promise<boolean> {
-    const [row] = await this.#driver.query<{ head_sha: string }>(
-      "SELECT head_sha FROM pull_requests WHERE repository = $1 AND number = $2",
-      [repository, number],
-    );
-    return row === undefined || row.head_sha === headSha;
-  }
-
-  async setCommentId(repository: string, number: number, commentId: number | null): Promise<void> {
-    await this.#driver.query(
-      "UPDATE pull_requests SET comment_id = $3 WHERE repository = $1 AND number = $2",
-      [repository, number, commentId],
-    );
-  }
-
-  async commentId(repository: string, number: number): Promise<number | undefined> {
-    const [row] = await this.#driver.query<{ comment_id: number | null }>(
-      "SELECT comment_id FROM pull_requests WHERE repository = $1 AND number = $2",
-      [repository, number],
-    );
-    return row?.comment_id ?? undefined;
-  }
-
   /** Jobs by state. */
   async counts(): Promise<Record<JobState, number>> {
     const rows = await this.#driver.query<{ state: JobState; count: number }>(
@@ -332,11 +308,6 @@ export class StateStore {
   #forUpdate(table: string): string {
     if (this.#driver.kind !== "postgres") return "";
     return table ? ` FOR UPDATE OF ${table} SKIP LOCKED` : " FOR UPDATE";
-  }
-
-  /** For tests: run SQL on the store's database. */
-  get executor(): SqlExecutor {
-    return this.#driver;
   }
 }
 
