@@ -111,6 +111,15 @@ async function appBot(options: {
   return { github, upstream, logs, failures, deliver, store };
 }
 
+describe("docs/github-app.md", () => {
+  it("asks in its app manifest for exactly the permissions a job's token requests, and the pull_request event", () => {
+    const doc = readFileSync(join(import.meta.dirname, "..", "docs", "github-app.md"), "utf8");
+    const manifest = JSON.parse(/```json\n([\s\S]*?)```/.exec(doc)![1]!);
+    expect(manifest.default_permissions).toEqual(JOB_PERMISSIONS);
+    expect(manifest.default_events).toEqual(["pull_request"]);
+  });
+});
+
 describe("the PR bot as a GitHub App (built CLI, real git, fake GitHub issuing installation tokens)", () => {
   it("runs each job with its own installation token, scoped to the delivery's repository, and revokes it", async () => {
     const repo = portRepo(["alpha"]);
