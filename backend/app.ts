@@ -7,9 +7,9 @@ import { z } from "zod";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../shared/errors.js";
 import { TurnRequestSchema, type TurnResponse } from "../shared/model/router-client.js";
 import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/types.js";
+import type { PullRequestJob } from "./job.js";
 import { DELIVERY_TTL_MS } from "./limits.js";
 import type { BackendMetrics } from "./metrics.js";
-import type { PullRequestJob } from "./queue.js";
 import { RateLimiter, SeenIds, tokenId, tokenMatches, verifyGitHubSignature } from "./security.js";
 import type { EnqueueOutcome } from "./store/state-store.js";
 

@@ -1,24 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
+import type { JobResult, PullRequestJob } from "./job.js";
 import { DEFAULT_JOB_LEASE_MS, JOB_HEARTBEAT_MS, JOB_POLL_MS, STORE_SWEEP_MS } from "./limits.js";
 import type { EnqueueOutcome, FinishedState, QueueCaps, StateStore } from "./store/state-store.js";
-
-/** One pull request to run Impact on (from an accepted webhook delivery). */
-export interface PullRequestJob {
-  deliveryId: string;
-  repository: { fullName: string; cloneUrl: string };
-  number: number;
-  headSha: string;
-  baseSha: string;
-  /** The GitHub App installation that sent the delivery (App mode). */
-  installationId?: number;
-  /** The PR's `updated_at` in the delivery: an older one than the PR's latest is stale. */
-  updatedAt?: string;
-}
-
-/** How a job ended when it did not throw: `dropped` when its head is no longer the PR's. */
-export type JobResult = { state: "done" } | { state: "dropped"; reason: string };
 
 export type RunJob = (job: PullRequestJob, signal: AbortSignal) => Promise<JobResult | undefined>;
 

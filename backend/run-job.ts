@@ -7,8 +7,9 @@ import { z } from "zod";
 import { AuditTotalsSchema } from "../shared/audit.js";
 import { redactSecrets } from "../shared/redact.js";
 import type { GitHubAuth } from "./github-auth.js";
+import type { JobResult, PullRequestJob } from "./job.js";
 import { GITHUB_API_TIMEOUT_MS } from "./limits.js";
-import type { JobResult, PullRequestJob, RunJob } from "./queue.js";
+import type { RunJob } from "./queue.js";
 
 /** Output kept per child process, for logs (the tail matters most). */
 const OUTPUT_TAIL = 16 * 1024;

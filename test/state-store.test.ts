@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PullRequestJob } from "../backend/queue.js";
+import type { PullRequestJob } from "../backend/job.js";
 import { MIGRATIONS } from "../backend/store/migrations.js";
 import { openSqlite, SQLITE_FILE } from "../backend/store/sqlite.js";
 import { openStateStore, type StateStore } from "../backend/store/state-store.js";
