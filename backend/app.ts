@@ -85,7 +85,6 @@ export type ErrorCode =
   | "not_configured"
   | "not_found"
   | "queue_full"
-  | "store_unavailable"
   | "internal";
 
 type AppEnv = { Variables: { tokenId: string } };
