@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import { RegexWorker } from "../cli/run/tools/regex-worker.js";
 import { Workspace } from "../cli/run/workspace.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
 import type { ToolCall } from "../shared/model/types.js";
@@ -174,6 +175,14 @@ describe("resource bombs", () => {
     // Timers ran while the regex was matching, so the interrupt arrived and ended the call.
     expect(ticks).toBeGreaterThanOrEqual(3);
     expect("error" in outcome && (outcome.error as Error).name).toBe("AbortError");
+  });
+
+  it("an interrupt that came before the match started (while files were read) stops it at once", async () => {
+    // The abort event has already fired: waiting for it would wait out the whole deadline.
+    const worker = new RegexWorker();
+    const scan = await worker.scan("(a|aa)+$", [[`${"a".repeat(64)}!`]], 10, 3_600_000, AbortSignal.abort());
+    worker.close();
+    expect(scan).toEqual({ ok: false, reason: "aborted" });
   });
 
   it("credential files are denied, and a patch holding a private key fails its article without leaving the machine", async () => {
