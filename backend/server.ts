@@ -9,6 +9,7 @@ import { DEFAULT_MODEL } from "../shared/model/resolve.js";
 import { packageRoot } from "../shared/package-root.js";
 import { systemPrompt } from "../shared/prompts.js";
 import { redactSecrets } from "../shared/redact.js";
+import { plural } from "../shared/render/markdown.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
 import { type AppDeps, createApp } from "./app.js";
 import { appAuth, type GitHubAuth, privateKeySource, tokenAuth } from "./github-auth.js";
@@ -141,7 +142,7 @@ export async function backendFromEnv(
       rateLimit: { perMinute },
     };
     parts.push(
-      `router: POST /v1/impact/turn (${tokens.length} token${tokens.length === 1 ? "" : "s"}, model ${model}, ${perMinute}/min per token)`,
+      `router: POST /v1/impact/turn (${plural(tokens.length, "token")}, model ${model}, ${perMinute}/min per token)`,
     );
   }
   let queue: PullRequestQueue | undefined;

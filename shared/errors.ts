@@ -1,3 +1,4 @@
+import { plural } from "./render/markdown.js";
 /**
  * The error family. Split by who is at fault, so that one place (`cli/main.ts`)
  * can turn any of them into the right exit code and message.
@@ -79,7 +80,7 @@ export class ModelProtocolError extends ImpactError {
 export class ArticlesFailed extends ImpactError {
   readonly failed: number;
   constructor(failed: number) {
-    super("articles_failed", `${failed} article${failed === 1 ? "" : "s"} failed; see the audit for reasons`);
+    super("articles_failed", `${plural(failed, "article")} failed; see the audit for reasons`);
     this.failed = failed;
   }
 }

@@ -1,19 +1,9 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../cli/main.js";
-import { type Audit, AuditSchema } from "../shared/audit.js";
+import { describe, expect, it } from "vitest";
 import { BUILT_IN_PRICES, costOf, priceOf } from "../shared/model/prices.js";
 import { renderReport } from "../shared/render/report.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
-import { captureIo } from "./helpers/io.js";
-import {
-  type Script,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from "./helpers/scripted-model-server.js";
-
-const KEY = "sk-test-not-a-real-key";
+import { runWithScript } from "./helpers/run-impact.js";
+import type { Script } from "./helpers/scripted-model-server.js";
 
 describe("prices", () => {
   it("knows common models, dated snapshots of them, and config overrides; nothing else", () => {
@@ -65,23 +55,10 @@ const COSTLY: Script = (request) => ({
   usage: { promptTokens: 1_000_000, completionTokens: 100_000, cachedPromptTokens: 400_000 },
 });
 
-let servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-});
-
 async function run(repo: TestRepo, model: string, args: string[] = []) {
-  const server = await startScriptedModelServer(COSTLY);
-  servers.push(server);
-  const io = captureIo(repo.dir, { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: model });
-  const code = await main(["run", "--no-cache", ...args], io);
-  let audit: Audit | undefined;
-  try {
-    audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
-  } catch {
-    audit = undefined;
-  }
+  const { code, io, server, audit } = await runWithScript(repo.dir, COSTLY, ["--no-cache", ...args], {
+    IMPACT_MODEL: model,
+  });
   return { code, io, audit, calls: server.requests.length };
 }
 

@@ -29,7 +29,8 @@ First note.
 Use tokens. Tokens expire. Refresh tokens.
 `;
 
-function impact(cwd: string, args: string[], input?: string) {
+/** `impact edit` as a user starts it: the built CLI in a process of its own. */
+function builtImpact(cwd: string, args: string[], input?: string) {
   const result = spawnSync(
     process.execPath,
     [join(inject("builtPackage"), "cli", "bin.js"), "edit", ...args],
@@ -42,16 +43,23 @@ function impact(cwd: string, args: string[], input?: string) {
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
+/** `impact edit` in process: the same command code, without a process start per call. */
+async function impact(cwd: string, args: string[], input?: string) {
+  const io = captureIo(cwd, {}, { stdin: input ?? "" });
+  const code = await main(["edit", ...args], io);
+  return { code, out: io.out, err: io.err };
+}
+
 function specRepo(content = SPEC) {
   const repo = gitRepo({ "specs/001-login/README.md": content, "notes.txt": "new\ntext\n" });
   const file = join(repo.dir, "specs/001-login/README.md");
   return { repo, read: () => readFileSync(file, "utf8") };
 }
 
-describe("impact edit, through the built CLI", () => {
-  it("applies the spec tool's update in one batch: replace all, check, append to a section, set frontmatter", () => {
+describe("impact edit", () => {
+  it("applies the spec tool's update in one batch through the built CLI: replace all, check, append to a section, set frontmatter", () => {
     const { repo, read } = specRepo();
-    const result = impact(repo.dir, [
+    const result = builtImpact(repo.dir, [
       "specs/001-login/README.md",
       "--replace",
       "Tokens",
@@ -99,9 +107,9 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(result.out).toContain("-- [ ] Task: write the handler\n+- [x] Task: write the handler");
   });
 
-  it("applies --occurrence and --within to the --replace before them, and replaces a section's body", () => {
+  it("applies --occurrence and --within to the --replace before them, and replaces a section's body", async () => {
     const { repo, read } = specRepo();
-    const result = impact(repo.dir, [
+    const result = await impact(repo.dir, [
       "specs/001-login/README.md",
       "--replace",
       "okens",
@@ -116,7 +124,7 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(result.code).toBe(1);
     expect(result.err).toContain('Edit 1: no checklist item contains "nothing-checked-yet"');
     expect(read()).toBe(SPEC);
-    const second = impact(repo.dir, [
+    const second = await impact(repo.dir, [
       "specs/001-login/README.md",
       "--replace",
       "okens",
@@ -135,18 +143,24 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toContain("Use tokens. Tokens expire. Refresh tOKENS.");
   });
 
-  it("rejects with the engine's diagnostics and writes nothing: near miss, every match's line, section candidates, stale hash", () => {
+  it("rejects with the engine's diagnostics and writes nothing: near miss, every match's line, section candidates, stale hash", async () => {
     const { repo, read } = specRepo();
-    const nearMiss = impact(repo.dir, ["specs/001-login/README.md", "--replace", "first  note.", "x"]);
+    const nearMiss = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "first  note.", "x"]);
     expect(nearMiss.code).toBe(1);
     expect(nearMiss.err).toContain("Closest near-miss at line 15");
-    const many = impact(repo.dir, ["specs/001-login/README.md", "--replace", "Task:", "Step:"]);
+    const many = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "Task:", "Step:"]);
     expect(many.code).toBe(1);
     expect(many.err).toContain("old_string matches 2 times (lines 10, 11)");
-    const section = impact(repo.dir, ["specs/001-login/README.md", "--section", "Nope", "--append", "x"]);
+    const section = await impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--section",
+      "Nope",
+      "--append",
+      "x",
+    ]);
     expect(section.code).toBe(1);
     expect(section.err).toContain('section "Nope" not found. Available sections');
-    const stale = impact(repo.dir, [
+    const stale = await impact(repo.dir, [
       "specs/001-login/README.md",
       "--expected-hash",
       "0123456789abcdef",
@@ -158,13 +172,13 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toBe(SPEC);
   });
 
-  it("takes TEXT from standard input and @FILE, and edits from --edits FILE or -", () => {
+  it("takes TEXT from standard input and @FILE, and edits from --edits FILE or -", async () => {
     const { repo, read } = specRepo();
     writeFileSync(
       join(repo.dir, "edits.json"),
       JSON.stringify([{ frontmatter: { status: "done" }, reason: "shipped" }]),
     );
-    const result = impact(
+    const result = await impact(
       repo.dir,
       [
         "specs/001-login/README.md",
@@ -185,7 +199,7 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toContain("status: done\n");
     expect(read()).toContain("## Notes\n\nChanged note.\n");
     expect(read()).toContain("## Design\n\nnew\ntext\nUse tokens.");
-    const fromStdin = impact(
+    const fromStdin = await impact(
       repo.dir,
       ["specs/001-login/README.md", "--edits", "-"],
       JSON.stringify([{ checklist_item: "document", checked: true, reason: "done" }]),
@@ -194,9 +208,9 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toContain("- [x] Task: document it");
   });
 
-  it("--dry-run prints the diff and writes nothing; --json gives path, hashes, edits and patch", () => {
+  it("--dry-run prints the diff and writes nothing; --json gives path, hashes, edits and patch", async () => {
     const { repo, read } = specRepo();
-    const dry = impact(repo.dir, [
+    const dry = await impact(repo.dir, [
       "specs/001-login/README.md",
       "--dry-run",
       "--json",
@@ -217,10 +231,10 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toBe(SPEC);
   });
 
-  it("keeps CRLF line endings and a BOM", () => {
+  it("keeps CRLF line endings and a BOM", async () => {
     const crlf = `\uFEFF${SPEC.replace(/\n/g, "\r\n")}`;
     const { repo, read } = specRepo(crlf);
-    const result = impact(repo.dir, [
+    const result = await impact(repo.dir, [
       "specs/001-login/README.md",
       "--section",
       "Notes",
@@ -266,7 +280,7 @@ Use tokens. Sessions expire. Refresh tokens.
       expect(io.err.trim().split("\n"), args.join(" ")).toHaveLength(1);
     }
     writeFileSync(join(repo.dir, ".env"), "KEY=1\n");
-    const denied = impact(repo.dir, [".env", "--replace", "KEY=1", "KEY=2"]);
+    const denied = await impact(repo.dir, [".env", "--replace", "KEY=1", "KEY=2"]);
     expect(denied.code).toBe(2);
     expect(readFileSync(join(repo.dir, ".env"), "utf8")).toBe("KEY=1\n");
     expect(read()).toBe(SPEC);

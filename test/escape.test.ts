@@ -94,7 +94,7 @@ describe("inertMarkdown", () => {
           `before ${oneLine(text)} after`.replace(/ +/g, " "),
         );
       }),
-      { numRuns: 1000 },
+      { numRuns: 300 },
     );
   });
 

@@ -1,46 +1,19 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import { RegexWorker } from "../cli/run/tools/regex-worker.js";
 import { Workspace } from "../cli/run/workspace.js";
-import { type Audit, AuditSchema } from "../shared/audit.js";
 import type { ToolCall } from "../shared/model/types.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
-import {
-  type Script,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from "./helpers/scripted-model-server.js";
+import { runWithScript } from "./helpers/run-impact.js";
+import type { Script, ScriptedModelServer } from "./helpers/scripted-model-server.js";
 
 // Red-team items 5-9: resource bombs from a hostile model or a crafted repository.
 
-const KEY = "sk-test-not-a-real-key";
-
-let servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-});
-
-async function run(repo: TestRepo, script: Script, args: string[] = []) {
-  const server = await startScriptedModelServer(script);
-  servers.push(server);
-  const io = captureIo(repo.dir, {
-    OPENAI_API_KEY: KEY,
-    OPENAI_BASE_URL: server.url,
-    IMPACT_MODEL: "test-model",
-  });
-  const code = await main(["run", ...args], io);
-  let audit: Audit | undefined;
-  try {
-    audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
-  } catch {
-    audit = undefined;
-  }
-  return { code, io, server, audit };
-}
+const run = (repo: TestRepo, script: Script, args: string[] = []) => runWithScript(repo.dir, script, args);
 
 /** A repository whose last commit changes src/app.ts, watched by docs/guide.md. */
 function watchedRepo(guide: string, extra: Record<string, string> = {}): TestRepo {
@@ -174,6 +147,14 @@ describe("resource bombs", () => {
     // Timers ran while the regex was matching, so the interrupt arrived and ended the call.
     expect(ticks).toBeGreaterThanOrEqual(3);
     expect("error" in outcome && (outcome.error as Error).name).toBe("AbortError");
+  });
+
+  it("an interrupt that came before the match started (while files were read) stops it at once", async () => {
+    // The abort event has already fired: waiting for it would wait out the whole deadline.
+    const worker = new RegexWorker();
+    const scan = await worker.scan("(a|aa)+$", [[`${"a".repeat(64)}!`]], 10, 3_600_000, AbortSignal.abort());
+    worker.close();
+    expect(scan).toEqual({ ok: false, reason: "aborted" });
   });
 
   it("credential files are denied, and a patch holding a private key fails its article without leaving the machine", async () => {

@@ -171,7 +171,7 @@ describe("outlineMarkdown", () => {
           parserHeadings(content),
         );
       }),
-      { numRuns: 800 },
+      { numRuns: 300 },
     );
   });
 });

@@ -1,18 +1,11 @@
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../cli/main.js";
+import { describe, expect, it } from "vitest";
 import { RESULT_CACHE_DIR, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
-import { type Audit, type AuditArticle, AuditSchema } from "../shared/audit.js";
+import type { AuditArticle } from "../shared/audit.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-import { captureIo } from "./helpers/io.js";
-import {
-  type Script,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from "./helpers/scripted-model-server.js";
-
-const KEY = "sk-test-not-a-real-key";
+import { runWithScript } from "./helpers/run-impact.js";
+import type { Script } from "./helpers/scripted-model-server.js";
 
 const SERVER_DOC = `---
 attention:
@@ -62,27 +55,12 @@ function pullRequest(): { repo: TestRepo; base: string } {
   return { repo, base };
 }
 
-let servers: ScriptedModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-});
-
 async function run(repo: TestRepo, base: string, args: string[] = [], script: Script = FIXES) {
-  const server = await startScriptedModelServer(script);
-  servers.push(server);
-  const io = captureIo(repo.dir, {
-    OPENAI_API_KEY: KEY,
-    OPENAI_BASE_URL: server.url,
-    IMPACT_MODEL: "test-model",
-  });
-  const code = await main(["run", "--base", base, ...args], io);
-  const audit: Audit = AuditSchema.parse(
-    JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")),
-  );
+  const { code, io, server, audit } = await runWithScript(repo.dir, script, ["--base", base, ...args]);
+  expect(audit).toBeDefined();
   const calledFor = server.requests.map((request) => request.article).sort();
-  const article = (path: string) => audit.articles.find((entry) => entry.path === path)!;
-  return { code, io, audit, calledFor, article };
+  const article = (path: string) => audit!.articles.find((entry) => entry.path === path)!;
+  return { code, io, audit: audit!, calledFor, article };
 }
 
 describe("the result cache, counted in model calls", () => {

@@ -143,5 +143,5 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
     expect(logs.join("\n")).not.toContain(GITHUB_TOKEN);
     expect(logs.join("\n")).not.toContain(KEY);
     await upstream.close();
-  }, 120_000);
+  }, 300_000);
 });

@@ -4,6 +4,7 @@ import { throttling } from "@octokit/plugin-throttling";
 import { ImpactError, UsageError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { COMMENT_MARKER, diffRightLines, type ReviewSuggestion } from "../../shared/render/comment.js";
+import { plural } from "../../shared/render/markdown.js";
 
 const GitHubOctokit = Octokit.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof GitHubOctokit>;
@@ -270,7 +271,7 @@ export async function postReviewSuggestions(
       pull_number: target.number,
       commit_id: commitId,
       event: "COMMENT",
-      body: `Impact: ${fresh.length} suggested doc edit${fresh.length === 1 ? "" : "s"} on lines this pull request changed; each can be committed in one click.`,
+      body: `Impact: ${plural(fresh.length, "suggested doc edit")} on lines this pull request changed; each can be committed in one click.`,
       comments: fresh.map((item) => ({
         path: item.path,
         line: item.line,

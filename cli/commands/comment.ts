@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
 import { buildSuggestions, hasCommentWorthyArticles, renderComment } from "../../shared/render/comment.js";
+import { plural } from "../../shared/render/markdown.js";
 import { readAuditFile } from "../audit/files.js";
 import {
   createGitHubClient,
@@ -98,9 +99,7 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
         rendered && rendered.folded.length > 0 ? ` (${rendered.folded.length} diffs folded to fit)` : "";
       io.stdout(`impact comment: ${line}${folded}\n`);
       if (suggested !== undefined) {
-        io.stdout(
-          `impact comment: ${suggested} new review suggestion${suggested === 1 ? "" : "s"} on lines the PR changed\n`,
-        );
+        io.stdout(`impact comment: ${plural(suggested, "new review suggestion")} on lines the PR changed\n`);
       }
     }
     return 0;

@@ -3,6 +3,7 @@ import type { Audit } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFilesAtomic } from "../../shared/fs.js";
 import { combinedPatch, mergeAudits } from "../../shared/merge.js";
+import { plural } from "../../shared/render/markdown.js";
 import { readAuditFile } from "../audit/files.js";
 import { OUTPUT_OPTIONS } from "./args.js";
 import { defineCommand } from "./define-command.js";
@@ -35,7 +36,7 @@ totals recomputed. Audits of different base/head are refused (exit 2, nothing wr
       io.stdout(`${JSON.stringify({ out: resolve(io.cwd, values.out), audits: audits.length, totals })}\n`);
     } else if (!values.quiet) {
       io.stdout(
-        `merged ${audits.length} audit${audits.length === 1 ? "" : "s"} into ${values.out}: ${totals.articles} articles (${totals.updated} updated, ${totals.unchanged} unchanged, ${totals.failed} failed)\n`,
+        `merged ${plural(audits.length, "audit")} into ${values.out}: ${totals.articles} articles (${totals.updated} updated, ${totals.unchanged} unchanged, ${totals.failed} failed)\n`,
       );
     }
     return 0;

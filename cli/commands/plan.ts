@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
-import { shortSha } from "../../shared/render/markdown.js";
+import { plural, shortSha } from "../../shared/render/markdown.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
@@ -99,7 +99,7 @@ export const command = defineCommand({
             ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`
             : names.join(", ");
         throw new CheckFailed(
-          `${untouched.length} article${untouched.length === 1 ? "" : "s"} probably need${untouched.length === 1 ? "s" : ""} an update that this change did not make: ${shown}`,
+          `${plural(untouched.length, "article probably needs", "articles probably need")} an update that this change did not make: ${shown}`,
         );
       }
     }
@@ -184,10 +184,7 @@ export function renderPlan(plan: ImpactPlan): string {
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
   } else {
-    lines.push(
-      `${impacted} article${impacted === 1 ? "" : "s"} impacted, ${touched} touched by the change (${range})`,
-      "",
-    );
+    lines.push(`${plural(impacted, "article")} impacted, ${touched} touched by the change (${range})`, "");
     const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
     for (const article of plan.articles) {
       if (article.impact.length === 0)
@@ -206,14 +203,7 @@ export function renderPlan(plan: ImpactPlan): string {
       });
       if (groups.length > MAX_REASON_ROWS) {
         const hidden = groups.length - MAX_REASON_ROWS;
-        rows.push([
-          "",
-          "",
-          "",
-          "…",
-          `${hidden} more file${hidden === 1 ? "" : "s"}`,
-          "all of them: impact plan --json",
-        ]);
+        rows.push(["", "", "", "…", plural(hidden, "more file"), "all of them: impact plan --json"]);
       }
     }
     lines.push(...table(rows.map((row) => row.map(printable))));

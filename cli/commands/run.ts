@@ -227,7 +227,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     const overBudget = audit.articles.filter((article) => article.skipReason === "budget").length;
     if (overBudget > 0 && !values.quiet) {
       io.stderr(
-        `impact run: ${overBudget} article${overBudget === 1 ? " was" : "s were"} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
+        `impact run: ${plural(overBudget, "article was", "articles were")} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
       );
     }
     if (interrupted)

@@ -1,6 +1,7 @@
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan.js";
+import { plural } from "../../shared/render/markdown.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
@@ -238,7 +239,7 @@ function skippedWarnings(skipped: readonly SkippedFile[]): string[] {
     const shown =
       paths.length > 5 ? `${paths.slice(0, 5).join(", ")} and ${paths.length - 5} more` : paths.join(", ");
     warnings.push(
-      `${paths.length} changed file${paths.length === 1 ? " was" : "s were"} skipped, ${reason === "file_too_large" ? "each file's diff" : "the whole diff"} being over ${limit} (raise it in impact.config.json to read them): ${shown}`,
+      `${plural(paths.length, "changed file was", "changed files were")} skipped, ${reason === "file_too_large" ? "each file's diff" : "the whole diff"} being over ${limit} (raise it in impact.config.json to read them): ${shown}`,
     );
   }
   return warnings;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../../shared/fs.js";
 import type { ImpactReason } from "../../shared/plan.js";
+import { plural } from "../../shared/render/markdown.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 
 /** Commits scanned back from the base, newest first. */
@@ -190,7 +191,7 @@ export function historyReasons(input: {
 /** The one warning a shallow clone gets. */
 export function shallowHistoryWarning(history: History): string | undefined {
   if (!history.shallow) return undefined;
-  return `history coupling sees only the ${history.commits.length} commit${history.commits.length === 1 ? "" : "s"} of this shallow clone; fetch the full history (actions/checkout with fetch-depth: 0, or git fetch --unshallow)`;
+  return `history coupling sees only the ${plural(history.commits.length, "commit")} of this shallow clone; fetch the full history (actions/checkout with fetch-depth: 0, or git fetch --unshallow)`;
 }
 
 const round = (value: number) => Math.round(value * 1000) / 1000;

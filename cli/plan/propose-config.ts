@@ -1,6 +1,7 @@
 import { basename, extname, posix } from "node:path";
 import picomatch from "picomatch";
 import type { Mapping } from "../../shared/config.js";
+import { plural } from "../../shared/render/markdown.js";
 import { gitAt } from "../git.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
 
@@ -67,7 +68,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     proposals.push({
       key: "docs",
       value: glob,
-      evidence: `${count(matched.length, "article")} at the root: ${sample(matched)}`,
+      evidence: `${plural(matched.length, "article")} at the root: ${sample(matched)}`,
     });
   }
   for (const [folder, paths] of [...byFolder].sort(([left], [right]) => left.localeCompare(right))) {
@@ -83,7 +84,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     proposals.push({
       key: "docs",
       value: glob,
-      evidence: `${count(paths.length, "article")} (${why}): ${sample(paths)}`,
+      evidence: `${plural(paths.length, "article")} (${why}): ${sample(paths)}`,
     });
   }
   const readmes = articles.filter(
@@ -97,7 +98,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     proposals.push({
       key: "docs",
       value: glob,
-      evidence: `${count(matched.length, "package README")}: ${sample(matched)}`,
+      evidence: `${plural(matched.length, "package README")}: ${sample(matched)}`,
     });
   }
 
@@ -122,7 +123,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     proposals.push({
       key: "mappings",
       value: mapping,
-      evidence: `${count(names.length, "file")} with a namesake article (${sample(names)}); changed together in ${count(together, "commit")}`,
+      evidence: `${plural(names.length, "file")} with a namesake article (${sample(names)}); changed together in ${plural(together, "commit")}`,
     });
   }
   return { config: { docs, ignore, mappings: mappings.map((entry) => entry.mapping) }, proposals };
@@ -196,10 +197,6 @@ function ignoreGlobFor(path: string): string {
   const folder = /(^|\/)(blog|changelog|changelogs|migration-guides|migrations|\.changeset)\//i.exec(path);
   if (folder) return `${path.slice(0, folder.index + folder[0].length)}**`;
   return path.includes("/") ? `**/${basename(path)}` : path;
-}
-
-function count(value: number, noun: string): string {
-  return `${value} ${noun}${value === 1 ? "" : "s"}`;
 }
 
 function sample(paths: string[]): string {

@@ -3,6 +3,7 @@ import { contentHash } from "../../shared/hash.js";
 import { formatOutline, outlineMarkdown } from "../../shared/markdown/outline.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { articlePrompt } from "../../shared/prompts.js";
+import { plural } from "../../shared/render/markdown.js";
 import { estimateTokens, FIRST_MESSAGE_ARTICLE_TOKENS, FIRST_MESSAGE_DIFF_TOKENS } from "./budget.js";
 
 export interface FirstMessageInput {
@@ -134,7 +135,7 @@ export function selectHunks(
           ? ` (changed: ${[...new Set(symbols)].join(", ")}; read_file {path, symbol} reads one)`
           : "";
       leftOut.push(
-        `${file.path}: ${dropped.length} hunk${dropped.length === 1 ? "" : "s"} at new lines ${ranges.join(", ")}${segments}`,
+        `${file.path}: ${plural(dropped.length, "hunk")} at new lines ${ranges.join(", ")}${segments}`,
       );
     }
   });

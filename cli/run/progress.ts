@@ -1,4 +1,5 @@
 import { printable } from "../../shared/render/escape.js";
+import { plural } from "../../shared/render/markdown.js";
 
 /** What the progress line shows; the runner reports into it. */
 export interface ProgressSink {
@@ -74,7 +75,7 @@ export class TerminalProgress implements ProgressSink {
       `impact: ${this.#done}/${this.#total} articles`,
       `${this.#tokens.toLocaleString("en-US")} tokens`,
     ];
-    if (this.#retries > 0) parts.push(`${this.#retries} ${this.#retries === 1 ? "retry" : "retries"}`);
+    if (this.#retries > 0) parts.push(plural(this.#retries, "retry", "retries"));
     let text = parts.join(" · ");
     if (this.#active.size > 0) text += ` · ${[...this.#active].map(printable).join(", ")}`;
     return text.length > this.#columns - 1 ? `${text.slice(0, this.#columns - 2)}…` : text;

@@ -13,6 +13,7 @@ import type {
 } from "../../shared/model/types.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { secretShapeIn } from "../../shared/redact.js";
+import { plural } from "../../shared/render/markdown.js";
 import { emptyUsage } from "../audit/audit-trail.js";
 import { MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
@@ -405,7 +406,7 @@ function normaliseMessage(message: AssistantMessage, turn: number): AssistantMes
 function summariseEdits(edits: readonly AuditEdit[]): string {
   if (edits.length === 0) return "No edit was needed.";
   const reasons = [...new Set(edits.map((edit) => edit.reason.trim()))];
-  return `${edits.length} edit${edits.length === 1 ? "" : "s"}: ${reasons.join(" ")}`;
+  return `${plural(edits.length, "edit")}: ${reasons.join(" ")}`;
 }
 
 function capMessage(stop: StopReason, limits: RunLimits, budget: RunBudget): string {

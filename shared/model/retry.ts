@@ -1,5 +1,6 @@
 import { setTimeout as sleepTimer } from "node:timers/promises";
 import { isAbortError, ModelApiError } from "../errors.js";
+import { plural } from "../render/markdown.js";
 
 /** How a model client retries: capped exponential backoff with jitter, `retry-after` honoured up to a cap. */
 export interface RetryPolicy {
@@ -52,7 +53,7 @@ export async function withRetries<T>(
     if (retries >= policy.maxRetries) {
       if (retries === 0) throw failure;
       throw new ModelApiError(
-        `${failure.message} (still failing after ${retries} ${retries === 1 ? "retry" : "retries"})`,
+        `${failure.message} (still failing after ${plural(retries, "retry", "retries")})`,
         {
           retryable: true,
           reason: failure.reason,

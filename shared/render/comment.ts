@@ -68,7 +68,7 @@ function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): 
   const parts: string[] = [COMMENT_MARKER, `### ${verdict(audit)}`, ""];
   if (folded.size > 0) {
     parts.push(
-      `> [!NOTE]\n> ${folded.size} diff${folded.size === 1 ? " was" : "s were"} folded (largest first) to stay under GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString("en-US")}-character comment limit; the audit artifact has ${folded.size === 1 ? "it" : "them"} in full.`,
+      `> [!NOTE]\n> ${plural(folded.size, "diff was", "diffs were")} folded (largest first) to stay under GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString("en-US")}-character comment limit; the audit artifact has ${folded.size === 1 ? "it" : "them"} in full.`,
       "",
     );
   }
@@ -90,7 +90,7 @@ function verdict(audit: Audit): string {
   const clauses: string[] = [];
   if (updated > 0) {
     clauses.push(
-      `${updated} doc article${updated === 1 ? " needs" : "s need"} changes after this PR; proposed edits below`,
+      `${plural(updated, "doc article needs", "doc articles need")} changes after this PR; proposed edits below`,
     );
   }
   if (failed > 0) {

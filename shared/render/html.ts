@@ -62,7 +62,7 @@ function verdictState(audit: Audit): VerdictState {
 function verdictText(audit: Audit): string {
   const { updated, failed, cancelled, skipped } = audit.totals;
   const clauses: string[] = [];
-  if (updated > 0) clauses.push(`${plural(updated, "article")} need${updated === 1 ? "s" : ""} changes`);
+  if (updated > 0) clauses.push(`${plural(updated, "article needs", "articles need")} changes`);
   if (failed > 0) clauses.push(`${plural(failed, "article")} could not be updated`);
   if (cancelled > 0) clauses.push(`${cancelled} cancelled`);
   if (skipped > 0) clauses.push(`${skipped} skipped`);

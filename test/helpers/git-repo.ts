@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { onTestFinished } from "vitest";
 
 /** Files to write: a string or bytes writes the file, null deletes it. */
@@ -26,6 +27,9 @@ const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: "1",
   GIT_CONFIG_GLOBAL: "/dev/null",
 };
+
+/** What `git init` copies into .git: core.autocrlf=false and nothing else (no sample hooks). */
+const TEMPLATE = fileURLToPath(new URL("../fixtures/git-template", import.meta.url));
 
 export function makeTempDir(prefix = "impact-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -62,8 +66,20 @@ export function gitRepo(files?: FileTree, options: { dir?: string } = {}): TestR
       writeFileSync(full, content);
     }
   };
-  git("init", "-q", "-b", "main");
-  git("config", "core.autocrlf", "false");
+  git("init", "-q", "-b", "main", `--template=${TEMPLATE}`);
+  // The commit just made, read from .git rather than by one more git process per commit.
+  const head = () => {
+    try {
+      const ref = readFileSync(join(dir, ".git", "HEAD"), "utf8").trim();
+      const sha = ref.startsWith("ref: ")
+        ? readFileSync(join(dir, ".git", ref.slice(5)), "utf8").trim()
+        : ref;
+      if (/^[0-9a-f]{40,64}$/.test(sha)) return sha;
+    } catch {
+      // A packed ref or a .git file: git itself knows.
+    }
+    return git("rev-parse", "HEAD");
+  };
   const repo: TestRepo = {
     dir,
     git,
@@ -72,7 +88,7 @@ export function gitRepo(files?: FileTree, options: { dir?: string } = {}): TestR
       write(tree);
       git("add", "-A");
       git("commit", "-q", "--allow-empty", "-m", message);
-      return git("rev-parse", "HEAD");
+      return head();
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -90,12 +90,18 @@ function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/**
+ * The request's body; what came of it when the client gave up first (a timeout on a loaded
+ * machine can fire before the body is read), so that request is still recorded.
+ */
 function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    const done = () => resolve(Buffer.concat(chunks).toString("utf8"));
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
+    request.on("end", done);
+    request.on("error", done);
+    request.on("close", done);
   });
 }
 

@@ -37,6 +37,8 @@ export class RegexWorker {
     deadlineMs: number,
     signal: AbortSignal,
   ): Promise<RegexScan> {
+    // An abort that came while the caller read its files fires no event any more.
+    if (signal.aborted) return Promise.resolve({ ok: false, reason: "aborted" });
     this.#worker ??= new Worker(SOURCE, { eval: true });
     const worker = this.#worker;
     return new Promise((resolve, reject) => {

@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { onTestFinished } from "vitest";
+import { main } from "../../cli/main.js";
+import { type Audit, AuditSchema } from "../../shared/audit.js";
+import { type CapturedIo, captureIo } from "./io.js";
+import { type Script, type ScriptedModelServer, startScriptedModelServer } from "./scripted-model-server.js";
+
+/** The model API key the tests' runs use: a fake, the scripted server takes any. */
+export const TEST_KEY = "sk-test-not-a-real-key";
+
+export interface ScriptedRun {
+  code: number;
+  io: CapturedIo;
+  server: ScriptedModelServer;
+  /** The audit the run wrote, read back through its schema; undefined when there is none. */
+  audit: Audit | undefined;
+}
+
+/**
+ * `impact run ARGS` in process in `dir`, against a scripted model server on 127.0.0.1
+ * (closed when the test ends). `env` adds to or replaces the model settings.
+ */
+export async function runWithScript(
+  dir: string,
+  script: Script,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ScriptedRun> {
+  const server = await startScriptedModelServer(script);
+  onTestFinished(() => server.close());
+  const io = captureIo(dir, {
+    OPENAI_API_KEY: TEST_KEY,
+    OPENAI_BASE_URL: server.url,
+    IMPACT_MODEL: "test-model",
+    ...env,
+  });
+  const code = await main(["run", ...args], io);
+  let audit: Audit | undefined;
+  try {
+    audit = AuditSchema.parse(JSON.parse(readFileSync(join(dir, ".impact/audit.json"), "utf8")));
+  } catch {
+    audit = undefined;
+  }
+  return { code, io, server, audit };
+}
