@@ -126,6 +126,8 @@ export const ConfigSchema = z.strictObject({
       articleChars: z.number().int().positive().optional(),
       /** Most characters one edit batch may add to an article. */
       editGrowthChars: z.number().int().positive().optional(),
+      /** Bytes of files the read tools of all articles hold at once. */
+      readBytesInFlight: z.number().int().positive().optional(),
       tokensPerArticle: z.number().int().positive().optional(),
       tokensPerRun: z.number().int().positive().optional(),
     })

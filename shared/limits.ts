@@ -17,3 +17,10 @@ export const FRONTMATTER_MAX_ALIASES = 100;
 export const DEFAULT_DIFF_BYTES = 64 * 1024 * 1024;
 /** Bytes of one file's part of the diff; a larger file is listed as skipped in the plan. */
 export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Bytes of files the read tools (search_repo, read_file, outline_article) hold at once,
+ * across every article of a run: parallel searches over large files wait for each other
+ * instead of loading gigabytes (config `limits.readBytesInFlight`).
+ */
+export const DEFAULT_READ_BYTES_IN_FLIGHT = 128 * 1024 * 1024;

@@ -4,6 +4,7 @@ import { isAbsolute, join } from "node:path";
 import { contentHash } from "../../shared/hash.js";
 import { createFilePatch } from "../../shared/patch.js";
 import { listRepositoryFiles } from "../git.js";
+import { ReadBudget } from "./read-budget.js";
 
 /** Files larger than this are never loaded whole (read_file refuses them, search skips them). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -43,6 +44,8 @@ export interface WorkspaceChange {
 export class Workspace {
   readonly root: string;
   readonly maxFileBytes: number;
+  /** The bytes the read tools of every article may hold at once (limits.readBytesInFlight). */
+  readonly readBudget: ReadBudget;
   readonly #base = new Map<string, Promise<FileView>>();
   /** The settled base views, so that `changes()` can be synchronous. */
   readonly #baseSettled = new Map<string, FileView>();
@@ -52,9 +55,25 @@ export class Workspace {
   /** `#fileList` filtered, by filter key (see `repositoryFiles`). */
   readonly #keptFiles = new Map<string, Promise<readonly string[]>>();
 
-  constructor(root: string, options: { maxFileBytes?: number } = {}) {
+  constructor(root: string, options: { maxFileBytes?: number; readBudget?: ReadBudget } = {}) {
     this.root = root;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.readBudget = options.readBudget ?? new ReadBudget();
+  }
+
+  /**
+   * The bytes `load(path)` would read from disk: 0 when the overlay or the run's cache holds
+   * the file already, or when it would not be loaded (missing, not a file, too large).
+   */
+  diskBytesToLoad(path: string): number {
+    if (this.#overlay.has(path) || this.#base.has(path)) return 0;
+    assertRelative(path);
+    try {
+      const info = statSync(join(this.root, path));
+      return info.isFile() && info.size <= this.maxFileBytes ? info.size : 0;
+    } catch {
+      return 0;
+    }
   }
 
   /**
@@ -245,6 +264,11 @@ export class ArticleDraft {
     if (this.#closed) throw new Error(`the draft of ${this.path} is closed`);
     await this.#workspace.loadBase(path);
     this.#files.set(path, content);
+  }
+
+  /** The bytes `load(path)` would read from disk (0 for a drafted file); see Workspace.diskBytesToLoad. */
+  diskBytesToLoad(path: string = this.path): number {
+    return this.#files.has(path) ? 0 : this.#workspace.diskBytesToLoad(path);
   }
 
   /** Paths this draft changed or created, sorted. */

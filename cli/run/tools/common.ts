@@ -21,7 +21,17 @@ export async function loadCheckedTextFile(
   path: string,
   context: ToolContext,
 ): Promise<{ ok: true; path: string; content: string; hash: string } | ToolFailure> {
-  const view = await context.draft.load(path);
+  // Loading counts against the run's read budget like a search does (a file may be 8 MB).
+  const release = await context.workspace.readBudget.acquire(
+    context.draft.diskBytesToLoad(path),
+    context.signal,
+  );
+  let view: FileView;
+  try {
+    view = await context.draft.load(path);
+  } finally {
+    release();
+  }
   const problem = describeUnreadable(path, view);
   if (problem) return problem;
   if (view.kind !== "text") throw new Error("unreachable");
