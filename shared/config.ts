@@ -92,6 +92,8 @@ export const ConfigSchema = z.strictObject({
   templates: z.array(TemplateSchema).default([]),
   /** Extra deny patterns for the sandbox, added to the defaults. */
   deny: z.array(z.string().min(1)).default([]),
+  /** Git-ignored files the tools may list, search and read (globs); by default none. */
+  readIgnored: z.array(z.string().min(1)).default([]),
   /** Symbols never used as reference evidence. */
   ignoreSymbols: z.array(z.string()).default([]),
   /** Which changed files count as evidence. */
@@ -148,4 +150,13 @@ export function templateFor(
     requiredSections: [...new Set(matching.flatMap((template) => template.requiredSections))],
     requiredFrontmatter: [...new Set(matching.flatMap((template) => template.requiredFrontmatter))],
   };
+}
+
+/** Which git-ignored files the tools may see (config `readIgnored`), or undefined for none. */
+export function readIgnoredMatcher(
+  config: Pick<ImpactConfig, "readIgnored">,
+): ((path: string) => boolean) | undefined {
+  if (config.readIgnored.length === 0) return undefined;
+  const isMatch = picomatch(config.readIgnored, { dot: true });
+  return (path) => isMatch(path);
 }

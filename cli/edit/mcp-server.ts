@@ -4,7 +4,7 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ImpactConfig } from "../../shared/config.js";
+import { type ImpactConfig, readIgnoredMatcher } from "../../shared/config.js";
 import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
 import { isToolName, toolParametersJsonSchema, toolSpecsFor } from "../../shared/tools/manifest.js";
 import { articleSelector } from "../plan/articles.js";
@@ -38,6 +38,7 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
   const isArticle = articleSelector(config);
   // Parallel read calls share one budget, as the articles of a run do.
   const readBudget = new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT);
+  const readIgnored = readIgnoredMatcher(config);
   const specs = toolSpecsFor({ allowCreate });
   const server = new Server({ name: "impact", version: options.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -73,7 +74,7 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
         articlePath = resolved.path;
       }
     }
-    const workspace = new Workspace(root, { readBudget });
+    const workspace = new Workspace(root, { readBudget, ...(readIgnored ? { readIgnored } : {}) });
     const host = new AgentToolHost({
       root,
       workspace,

@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
+import { readIgnoredMatcher } from "../../shared/config.js";
 import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
 import type { ModelPrice } from "../../shared/model/prices.js";
 import type { ModelClient } from "../../shared/model/types.js";
@@ -90,8 +91,10 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   options.onSelected?.(toRun.length);
 
   const limits = resolveRunLimits(options, { ...config, ...config.limits });
+  const readIgnored = readIgnoredMatcher(config);
   const workspace = new Workspace(repoRoot, {
     readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
+    ...(readIgnored ? { readIgnored } : {}),
   });
   const results = options.cache
     ? new ResultCacheFolder({

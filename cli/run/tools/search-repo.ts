@@ -1,6 +1,6 @@
 import { type SearchRepoArgs, searchRepoSpec } from "../../../shared/tools/search-repo.js";
 import { defineTool, fail, succeed, type ToolContext, type ToolFailure, type ToolResult } from "./define.js";
-import { checkGlob, visibleFiles } from "./files.js";
+import { checkGlob, readableRefusal, visibleFiles } from "./files.js";
 import { RegexWorker } from "./regex-worker.js";
 
 /** Characters of a matching line shown in a result. */
@@ -53,7 +53,8 @@ async function search(
   const matches: string[] = [];
   let searched = 0;
   let capped = false;
-  const candidates = (await visibleFiles(context)).filter((path) => !glob || glob(path));
+  const visible = await visibleFiles(context);
+  const candidates = visible.filter((path) => !glob || glob(path));
   for (let start = 0; start < candidates.length; start += SEARCH_READ_BATCH) {
     context.signal.throwIfAborted();
     const batch = candidates.slice(start, start + SEARCH_READ_BATCH);
@@ -84,8 +85,9 @@ async function search(
     const loaded = (
       await Promise.all(
         batch.map(async (path) => {
-          // The real path must pass the sandbox too (symlinks out of the root, or to denied files).
-          if (!(await context.sandbox.resolve(path)).ok) return null;
+          // The real path must pass the sandbox too (symlinks out of the root, to denied or ignored files).
+          const resolved = await context.sandbox.resolve(path);
+          if (!resolved.ok || readableRefusal(resolved, visible) !== null) return null;
           const view = await context.draft.load(path, { cache: false });
           return view.kind === "text" ? { path, content: view.content } : null;
         }),
