@@ -28,6 +28,19 @@ export const DEFAULT_DENY_GLOBS = [
   "*.keystore",
   "*.ppk",
   ".pgpass",
+  // Tokens of registries, container hosts and tools kept in dotfiles, and password stores.
+  ".docker",
+  ".dockercfg",
+  ".pypirc",
+  ".gem",
+  ".vault-token",
+  ".terraformrc",
+  "terraform.rc",
+  ".s3cfg",
+  ".boto",
+  ".htpasswd",
+  "*.kdbx",
+  "*.p8",
 ];
 
 /**

@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
+import { addedLines, createFilePatch } from "../shared/patch.js";
+import { secretShapeIn } from "../shared/redact.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 import {
@@ -177,5 +179,36 @@ describe("what the read tools may open", () => {
     expect(results[aliases.length]).toMatch(/^No matches/);
     expect(results[aliases.length + 1]).not.toMatch(/server\.pem|GIT~1|ENV~1|config/);
     expect(sentToModel(server)).not.toContain(SECRET);
+  });
+});
+
+describe("patch secret scan", () => {
+  it("names every common token shape an edit adds, and ignores the lines it does not add", () => {
+    const fake = (prefix: string, length: number, alphabet = "abcdefghij0123456789") =>
+      prefix + Array.from({ length }, (_, index) => alphabet[index % alphabet.length]).join("");
+    const shapes: [string, string][] = [
+      ["-----BEGIN OPENSSH PRIVATE KEY-----", "a private key block"],
+      [fake("sk-proj-", 40), "an OpenAI-style API key"],
+      [fake("ghp_", 36), "a GitHub token"],
+      ["AKIA0123456789ABCDEF", "an AWS access key id"],
+      [`aws_secret_access_key = ${fake("", 40)}`, "an AWS secret access key"],
+      [fake("glpat-", 20), "a GitLab token"],
+      [fake("npm_", 36), "an npm token"],
+      [fake("pypi-AgE", 60), "a PyPI token"],
+      [fake("hf_", 34), "a Hugging Face token"],
+      [fake("sk_live_", 24), "a Stripe secret key"],
+      [`${fake("SG.", 22)}.${fake("", 43)}`, "a SendGrid API key"],
+      [`AccountKey=${fake("", 86)}==`, "an Azure storage account key"],
+    ];
+    for (const [token, name] of shapes) {
+      const patch = createFilePatch("docs/a.md", "# A\n", `# A\n\nKey: ${token}\n`);
+      expect(secretShapeIn(addedLines(patch).join("\n")), token).toBe(name);
+    }
+    // An example key the article already shows rides along as context, and is not the edit's.
+    const example = "# A\n\nExample: AKIA0123456789ABCDEF\n\nOld.\n";
+    const patch = createFilePatch("docs/a.md", example, example.replace("Old.", "New."));
+    expect(patch).toContain("AKIA0123456789ABCDEF");
+    expect(secretShapeIn(addedLines(patch).join("\n"))).toBeUndefined();
+    expect(secretShapeIn("Set the sk-your-key placeholder and a token of your own.")).toBeUndefined();
   });
 });

@@ -171,7 +171,8 @@ export class SandboxPolicy {
  * Characters some file systems ignore in names (macOS HFS+ drops zero-width and
  * direction marks, so `.g\u200Cit` is `.git` there), and the soft hyphen and BOM.
  */
-const IGNORABLE = /[\u00AD\u034F\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFE00-\uFE0F\uFEFF]/g;
+const IGNORABLE =
+  /\u00AD|\u034F|[\u180B-\u180F]|[\u200B-\u200F]|[\u202A-\u202E]|[\u2060-\u206F]|[\uFE00-\uFE0F]|\uFEFF/g;
 /** `.git`'s 8.3 short name on Windows (`GIT~1`). */
 const GIT_SHORT_NAME = /^git~\d+$/i;
 /** Any other 8.3 short name (`ENV~1`, `SERVER~1.PEM`): it may alias a denied file, which cannot be told. */
