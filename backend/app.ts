@@ -4,14 +4,19 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../shared/errors.js";
+import {
+  DEFAULT_ROUTER_MAX_TOKENS,
+  DEFAULT_ROUTER_TOKENS_PER_DAY,
+  ROUTER_BYTES_PER_TOKEN,
+  ROUTER_TOKEN_WINDOW_MS,
+  TURN_BODY_LIMIT,
+} from "../shared/limits.js";
 import { TurnRequestSchema, type TurnResponse } from "../shared/model/router-client.js";
 import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/types.js";
 import type { PullRequestJob } from "./queue.js";
-import { RateLimiter, SeenIds, tokenId, tokenMatches, verifyGitHubSignature } from "./security.js";
+import { RateLimiter, SeenIds, TokenBudget, tokenId, tokenMatches } from "./security.js";
+import { WebhookBodyGate } from "./webhook-body.js";
 
-/** request bodies up to 10 MB on the turn endpoint, 25 MB (GitHub's cap) on the webhook. */
-export const TURN_BODY_LIMIT = 10 * 1024 * 1024;
-export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 export const DEFAULT_TURN_TIMEOUT_MS = 150_000;
 /** Delivery ids are remembered this long (GitHub redelivers within days at most by hand). */
 export const DELIVERY_TTL_MS = 26 * 60 * 60 * 1000;
@@ -30,10 +35,18 @@ export interface RouterDeps {
   rateLimit: { perMinute: number; burst?: number };
   /** Whole-turn time limit, upstream retries included. */
   timeoutMs?: number;
+  /** Model names a client may ask for (IMPACT_ROUTER_MODELS); default: the upstream's model only. */
+  models?: readonly string[];
+  /** Completion tokens asked of the upstream per turn, whatever the client sends (IMPACT_ROUTER_MAX_TOKENS). */
+  maxTokens?: number;
+  /** Tokens each bearer token may use per window (IMPACT_ROUTER_TOKENS_PER_DAY). */
+  tokenBudget?: { tokens: number; windowMs?: number };
 }
 
 export interface WebhookDeps {
   secret: string;
+  /** Reads and verifies bodies; default: a gate with the caps of shared/limits.ts. */
+  bodies?: WebhookBodyGate;
   /** Takes a job: "queued" (new or superseding an older push of the PR) or "full". */
   enqueue: (job: PullRequestJob) => "queued" | "superseded" | "full";
 }
@@ -52,10 +65,14 @@ export type ErrorCode =
   | "invalid_json"
   | "unauthorized"
   | "body_too_large"
+  | "body_timeout"
+  | "busy"
   | "rate_limited"
   | "upstream_error"
   | "upstream_timeout"
   | "not_configured"
+  | "model_not_allowed"
+  | "token_budget"
   | "not_found"
   | "queue_full"
   | "internal";
@@ -100,6 +117,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const limiter = deps.router
     ? new RateLimiter({ ...deps.router.rateLimit, ...(deps.now ? { now: deps.now } : {}) })
     : undefined;
+  const tokenBudget = deps.router
+    ? new TokenBudget({
+        tokens: deps.router.tokenBudget?.tokens ?? DEFAULT_ROUTER_TOKENS_PER_DAY,
+        windowMs: deps.router.tokenBudget?.windowMs ?? ROUTER_TOKEN_WINDOW_MS,
+        ...(deps.now ? { now: deps.now } : {}),
+      })
+    : undefined;
+  const allowedModels = deps.router ? new Set(deps.router.models ?? [deps.router.upstream.model]) : new Set();
   // The manifest is the same for every turn with the same options; build it once.
   const manifests = new Map<boolean, ToolDefinition[]>();
   const toolsFor = (allowCreate: boolean): ToolDefinition[] => {
@@ -165,6 +190,26 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         });
       }
       const turn = parsed.data;
+      // The router is no general model proxy: its own models, prompt, manifest and token caps.
+      const model = turn.model ?? router.upstream.model;
+      if (!allowedModels.has(model))
+        return fail(
+          c,
+          400,
+          "model_not_allowed",
+          `model ${JSON.stringify(model.slice(0, 100))} is not served by this router; ask for one of: ${[...allowedModels].join(", ")}`,
+        );
+      const estimate = Math.ceil(JSON.stringify(turn.messages).length / ROUTER_BYTES_PER_TOKEN);
+      const budget = tokenBudget!.check(c.get("tokenId"), estimate);
+      if (!budget.allowed) {
+        c.header("retry-after", String(budget.retryAfterSeconds));
+        return fail(
+          c,
+          429,
+          "token_budget",
+          `this token's model budget is used up (${budget.remaining} tokens left, the turn needs about ${estimate}); retry in ${budget.retryAfterSeconds}s`,
+        );
+      }
       const allowCreate = turn.allowCreate ?? false;
       const timeoutMs = router.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
       const timeout = AbortSignal.timeout(timeoutMs);
@@ -174,7 +219,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       try {
         const response = await router.upstream.complete(
           {
-            model: turn.model ?? router.upstream.model,
+            model,
             article: turn.article.path,
             messages: [
               { role: "system", content: await router.systemPrompt() },
@@ -182,9 +227,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
             ],
             tools: toolsFor(allowCreate),
             allowCreate,
+            maxTokens: router.maxTokens ?? DEFAULT_ROUTER_MAX_TOKENS,
           },
           signal,
         );
+        tokenBudget!.charge(c.get("tokenId"), response.usage.promptTokens + response.usage.completionTokens);
         log.info(
           { ms: Math.round(performance.now() - started), usage: response.usage, retries: response.retries },
           "turn answered",
@@ -221,66 +268,63 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     },
   );
 
-  app.post(
-    "/webhooks/github",
-    bodyLimit({
-      maxSize: WEBHOOK_BODY_LIMIT,
-      onError: (c) => fail(c, 413, "body_too_large", `webhook body over ${WEBHOOK_BODY_LIMIT} bytes`),
-    }),
-    async (c) => {
-      const webhook = deps.webhook;
-      if (!webhook) return fail(c, 503, "not_configured", "the webhook is not configured on this server");
-      const raw = new Uint8Array(await c.req.arrayBuffer());
-      if (!verifyGitHubSignature(webhook.secret, raw, c.req.header("x-hub-signature-256"))) {
-        return fail(c, 401, "unauthorized", "missing or wrong X-Hub-Signature-256");
-      }
-      const event = c.req.header("x-github-event") ?? "";
-      const delivery = c.req.header("x-github-delivery") ?? "";
-      if (!/^[A-Za-z0-9-]{1,100}$/.test(delivery)) {
-        return fail(c, 400, "invalid_body", "missing or malformed X-GitHub-Delivery");
-      }
-      const log = logger.child({ delivery, event });
-      if (!seen.add(delivery)) {
-        log.info("duplicate delivery ignored");
-        return c.body(null, 204);
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(new TextDecoder().decode(raw));
-      } catch {
-        return fail(c, 400, "invalid_json", "the body is not JSON");
-      }
-      const action = (json as { action?: unknown } | null)?.action;
-      if (event !== "pull_request" || typeof action !== "string" || !ACTED_ON.has(action)) {
-        log.info({ action }, "event ignored");
-        return c.body(null, 204);
-      }
-      const parsed = PullRequestEventSchema.safeParse(json);
-      if (!parsed.success) {
-        const issues = issuesOf(parsed.error);
-        return fail(c, 400, "invalid_body", `invalid pull_request payload at ${issues[0]?.path || "(top)"}`, {
-          issues,
-        });
-      }
-      const payload = parsed.data;
-      const job: PullRequestJob = {
-        deliveryId: delivery,
-        repository: { fullName: payload.repository.full_name, cloneUrl: payload.repository.clone_url },
-        number: payload.number,
-        headSha: payload.pull_request.head.sha,
-        baseSha: payload.pull_request.base.sha,
-      };
-      const outcome = webhook.enqueue(job);
-      if (outcome === "full") {
-        seen.delete(delivery);
-        log.warn("queue full; delivery refused");
-        c.header("retry-after", "60");
-        return fail(c, 503, "queue_full", "too many pull requests queued; redeliver later");
-      }
-      log.info({ repository: job.repository.fullName, pr: job.number, outcome }, "pull request queued");
-      return c.json({ queued: true, superseded: outcome === "superseded" }, 202);
-    },
-  );
+  const bodies = deps.webhook?.bodies ?? new WebhookBodyGate();
+  app.post("/webhooks/github", async (c) => {
+    const webhook = deps.webhook;
+    if (!webhook) return fail(c, 503, "not_configured", "the webhook is not configured on this server");
+    // Hashed as it streams in, refused early (no signature, too large, too many at once).
+    const body = await bodies.read(c.req.raw, webhook.secret);
+    if (!body.ok) {
+      if (body.status === 503) c.header("retry-after", String(body.retryAfterSeconds));
+      return fail(c, body.status, body.code, body.message);
+    }
+    const raw = body.raw;
+    const event = c.req.header("x-github-event") ?? "";
+    const delivery = c.req.header("x-github-delivery") ?? "";
+    if (!/^[A-Za-z0-9-]{1,100}$/.test(delivery)) {
+      return fail(c, 400, "invalid_body", "missing or malformed X-GitHub-Delivery");
+    }
+    const log = logger.child({ delivery, event });
+    if (!seen.add(delivery)) {
+      log.info("duplicate delivery ignored");
+      return c.body(null, 204);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(raw));
+    } catch {
+      return fail(c, 400, "invalid_json", "the body is not JSON");
+    }
+    const action = (json as { action?: unknown } | null)?.action;
+    if (event !== "pull_request" || typeof action !== "string" || !ACTED_ON.has(action)) {
+      log.info({ action }, "event ignored");
+      return c.body(null, 204);
+    }
+    const parsed = PullRequestEventSchema.safeParse(json);
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error);
+      return fail(c, 400, "invalid_body", `invalid pull_request payload at ${issues[0]?.path || "(top)"}`, {
+        issues,
+      });
+    }
+    const payload = parsed.data;
+    const job: PullRequestJob = {
+      deliveryId: delivery,
+      repository: { fullName: payload.repository.full_name, cloneUrl: payload.repository.clone_url },
+      number: payload.number,
+      headSha: payload.pull_request.head.sha,
+      baseSha: payload.pull_request.base.sha,
+    };
+    const outcome = webhook.enqueue(job);
+    if (outcome === "full") {
+      seen.delete(delivery);
+      log.warn("queue full; delivery refused");
+      c.header("retry-after", "60");
+      return fail(c, 503, "queue_full", "too many pull requests queued; redeliver later");
+    }
+    log.info({ repository: job.repository.fullName, pr: job.number, outcome }, "pull request queued");
+    return c.json({ queued: true, superseded: outcome === "superseded" }, 202);
+  });
 
   return app;
 }

@@ -13,6 +13,7 @@ import { buildToolManifest } from "../shared/tools/manifest.js";
 import { type AppDeps, createApp } from "./app.js";
 import { PullRequestQueue } from "./queue.js";
 import { createPullRequestPipeline } from "./run-job.js";
+import { WebhookBodyGate } from "./webhook-body.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
@@ -114,7 +115,16 @@ export function backendFromEnv(
     }
     const perMinute =
       positiveNumber(env.IMPACT_RATE_LIMIT, "IMPACT_RATE_LIMIT") ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+    const models = (env.IMPACT_ROUTER_MODELS ?? "")
+      .split(/[\s,]+/)
+      .map((name) => name.trim())
+      .filter(Boolean);
+    const maxTokens = positiveNumber(env.IMPACT_ROUTER_MAX_TOKENS, "IMPACT_ROUTER_MAX_TOKENS");
+    const tokensPerDay = positiveNumber(env.IMPACT_ROUTER_TOKENS_PER_DAY, "IMPACT_ROUTER_TOKENS_PER_DAY");
     deps.router = {
+      models: models.length > 0 ? models : [model],
+      ...(maxTokens ? { maxTokens: Math.floor(maxTokens) } : {}),
+      ...(tokensPerDay ? { tokenBudget: { tokens: Math.floor(tokensPerDay) } } : {}),
       tokens,
       upstream: createOpenAIModelClient({
         apiKey: env.OPENAI_API_KEY,
@@ -126,7 +136,7 @@ export function backendFromEnv(
       rateLimit: { perMinute },
     };
     parts.push(
-      `router: POST /v1/impact/turn (${tokens.length} token${tokens.length === 1 ? "" : "s"}, model ${model}, ${perMinute}/min per token)`,
+      `router: POST /v1/impact/turn (${tokens.length} token${tokens.length === 1 ? "" : "s"}, model${deps.router.models!.length === 1 ? "" : "s"} ${deps.router.models!.join(", ")}, ${perMinute}/min per token)`,
     );
   }
   let queue: PullRequestQueue | undefined;
@@ -161,7 +171,17 @@ export function backendFromEnv(
       }),
     });
     const bot = queue;
-    deps.webhook = { secret: env.GITHUB_WEBHOOK_SECRET, enqueue: (job) => bot.enqueue(job) };
+    const concurrentBodies = positiveNumber(
+      env.IMPACT_WEBHOOK_CONCURRENT_BODIES,
+      "IMPACT_WEBHOOK_CONCURRENT_BODIES",
+    );
+    deps.webhook = {
+      secret: env.GITHUB_WEBHOOK_SECRET,
+      enqueue: (job) => bot.enqueue(job),
+      ...(concurrentBodies
+        ? { bodies: new WebhookBodyGate({ maxConcurrent: Math.floor(concurrentBodies) }) }
+        : {}),
+    };
     parts.push("PR bot: POST /webhooks/github");
   }
   if (parts.length === 0) {

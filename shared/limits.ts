@@ -24,3 +24,25 @@ export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;
  * instead of loading gigabytes (config `limits.readBytesInFlight`).
  */
 export const DEFAULT_READ_BYTES_IN_FLIGHT = 128 * 1024 * 1024;
+
+/** Request bodies of the router's turn endpoint (`impact serve`); larger ones get 413. */
+export const TURN_BODY_LIMIT = 10 * 1024 * 1024;
+/** Webhook bodies (GitHub's own cap); larger ones get 413, as soon as they pass it. */
+export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
+/**
+ * Webhook bodies read at once before their signature is known; more get 503 at once
+ * (IMPACT_WEBHOOK_CONCURRENT_BODIES). Unsigned senders hold at most this many times
+ * WEBHOOK_BODY_LIMIT of memory.
+ */
+export const WEBHOOK_CONCURRENT_BODIES = 8;
+/** A webhook body must arrive within this time; a slower one is dropped (408), freeing its slot. */
+export const WEBHOOK_BODY_READ_MS = 10_000;
+
+/** Completion tokens the router asks the upstream for at most, whatever the client wants (IMPACT_ROUTER_MAX_TOKENS). */
+export const DEFAULT_ROUTER_MAX_TOKENS = 8192;
+/** Tokens (prompt and completion) one router bearer token may use per window (IMPACT_ROUTER_TOKENS_PER_DAY). */
+export const DEFAULT_ROUTER_TOKENS_PER_DAY = 5_000_000;
+/** The window of the router's token budget. */
+export const ROUTER_TOKEN_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Bytes of a turn's messages counted as one token when a prompt is estimated before it is sent. */
+export const ROUTER_BYTES_PER_TOKEN = 4;
