@@ -5,6 +5,21 @@
  * ones through environment variables (docs/tools-and-sandbox.md, docs/backend.md).
  */
 
+/** Bytes per tool result; a longer result is cut with a note saying so (limits.toolResultBytes). */
+export const DEFAULT_TOOL_RESULT_BYTES = 32_000;
+/** Matching lines per search_repo call (limits.searchMatches). */
+export const DEFAULT_SEARCH_MATCHES = 50;
+/** Paths per list_files call (limits.listFiles). */
+export const DEFAULT_LIST_FILES = 200;
+/** Tool calls answered per model turn; the rest get an error result (limits.toolCallsPerTurn). */
+export const DEFAULT_TOOL_CALLS_PER_TURN = 16;
+/** Lines per read_file page when the model gives no limit (limits.readPageLines). */
+export const DEFAULT_READ_PAGE_LINES = 400;
+/** Time budget of one regex search_repo call, in milliseconds (limits.regexTimeoutMs). */
+export const DEFAULT_REGEX_TIMEOUT_MS = 2_000;
+/** Files larger than this are never loaded whole: read_file refuses them, search_repo skips them. */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+
 /** An edit batch may not make an article longer than this many characters. */
 export const DEFAULT_ARTICLE_CHARS = 1_000_000;
 /** One edit batch may add at most this many characters to an article. */

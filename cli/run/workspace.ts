@@ -2,12 +2,10 @@ import { readFileSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { contentHash } from "../../shared/hash.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../../shared/limits.js";
 import { createFilePatch } from "../../shared/patch.js";
 import { listRepositoryFiles, listTrackedFiles } from "../git.js";
 import { ReadBudget } from "./read-budget.js";
-
-/** Files larger than this are never loaded whole (read_file refuses them, search skips them). */
-export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 /** Files up to this size are read synchronously (see readView). */
 const SYNC_READ_BYTES = 1024 * 1024;
