@@ -1,6 +1,6 @@
-import { readFileSync, type Stats, statSync } from "node:fs";
+import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { contentHash } from "../../shared/hash.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../../shared/limits.js";
 import { createFilePatch } from "../../shared/patch.js";
@@ -80,10 +80,22 @@ export class Workspace {
     return this.#fileList;
   }
 
-  /** Whether git tracks `path` (asked only for files with more than one hard link). */
+  /**
+   * Whether git tracks `path` and, when it is reached through a symlink, the file it leads
+   * to (asked only for files with more than one hard link).
+   */
   #isTracked = async (path: string): Promise<boolean> => {
     this.#tracked ??= listTrackedFiles(this.root);
-    return (await this.#tracked).has(path);
+    const tracked = await this.#tracked;
+    let real: string;
+    try {
+      real = relative(realpathSync(this.root), realpathSync(join(this.root, path)))
+        .split(sep)
+        .join("/");
+    } catch {
+      return false;
+    }
+    return tracked.has(path) && tracked.has(real);
   };
 
   /**
