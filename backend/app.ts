@@ -77,7 +77,7 @@ export type ErrorCode =
   | "queue_full"
   | "internal";
 
-type AppEnv = { Variables: { tokenId: string } };
+type AppEnv = { Variables: { tokenId: string; webhookBody: Uint8Array } };
 
 function fail(
   c: Context,
@@ -269,62 +269,70 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
 
   const bodies = deps.webhook?.bodies ?? new WebhookBodyGate();
-  app.post("/webhooks/github", async (c) => {
-    const webhook = deps.webhook;
-    if (!webhook) return fail(c, 503, "not_configured", "the webhook is not configured on this server");
+  app.post(
+    "/webhooks/github",
     // Hashed as it streams in, refused early (no signature, too large, too many at once).
-    const body = await bodies.read(c.req.raw, webhook.secret);
-    if (!body.ok) {
-      if (body.status === 503) c.header("retry-after", String(body.retryAfterSeconds));
-      return fail(c, body.status, body.code, body.message);
-    }
-    const raw = body.raw;
-    const event = c.req.header("x-github-event") ?? "";
-    const delivery = c.req.header("x-github-delivery") ?? "";
-    if (!/^[A-Za-z0-9-]{1,100}$/.test(delivery)) {
-      return fail(c, 400, "invalid_body", "missing or malformed X-GitHub-Delivery");
-    }
-    const log = logger.child({ delivery, event });
-    if (!seen.add(delivery)) {
-      log.info("duplicate delivery ignored");
-      return c.body(null, 204);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(new TextDecoder().decode(raw));
-    } catch {
-      return fail(c, 400, "invalid_json", "the body is not JSON");
-    }
-    const action = (json as { action?: unknown } | null)?.action;
-    if (event !== "pull_request" || typeof action !== "string" || !ACTED_ON.has(action)) {
-      log.info({ action }, "event ignored");
-      return c.body(null, 204);
-    }
-    const parsed = PullRequestEventSchema.safeParse(json);
-    if (!parsed.success) {
-      const issues = issuesOf(parsed.error);
-      return fail(c, 400, "invalid_body", `invalid pull_request payload at ${issues[0]?.path || "(top)"}`, {
-        issues,
-      });
-    }
-    const payload = parsed.data;
-    const job: PullRequestJob = {
-      deliveryId: delivery,
-      repository: { fullName: payload.repository.full_name, cloneUrl: payload.repository.clone_url },
-      number: payload.number,
-      headSha: payload.pull_request.head.sha,
-      baseSha: payload.pull_request.base.sha,
-    };
-    const outcome = webhook.enqueue(job);
-    if (outcome === "full") {
-      seen.delete(delivery);
-      log.warn("queue full; delivery refused");
-      c.header("retry-after", "60");
-      return fail(c, 503, "queue_full", "too many pull requests queued; redeliver later");
-    }
-    log.info({ repository: job.repository.fullName, pr: job.number, outcome }, "pull request queued");
-    return c.json({ queued: true, superseded: outcome === "superseded" }, 202);
-  });
+    async (c, next) => {
+      const webhook = deps.webhook;
+      if (!webhook) return fail(c, 503, "not_configured", "the webhook is not configured on this server");
+      const body = await bodies.read(c.req.raw, webhook.secret);
+      if (!body.ok) {
+        if (body.status === 503) c.header("retry-after", String(body.retryAfterSeconds));
+        return fail(c, body.status, body.code, body.message);
+      }
+      c.set("webhookBody", body.raw);
+      await next();
+    },
+    async (c) => {
+      const webhook = deps.webhook!;
+      const raw = c.get("webhookBody");
+      const event = c.req.header("x-github-event") ?? "";
+      const delivery = c.req.header("x-github-delivery") ?? "";
+      if (!/^[A-Za-z0-9-]{1,100}$/.test(delivery)) {
+        return fail(c, 400, "invalid_body", "missing or malformed X-GitHub-Delivery");
+      }
+      const log = logger.child({ delivery, event });
+      if (!seen.add(delivery)) {
+        log.info("duplicate delivery ignored");
+        return c.body(null, 204);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(new TextDecoder().decode(raw));
+      } catch {
+        return fail(c, 400, "invalid_json", "the body is not JSON");
+      }
+      const action = (json as { action?: unknown } | null)?.action;
+      if (event !== "pull_request" || typeof action !== "string" || !ACTED_ON.has(action)) {
+        log.info({ action }, "event ignored");
+        return c.body(null, 204);
+      }
+      const parsed = PullRequestEventSchema.safeParse(json);
+      if (!parsed.success) {
+        const issues = issuesOf(parsed.error);
+        return fail(c, 400, "invalid_body", `invalid pull_request payload at ${issues[0]?.path || "(top)"}`, {
+          issues,
+        });
+      }
+      const payload = parsed.data;
+      const job: PullRequestJob = {
+        deliveryId: delivery,
+        repository: { fullName: payload.repository.full_name, cloneUrl: payload.repository.clone_url },
+        number: payload.number,
+        headSha: payload.pull_request.head.sha,
+        baseSha: payload.pull_request.base.sha,
+      };
+      const outcome = webhook.enqueue(job);
+      if (outcome === "full") {
+        seen.delete(delivery);
+        log.warn("queue full; delivery refused");
+        c.header("retry-after", "60");
+        return fail(c, 503, "queue_full", "too many pull requests queued; redeliver later");
+      }
+      log.info({ repository: job.repository.fullName, pr: job.number, outcome }, "pull request queued");
+      return c.json({ queued: true, superseded: outcome === "superseded" }, 202);
+    },
+  );
 
   return app;
 }
