@@ -5,17 +5,22 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../shared/errors.js";
+import {
+  DEFAULT_ROUTER_MAX_TOKENS,
+  DEFAULT_ROUTER_TOKENS_PER_DAY,
+  ROUTER_BYTES_PER_TOKEN,
+  ROUTER_TOKEN_WINDOW_MS,
+  TURN_BODY_LIMIT,
+} from "../shared/limits.js";
 import { TurnRequestSchema, type TurnResponse } from "../shared/model/router-client.js";
 import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/types.js";
 import type { PullRequestJob } from "./job.js";
 import { DELIVERY_TTL_MS } from "./limits.js";
 import type { BackendMetrics } from "./metrics.js";
-import { RateLimiter, SeenIds, tokenId, tokenMatches, verifyGitHubSignature } from "./security.js";
+import { RateLimiter, SeenIds, TokenBudget, tokenId, tokenMatches } from "./security.js";
 import type { EnqueueOutcome } from "./store/state-store.js";
+import { WebhookBodyGate } from "./webhook-body.js";
 
-/** request bodies up to 10 MB on the turn endpoint, 25 MB (GitHub's cap) on the webhook. */
-export const TURN_BODY_LIMIT = 10 * 1024 * 1024;
-export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 export const DEFAULT_TURN_TIMEOUT_MS = 150_000;
 /** Without a state store, at most this many delivery keys are remembered (in memory). */
 export const DELIVERY_MEMORY = 100_000;
@@ -33,6 +38,12 @@ export interface RouterDeps {
   rateLimit: { perMinute: number; burst?: number };
   /** Whole-turn time limit, upstream retries included. */
   timeoutMs?: number;
+  /** Model names a client may ask for (IMPACT_ROUTER_MODELS); default: the upstream's model only. */
+  models?: readonly string[];
+  /** Completion tokens asked of the upstream per turn, whatever the client sends (IMPACT_ROUTER_MAX_TOKENS). */
+  maxTokens?: number;
+  /** Tokens each bearer token may use per window (IMPACT_ROUTER_TOKENS_PER_DAY). */
+  tokenBudget?: { tokens: number; windowMs?: number };
 }
 
 /**
@@ -47,6 +58,8 @@ export interface DeliveryLog {
 
 export interface WebhookDeps {
   secret: string;
+  /** Reads and verifies bodies; default: a gate with the caps of shared/limits.ts. */
+  bodies?: WebhookBodyGate;
   /** Takes a job (see EnqueueOutcome): queued, superseding an older push, stale, or refused when full. */
   enqueue: (job: PullRequestJob) => Promise<EnqueueOutcome> | EnqueueOutcome;
   /** Where deliveries are remembered; default in memory (DELIVERY_TTL_MS, DELIVERY_MEMORY). */
@@ -79,15 +92,19 @@ export type ErrorCode =
   | "invalid_json"
   | "unauthorized"
   | "body_too_large"
+  | "body_timeout"
+  | "busy"
   | "rate_limited"
   | "upstream_error"
   | "upstream_timeout"
   | "not_configured"
+  | "model_not_allowed"
+  | "token_budget"
   | "not_found"
   | "queue_full"
   | "internal";
 
-type AppEnv = { Variables: { tokenId: string } };
+type AppEnv = { Variables: { tokenId: string; webhookBody: Uint8Array } };
 
 function fail(
   c: Context,
@@ -129,6 +146,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const limiter = deps.router
     ? new RateLimiter({ ...deps.router.rateLimit, ...(deps.now ? { now: deps.now } : {}) })
     : undefined;
+  const tokenBudget = deps.router
+    ? new TokenBudget({
+        tokens: deps.router.tokenBudget?.tokens ?? DEFAULT_ROUTER_TOKENS_PER_DAY,
+        windowMs: deps.router.tokenBudget?.windowMs ?? ROUTER_TOKEN_WINDOW_MS,
+        ...(deps.now ? { now: deps.now } : {}),
+      })
+    : undefined;
+  const allowedModels = deps.router ? new Set(deps.router.models ?? [deps.router.upstream.model]) : new Set();
   // The manifest is the same for every turn with the same options; build it once.
   const manifests = new Map<boolean, ToolDefinition[]>();
   const toolsFor = (allowCreate: boolean): ToolDefinition[] => {
@@ -224,6 +249,26 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         });
       }
       const turn = parsed.data;
+      // The router is no general model proxy: its own models, prompt, manifest and token caps.
+      const model = turn.model ?? router.upstream.model;
+      if (!allowedModels.has(model))
+        return fail(
+          c,
+          400,
+          "model_not_allowed",
+          `model ${JSON.stringify(model.slice(0, 100))} is not served by this router; ask for one of: ${[...allowedModels].join(", ")}`,
+        );
+      const estimate = Math.ceil(JSON.stringify(turn.messages).length / ROUTER_BYTES_PER_TOKEN);
+      const budget = tokenBudget!.check(c.get("tokenId"), estimate);
+      if (!budget.allowed) {
+        c.header("retry-after", String(budget.retryAfterSeconds));
+        return fail(
+          c,
+          429,
+          "token_budget",
+          `this token's model budget is used up (${budget.remaining} tokens left, the turn needs about ${estimate}); retry in ${budget.retryAfterSeconds}s`,
+        );
+      }
       const allowCreate = turn.allowCreate ?? false;
       const timeoutMs = router.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
       const timeout = AbortSignal.timeout(timeoutMs);
@@ -233,7 +278,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       try {
         const response = await router.upstream.complete(
           {
-            model: turn.model ?? router.upstream.model,
+            model,
             article: turn.article.path,
             messages: [
               { role: "system", content: await router.systemPrompt() },
@@ -241,9 +286,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
             ],
             tools: toolsFor(allowCreate),
             allowCreate,
+            maxTokens: router.maxTokens ?? DEFAULT_ROUTER_MAX_TOKENS,
           },
           signal,
         );
+        tokenBudget!.charge(c.get("tokenId"), response.usage.promptTokens + response.usage.completionTokens);
         log.info(
           { ms: Math.round(performance.now() - started), usage: response.usage, retries: response.retries },
           "turn answered",
@@ -280,19 +327,24 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     },
   );
 
+  const bodies = deps.webhook?.bodies ?? new WebhookBodyGate();
   app.post(
     "/webhooks/github",
-    bodyLimit({
-      maxSize: WEBHOOK_BODY_LIMIT,
-      onError: (c) => fail(c, 413, "body_too_large", `webhook body over ${WEBHOOK_BODY_LIMIT} bytes`),
-    }),
-    async (c) => {
+    // Hashed as it streams in, refused early (no signature, too large, too many at once).
+    async (c, next) => {
       const webhook = deps.webhook;
       if (!webhook) return fail(c, 503, "not_configured", "the webhook is not configured on this server");
-      const raw = new Uint8Array(await c.req.arrayBuffer());
-      if (!verifyGitHubSignature(webhook.secret, raw, c.req.header("x-hub-signature-256"))) {
-        return fail(c, 401, "unauthorized", "missing or wrong X-Hub-Signature-256");
+      const body = await bodies.read(c.req.raw, webhook.secret);
+      if (!body.ok) {
+        if (body.status === 503) c.header("retry-after", String(body.retryAfterSeconds));
+        return fail(c, body.status, body.code, body.message);
       }
+      c.set("webhookBody", body.raw);
+      await next();
+    },
+    async (c) => {
+      const webhook = deps.webhook!;
+      const raw = c.get("webhookBody");
       const event = c.req.header("x-github-event") ?? "";
       const delivery = c.req.header("x-github-delivery") ?? "";
       if (!/^[A-Za-z0-9-]{1,100}$/.test(delivery)) {

@@ -20,10 +20,19 @@ export function verifyGitHubSignature(
   rawBody: Uint8Array,
   header: string | undefined,
 ): boolean {
-  if (!header || !/^sha256=[0-9a-f]{64}$/i.test(header)) return false;
-  const expected = createHmac("sha256", secret).update(rawBody).digest();
+  if (!isSignatureHeader(header)) return false;
+  return signatureMatches(header, createHmac("sha256", secret).update(rawBody).digest());
+}
+
+/** Whether a header has the shape of `X-Hub-Signature-256` (`sha256=` and 64 hex digits). */
+export function isSignatureHeader(header: string | null | undefined): header is string {
+  return typeof header === "string" && /^sha256=[0-9a-f]{64}$/i.test(header);
+}
+
+/** Whether a well-formed signature header names `digest` (the body's HMAC), in constant time. */
+export function signatureMatches(header: string, digest: Buffer): boolean {
   const given = Buffer.from(header.slice("sha256=".length), "hex");
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return given.length === digest.length && timingSafeEqual(given, digest);
 }
 
 /** A stable, non-reversible name for a token in logs and rate-limit keys. */
@@ -120,5 +129,46 @@ export class SeenIds {
 
   get size(): number {
     return this.#ids.size;
+  }
+}
+
+/**
+ * A budget of model tokens per key (a router bearer token) and fixed window: a turn is
+ * refused while the key has spent its budget, or when its estimated prompt would pass
+ * what is left; each answered turn is charged what the upstream reported.
+ */
+export class TokenBudget {
+  readonly #tokens: number;
+  readonly #windowMs: number;
+  readonly #now: () => number;
+  readonly #spent = new Map<string, { since: number; tokens: number }>();
+
+  constructor(options: { tokens: number; windowMs: number; now?: () => number }) {
+    this.#tokens = options.tokens;
+    this.#windowMs = options.windowMs;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Whether `key` may start a turn whose prompt is about `estimate` tokens. */
+  check(key: string, estimate: number): RateLimitDecision & { remaining: number } {
+    const window = this.#window(key);
+    const remaining = Math.max(0, this.#tokens - window.tokens);
+    if (remaining > 0 && estimate <= remaining) return { allowed: true, retryAfterSeconds: 0, remaining };
+    const retryAfterSeconds = Math.max(1, Math.ceil((window.since + this.#windowMs - this.#now()) / 1000));
+    return { allowed: false, retryAfterSeconds, remaining };
+  }
+
+  charge(key: string, tokens: number): void {
+    this.#window(key).tokens += tokens;
+  }
+
+  #window(key: string): { since: number; tokens: number } {
+    const now = this.#now();
+    let window = this.#spent.get(key);
+    if (!window || now - window.since >= this.#windowMs) {
+      window = { since: now, tokens: 0 };
+      this.#spent.set(key, window);
+    }
+    return window;
   }
 }

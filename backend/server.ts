@@ -23,6 +23,7 @@ import { createMetrics } from "./metrics.js";
 import { PullRequestQueue } from "./queue.js";
 import { createPullRequestPipeline } from "./run-job.js";
 import { openStateStore, type StateStore } from "./store/state-store.js";
+import { WebhookBodyGate } from "./webhook-body.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
@@ -130,7 +131,16 @@ export async function backendFromEnv(
     }
     const perMinute =
       positiveNumber(env.IMPACT_RATE_LIMIT, "IMPACT_RATE_LIMIT") ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
+    const models = (env.IMPACT_ROUTER_MODELS ?? "")
+      .split(/[\s,]+/)
+      .map((name) => name.trim())
+      .filter(Boolean);
+    const maxTokens = positiveNumber(env.IMPACT_ROUTER_MAX_TOKENS, "IMPACT_ROUTER_MAX_TOKENS");
+    const tokensPerDay = positiveNumber(env.IMPACT_ROUTER_TOKENS_PER_DAY, "IMPACT_ROUTER_TOKENS_PER_DAY");
     deps.router = {
+      models: models.length > 0 ? models : [model],
+      ...(maxTokens ? { maxTokens: Math.floor(maxTokens) } : {}),
+      ...(tokensPerDay ? { tokenBudget: { tokens: Math.floor(tokensPerDay) } } : {}),
       tokens,
       upstream: createOpenAIModelClient({
         apiKey: env.OPENAI_API_KEY,
@@ -142,7 +152,7 @@ export async function backendFromEnv(
       rateLimit: { perMinute },
     };
     parts.push(
-      `router: POST /v1/impact/turn (${plural(tokens.length, "token")}, model ${model}, ${perMinute}/min per token)`,
+      `router: POST /v1/impact/turn (${plural(tokens.length, "token")}, ${deps.router.models!.length === 1 ? "model" : "models"} ${deps.router.models!.join(", ")}, ${perMinute}/min per token)`,
     );
   }
   let queue: PullRequestQueue | undefined;
@@ -199,6 +209,10 @@ export async function backendFromEnv(
     const stateStore = store;
     deps.store = stateStore;
     metrics.watchStore(stateStore);
+    const concurrentBodies = positiveNumber(
+      env.IMPACT_WEBHOOK_CONCURRENT_BODIES,
+      "IMPACT_WEBHOOK_CONCURRENT_BODIES",
+    );
     deps.webhook = {
       secret: env.GITHUB_WEBHOOK_SECRET,
       enqueue: (job) => bot.enqueue(job),
@@ -207,6 +221,9 @@ export async function backendFromEnv(
         forget: (keys) => stateStore.forgetDelivery(keys),
       },
       requireInstallation: auth.mode === "app",
+      ...(concurrentBodies
+        ? { bodies: new WebhookBodyGate({ maxConcurrent: Math.floor(concurrentBodies) }) }
+        : {}),
     };
     parts.push(
       `PR bot: POST /webhooks/github (${auth.mode === "app" ? `GitHub App ${env.GITHUB_APP_ID}` : "GITHUB_TOKEN"}; state in ${store.kind} at ${store.location}; ${concurrency} at once, ${maxPending} waiting at most, ${maxPendingPerRepository} per repository)`,

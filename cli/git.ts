@@ -108,12 +108,12 @@ const execFileAsync = promisify(execFile);
  * The repository's files, sorted, repository-relative: the only listing of them (articles,
  * list_files, search_repo). By default the working tree's: tracked and untracked files,
  * git-ignored ones and ones deleted from the working tree left out; outside a git work tree
- * (a run on a plain directory with --diff) every file but `.git`'s. With `revision`, the
- * files of that commit.
+ * (a run on a plain directory with --diff) every file but `.git`'s. `ignoredMatching` adds
+ * the git-ignored files it accepts. With `revision`, the files of that commit.
  */
 export async function listRepositoryFiles(
   root: string,
-  options: { revision?: string } = {},
+  options: { revision?: string; ignoredMatching?: (path: string) => boolean } = {},
 ): Promise<string[]> {
   const git = async (...args: string[]) =>
     (await execFileAsync("git", ["-C", root, ...args], { maxBuffer: 512 * 1024 * 1024 })).stdout;
@@ -144,7 +144,28 @@ export async function listRepositoryFiles(
     if (entry[0] === "R") deleted.add(path);
     else present.push(path);
   }
+  // Ignored files the config lets the tools read (`readIgnored`), and only those.
+  const matching = options.ignoredMatching;
+  if (matching) {
+    const ignored = await git("ls-files", "-z", "--others", "--ignored", "--exclude-standard");
+    present.push(...splitNul(ignored).filter((path) => matching(path)));
+  }
   return unique(present.filter((path) => !deleted.has(path)));
+}
+
+/**
+ * The files of the index (tracked), or an empty set outside a git work tree: a file with
+ * more than one hard link is read only when it is one of these.
+ */
+export async function listTrackedFiles(root: string): Promise<Set<string>> {
+  try {
+    const { stdout } = await execFileAsync("git", ["-C", root, "ls-files", "-z", "--cached"], {
+      maxBuffer: 512 * 1024 * 1024,
+    });
+    return new Set(splitNul(stdout));
+  } catch {
+    return new Set();
+  }
 }
 
 function splitNul(output: string): string[] {

@@ -28,6 +28,19 @@ export const DEFAULT_DENY_GLOBS = [
   "*.keystore",
   "*.ppk",
   ".pgpass",
+  // Tokens of registries, container hosts and tools kept in dotfiles, and password stores.
+  ".docker",
+  ".dockercfg",
+  ".pypirc",
+  ".gem",
+  ".vault-token",
+  ".terraformrc",
+  "terraform.rc",
+  ".s3cfg",
+  ".boto",
+  ".htpasswd",
+  "*.kdbx",
+  "*.p8",
 ];
 
 /**
@@ -92,6 +105,8 @@ export const ConfigSchema = z.strictObject({
   templates: z.array(TemplateSchema).default([]),
   /** Extra deny patterns for the sandbox, added to the defaults. */
   deny: z.array(z.string().min(1)).default([]),
+  /** Git-ignored files the tools may list, search and read (globs); by default none. */
+  readIgnored: z.array(z.string().min(1)).default([]),
   /** Symbols never used as reference evidence. */
   ignoreSymbols: z.array(z.string()).default([]),
   /** Which changed files count as evidence. */
@@ -126,6 +141,8 @@ export const ConfigSchema = z.strictObject({
       articleChars: z.number().int().positive().optional(),
       /** Most characters one edit batch may add to an article. */
       editGrowthChars: z.number().int().positive().optional(),
+      /** Bytes of files the read tools of all articles hold at once. */
+      readBytesInFlight: z.number().int().positive().optional(),
       tokensPerArticle: z.number().int().positive().optional(),
       tokensPerRun: z.number().int().positive().optional(),
     })
@@ -146,4 +163,13 @@ export function templateFor(
     requiredSections: [...new Set(matching.flatMap((template) => template.requiredSections))],
     requiredFrontmatter: [...new Set(matching.flatMap((template) => template.requiredFrontmatter))],
   };
+}
+
+/** Which git-ignored files the tools may see (config `readIgnored`), or undefined for none. */
+export function readIgnoredMatcher(
+  config: Pick<ImpactConfig, "readIgnored">,
+): ((path: string) => boolean) | undefined {
+  if (config.readIgnored.length === 0) return undefined;
+  const isMatch = picomatch(config.readIgnored, { dot: true });
+  return (path) => isMatch(path);
 }

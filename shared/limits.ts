@@ -5,6 +5,21 @@
  * ones through environment variables (docs/tools-and-sandbox.md, docs/backend.md).
  */
 
+/** Bytes per tool result; a longer result is cut with a note saying so (limits.toolResultBytes). */
+export const DEFAULT_TOOL_RESULT_BYTES = 32_000;
+/** Matching lines per search_repo call (limits.searchMatches). */
+export const DEFAULT_SEARCH_MATCHES = 50;
+/** Paths per list_files call (limits.listFiles). */
+export const DEFAULT_LIST_FILES = 200;
+/** Tool calls answered per model turn; the rest get an error result (limits.toolCallsPerTurn). */
+export const DEFAULT_TOOL_CALLS_PER_TURN = 16;
+/** Lines per read_file page when the model gives no limit (limits.readPageLines). */
+export const DEFAULT_READ_PAGE_LINES = 400;
+/** Time budget of one regex search_repo call, in milliseconds (limits.regexTimeoutMs). */
+export const DEFAULT_REGEX_TIMEOUT_MS = 2_000;
+/** Files larger than this are never loaded whole: read_file refuses them, search_repo skips them. */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+
 /** An edit batch may not make an article longer than this many characters. */
 export const DEFAULT_ARTICLE_CHARS = 1_000_000;
 /** One edit batch may add at most this many characters to an article. */
@@ -17,3 +32,32 @@ export const FRONTMATTER_MAX_ALIASES = 100;
 export const DEFAULT_DIFF_BYTES = 64 * 1024 * 1024;
 /** Bytes of one file's part of the diff; a larger file is listed as skipped in the plan. */
 export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Bytes of files the read tools (search_repo, read_file, outline_article) hold at once,
+ * across every article of a run: parallel searches over large files wait for each other
+ * instead of loading gigabytes (config `limits.readBytesInFlight`).
+ */
+export const DEFAULT_READ_BYTES_IN_FLIGHT = 128 * 1024 * 1024;
+
+/** Request bodies of the router's turn endpoint (`impact serve`); larger ones get 413. */
+export const TURN_BODY_LIMIT = 10 * 1024 * 1024;
+/** Webhook bodies (GitHub's own cap); larger ones get 413, as soon as they pass it. */
+export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
+/**
+ * Webhook bodies read at once before their signature is known; more get 503 at once
+ * (IMPACT_WEBHOOK_CONCURRENT_BODIES). Unsigned senders hold at most this many times
+ * WEBHOOK_BODY_LIMIT of memory.
+ */
+export const WEBHOOK_CONCURRENT_BODIES = 8;
+/** A webhook body must arrive within this time; a slower one is dropped (408), freeing its slot. */
+export const WEBHOOK_BODY_READ_MS = 10_000;
+
+/** Completion tokens the router asks the upstream for at most, whatever the client wants (IMPACT_ROUTER_MAX_TOKENS). */
+export const DEFAULT_ROUTER_MAX_TOKENS = 8192;
+/** Tokens (prompt and completion) one router bearer token may use per window (IMPACT_ROUTER_TOKENS_PER_DAY). */
+export const DEFAULT_ROUTER_TOKENS_PER_DAY = 5_000_000;
+/** The window of the router's token budget. */
+export const ROUTER_TOKEN_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Bytes of a turn's messages counted as one token when a prompt is estimated before it is sent. */
+export const ROUTER_BYTES_PER_TOKEN = 4;

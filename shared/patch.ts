@@ -286,3 +286,14 @@ export function patchHeaderProblem(patch: string, path: string): string | undefi
   if (seen.git > 1 || seen.old > 1 || seen.new > 1) return "its patch holds more than one file";
   return undefined;
 }
+
+/**
+ * The lines a unified patch adds, without their `+` (file headers left out): what an edit
+ * brings in, as opposed to the context and removed lines already in the file.
+ */
+export function addedLines(patch: string): string[] {
+  return patch
+    .split("\n")
+    .filter((line) => line.startsWith("+") && !line.startsWith("+++ "))
+    .map((line) => line.slice(1));
+}

@@ -19,6 +19,17 @@ const LEAK_SHAPES: { name: string; pattern: RegExp }[] = [
   { name: "an AWS access key id", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
   { name: "a Slack token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
   { name: "a Google API key", pattern: /\bAIza[0-9A-Za-z_-]{35}\b/ },
+  {
+    name: "an AWS secret access key",
+    pattern: /\baws_secret_access_key\s*[=:]\s*["']?[A-Za-z0-9/+]{40}/i,
+  },
+  { name: "a GitLab token", pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
+  { name: "an npm token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/ },
+  { name: "a PyPI token", pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/ },
+  { name: "a Hugging Face token", pattern: /\bhf_[A-Za-z0-9]{34,}\b/ },
+  { name: "a Stripe secret key", pattern: /\b[sr]k_live_[A-Za-z0-9]{20,}/ },
+  { name: "a SendGrid API key", pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/ },
+  { name: "an Azure storage account key", pattern: /\bAccountKey=[A-Za-z0-9/+]{86}==/ },
 ];
 
 /**

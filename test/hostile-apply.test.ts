@@ -1,15 +1,28 @@
-import { readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { decideApply, gatherApplyFiles, StaleFiles, writeApply } from "../cli/audit/apply-audit.js";
 import { main } from "../cli/main.js";
+import { articleSelector } from "../cli/plan/articles.js";
 import type { Audit } from "../shared/audit.js";
+import { DirectoryChanged, prepareAtomicWrite } from "../shared/fs.js";
 import { contentHash } from "../shared/hash.js";
 import { createFilePatch } from "../shared/patch.js";
 import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
-import { gitRepo } from "./helpers/git-repo.js";
+import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
-// Red-team items 10 and 12: a crafted audit must not write files that are not articles.
+// Red-team items 10-12 and 15: a crafted audit must not write files that are not articles,
+// nor anywhere a directory swapped for a symlink while it ran would lead.
 
 function writeAudit(dir: string, audit: Audit, name = "audit.json"): string {
   const path = join(dir, name);
@@ -60,6 +73,45 @@ describe("impact apply with a crafted audit", () => {
     expect(await main(args, merged)).toBe(2);
     expect(merged.err).toMatch(/^impact merge: docs\/a\.md: its patch has a file header for another file/);
     expect(readFileSync(join(repo.dir, "src/app.ts"), "utf8")).toBe("export const a = 1;\n");
+  });
+
+  it("a docs directory swapped for a symlink between the check and the write fails closed (apply TOCTOU)", async () => {
+    const doc = "# Guide\n\nOld.\n";
+    const repo = gitRepo({ "docs/sub/guide.md": doc });
+    const outside = makeTempDir("impact-outside-");
+    writeFileSync(join(outside, "guide.md"), doc);
+    const audit = auditOf([edited("docs/sub/guide.md", doc, "# Guide\n\nNew.\n")]);
+    const config = { docs: ["docs/**/*.md"], ignore: [], deny: [] };
+    const decision = decideApply(await gatherApplyFiles(audit, repo.dir, config), articleSelector(config));
+    expect(decision.problems).toEqual([]);
+    // The swap, between the check and the write.
+    renameSync(join(repo.dir, "docs/sub"), join(repo.dir, "docs/sub-moved"));
+    symlinkSync(outside, join(repo.dir, "docs/sub"));
+    const refused = await writeApply(decision).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StaleFiles);
+    expect((refused as StaleFiles).problems).toEqual([
+      "docs/sub/guide.md: refused, a directory on its path was replaced (by a symlink, or moved) after it was checked",
+    ]);
+    expect(readFileSync(join(outside, "guide.md"), "utf8")).toBe(doc);
+    expect(readdirSync(outside)).toEqual(["guide.md"]);
+    expect(readFileSync(join(repo.dir, "docs/sub-moved/guide.md"), "utf8")).toBe(doc);
+    expect(readdirSync(join(repo.dir, "docs/sub-moved"))).toEqual(["guide.md"]);
+  });
+
+  it("a directory swapped after the temp file was written, before the rename, fails closed too", async () => {
+    const root = makeTempDir("impact-swap-");
+    const outside = makeTempDir("impact-outside-");
+    mkdirSync(join(root, "docs"));
+    writeFileSync(join(root, "docs/a.md"), "old\n");
+    const target = join(realpathSync(root), "docs/a.md");
+    const prepared = await prepareAtomicWrite(target, "new\n", { realDirectory: dirname(target) });
+    renameSync(join(root, "docs"), join(root, "docs-moved"));
+    symlinkSync(outside, join(root, "docs"));
+    await expect(prepared.commit()).rejects.toBeInstanceOf(DirectoryChanged);
+    await prepared.abort();
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readdirSync(join(root, "docs-moved"))).toEqual(["a.md"]);
+    expect(readFileSync(join(root, "docs-moved/a.md"), "utf8")).toBe("old\n");
   });
 
   it("sweeps the stale temp files a killed apply left in the docs folder, and keeps fresh ones", async () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { AgentToolHost } from "../cli/run/agent-tool-host.js";
+import { ReadBudget } from "../cli/run/read-budget.js";
 import { RegexWorker } from "../cli/run/tools/regex-worker.js";
 import { Workspace } from "../cli/run/workspace.js";
 import type { ToolCall } from "../shared/model/types.js";
@@ -155,6 +156,54 @@ describe("resource bombs", () => {
     const scan = await worker.scan("(a|aa)+$", [[`${"a".repeat(64)}!`]], 10, 3_600_000, AbortSignal.abort());
     worker.close();
     expect(scan).toEqual({ ok: false, reason: "aborted" });
+  });
+
+  it("parallel search_repo calls of concurrent articles over large files share one budget of bytes in flight", async () => {
+    const repo = gitRepo({ "docs/guide.md": "# Guide\n", "docs/other.md": "# Other\n" });
+    // 64 files of 64 KB: each search loads two batches of 2 MB.
+    const line = `${"filler ".repeat(9)}\n`;
+    const big = line.repeat(Math.ceil(65_536 / line.length));
+    for (let index = 0; index < 64; index++)
+      repo.write({ [`data/f${String(index).padStart(2, "0")}.txt`]: `${big}needle ${index}\n` });
+    const budget = new ReadBudget(5 * 1024 * 1024);
+    const workspace = new Workspace(repo.dir, { readBudget: budget });
+    const host = (articlePath: string) =>
+      new AgentToolHost({
+        root: repo.dir,
+        workspace,
+        articlePath,
+        changedFiles: [],
+        docsGlobs: ["docs/**/*.md"],
+        allowCreate: false,
+        limits: { searchMatches: 100 },
+      });
+    // 16 calls per turn (the per-turn cap) in each of two articles running at once.
+    const calls = (article: string): ToolCall[] =>
+      Array.from({ length: 16 }, (_, index) => ({
+        id: `${article}_${index}`,
+        type: "function",
+        function: { name: "search_repo", arguments: JSON.stringify({ pattern: "needle", glob: "data/**" }) },
+      }));
+    const signal = new AbortController().signal;
+    const results = (
+      await Promise.all([
+        host("docs/guide.md").execute(calls("guide"), signal),
+        host("docs/other.md").execute(calls("other"), signal),
+      ])
+    ).flat();
+    expect(results).toHaveLength(32);
+    for (const result of results) {
+      expect(result.ok).toBe(true);
+      expect(
+        result.content.split("\n").filter((hit) => /^data\/f\d\d\.txt:\d+: needle \d+$/.test(hit)),
+      ).toHaveLength(64);
+    }
+    // Without the budget all 32 calls would have held their files at once (2 MB batches each).
+    expect(budget.peakAsked).toBeGreaterThan(10 * budget.capacity);
+    expect(budget.waited).toBeGreaterThan(0);
+    expect(budget.peak).toBeLessThanOrEqual(budget.capacity);
+    expect(budget.peak).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    expect(budget.inUse).toBe(0);
   });
 
   it("credential files are denied, and a patch holding a private key fails its article without leaving the machine", async () => {

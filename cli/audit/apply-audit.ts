@@ -4,7 +4,7 @@ import { applyPatch } from "diff";
 import type { Audit } from "../../shared/audit.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { UsageError } from "../../shared/errors.js";
-import { sweepStaleTempFiles, writeFilesAtomic } from "../../shared/fs.js";
+import { DirectoryChanged, sweepStaleTempFiles, writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
 import { patchHeaderProblem } from "../../shared/patch.js";
 import { type ArticleSelector, articleSelector } from "../plan/articles.js";
@@ -49,11 +49,33 @@ export async function applyAudit(
   config: ApplyAuditConfig,
 ): Promise<ApplyAuditResult> {
   const files = await gatherApplyFiles(audit, root, config);
-  const decision = decideApply(files, articleSelector(config));
+  return writeApply(decideApply(files, articleSelector(config)));
+}
+
+/**
+ * Writes what `decideApply` decided, or refuses with its problems. Each file is written
+ * through its directory as checked: a directory on the way replaced by a symlink (or
+ * moved) since the check fails the apply (StaleFiles) before any file is renamed into place.
+ */
+export async function writeApply(decision: ApplyDecision): Promise<ApplyAuditResult> {
   if (decision.problems.length > 0) throw new StaleFiles(decision.problems);
   // Leftovers of an apply that was killed between writing its temp files and renaming them.
   await sweepStaleTempFiles(decision.writes.map((file) => dirname(file.target)));
-  await writeFilesAtomic(decision.writes.map((file) => ({ path: file.target, content: file.content })));
+  try {
+    await writeFilesAtomic(
+      decision.writes.map((file) => ({
+        path: file.target,
+        content: file.content,
+        realDirectory: dirname(file.target),
+      })),
+    );
+  } catch (error) {
+    if (!(error instanceof DirectoryChanged)) throw error;
+    const file = decision.writes.find((write) => dirname(write.target) === error.expected);
+    throw new StaleFiles([
+      `${file?.path ?? error.expected}: refused, a directory on its path was replaced (by a symlink, or moved) after it was checked`,
+    ]);
+  }
   return { written: decision.writes.map((file) => file.path), alreadyApplied: decision.alreadyApplied };
 }
 

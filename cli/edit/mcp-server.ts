@@ -4,10 +4,12 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ImpactConfig } from "../../shared/config.js";
+import { type ImpactConfig, readIgnoredMatcher } from "../../shared/config.js";
+import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
 import { isToolName, toolParametersJsonSchema, toolSpecsFor } from "../../shared/tools/manifest.js";
 import { articleSelector } from "../plan/articles.js";
 import { AgentToolHost } from "../run/agent-tool-host.js";
+import { ReadBudget } from "../run/read-budget.js";
 import { SandboxPolicy } from "../run/sandbox.js";
 import { Workspace } from "../run/workspace.js";
 import { writeIfUnchanged } from "./write-back.js";
@@ -34,6 +36,9 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
   const { root, config, allowCreate } = options;
   const sandbox = new SandboxPolicy({ root, deny: config.deny });
   const isArticle = articleSelector(config);
+  // Parallel read calls share one budget, as the articles of a run do.
+  const readBudget = new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT);
+  const readIgnored = readIgnoredMatcher(config);
   const specs = toolSpecsFor({ allowCreate });
   const server = new Server({ name: "impact", version: options.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -69,7 +74,7 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
         articlePath = resolved.path;
       }
     }
-    const workspace = new Workspace(root);
+    const workspace = new Workspace(root, { readBudget, ...(readIgnored ? { readIgnored } : {}) });
     const host = new AgentToolHost({
       root,
       workspace,

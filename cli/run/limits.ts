@@ -1,4 +1,13 @@
-import { DEFAULT_ARTICLE_CHARS, DEFAULT_EDIT_GROWTH_CHARS } from "../../shared/limits.js";
+import {
+  DEFAULT_ARTICLE_CHARS,
+  DEFAULT_EDIT_GROWTH_CHARS,
+  DEFAULT_LIST_FILES,
+  DEFAULT_READ_PAGE_LINES,
+  DEFAULT_REGEX_TIMEOUT_MS,
+  DEFAULT_SEARCH_MATCHES,
+  DEFAULT_TOOL_CALLS_PER_TURN,
+  DEFAULT_TOOL_RESULT_BYTES,
+} from "../../shared/limits.js";
 
 /** Caps of the tool host; all configurable through impact.config.json `limits`. */
 export interface ToolLimits {
@@ -20,12 +29,14 @@ export interface ToolLimits {
   editGrowthChars: number;
 }
 
-export const DEFAULT_TOOL_RESULT_BYTES = 32_000;
-export const DEFAULT_SEARCH_MATCHES = 50;
-export const DEFAULT_LIST_FILES = 200;
-export const DEFAULT_TOOL_CALLS_PER_TURN = 16;
-export const DEFAULT_READ_PAGE_LINES = 400;
-export const DEFAULT_REGEX_TIMEOUT_MS = 2_000;
+export {
+  DEFAULT_LIST_FILES,
+  DEFAULT_READ_PAGE_LINES,
+  DEFAULT_REGEX_TIMEOUT_MS,
+  DEFAULT_SEARCH_MATCHES,
+  DEFAULT_TOOL_CALLS_PER_TURN,
+  DEFAULT_TOOL_RESULT_BYTES,
+};
 
 export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   toolResultBytes: DEFAULT_TOOL_RESULT_BYTES,

@@ -3,6 +3,8 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
+import { readIgnoredMatcher } from "../../shared/config.js";
+import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
 import type { ModelPrice } from "../../shared/model/prices.js";
 import type { ModelClient } from "../../shared/model/types.js";
 import type { PlannedArticle } from "../../shared/plan.js";
@@ -15,6 +17,7 @@ import { writeAuditFiles } from "../audit/files.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
 import { resolveRunLimits } from "./budget.js";
 import type { ProgressSink } from "./progress.js";
+import { ReadBudget } from "./read-budget.js";
 import { ResultCacheFolder } from "./result-cache.js";
 import { ImpactAgentRunner } from "./runner.js";
 import { toolHostSessions } from "./session.js";
@@ -88,7 +91,11 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   options.onSelected?.(toRun.length);
 
   const limits = resolveRunLimits(options, { ...config, ...config.limits });
-  const workspace = new Workspace(repoRoot);
+  const readIgnored = readIgnoredMatcher(config);
+  const workspace = new Workspace(repoRoot, {
+    readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
+    ...(readIgnored ? { readIgnored } : {}),
+  });
   const results = options.cache
     ? new ResultCacheFolder({
         dir: options.cache.dir,

@@ -11,6 +11,7 @@ import type {
   ToolCall,
   ToolDefinition,
 } from "../../shared/model/types.js";
+import { addedLines } from "../../shared/patch.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { secretShapeIn } from "../../shared/redact.js";
 import { plural } from "../../shared/render/markdown.js";
@@ -197,9 +198,10 @@ export class ImpactAgentRunner {
       }
       const outcome = await session.finish();
       // A model can copy a credential it read into an edit; the patch would then reach the
-      // audit, the PR comment and the job summary.
+      // audit, the PR comment and the job summary. Only what the edits add counts: an
+      // article may already show an example key, which its context lines then carry.
       for (const patch of [outcome.patch, ...(outcome.createdFiles ?? []).map((file) => file.patch)]) {
-        const secret = secretShapeIn(patch);
+        const secret = secretShapeIn(addedLines(patch).join("\n"));
         if (secret)
           throw new ArticleFailure(
             "secret_in_patch",

@@ -103,17 +103,20 @@ export class SandboxPolicy {
    * or a deny pattern matching the file name, any directory name, or the whole path.
    */
   deniedReason(path: string): DeniedPath | null {
-    const segments = path.split("/");
-    // Trailing dots and spaces are dropped by Windows file systems: ".git." is ".git" there.
-    if (segments.some((segment) => segment.replace(/[. ]+$/, "").toLowerCase() === ".git"))
+    // Each name as the file systems that alias it see it: `server.pem.` and `.env::$DATA`
+    // (Windows), `.e\u200Bnv` (macOS HFS+) are the denied files themselves.
+    const segments = path.split("/").map(canonicalName);
+    if (segments.some((segment) => segment.toLowerCase() === ".git" || GIT_SHORT_NAME.test(segment)))
       return { code: "git_dir" };
     for (const segment of segments) {
+      if (SHORT_NAME.test(segment)) return { code: "denied", pattern: SHORT_NAME_PATTERN };
       for (const { pattern, match } of this.#componentMatchers) {
         if (match(segment)) return { code: "denied", pattern };
       }
     }
+    const canonical = segments.join("/");
     for (const { pattern, match } of this.#pathMatchers) {
-      if (match(path)) return { code: "denied", pattern };
+      if (match(path) || match(canonical)) return { code: "denied", pattern };
     }
     return null;
   }
@@ -162,6 +165,33 @@ export class SandboxPolicy {
     }
     return { ok: true, path: syntax.path, absolute, realPath, realRelative: realPosix };
   }
+}
+
+/**
+ * Characters some file systems ignore in names (macOS HFS+ drops zero-width and
+ * direction marks, so `.g\u200Cit` is `.git` there), and the soft hyphen and BOM.
+ */
+const IGNORABLE =
+  /\u00AD|\u034F|[\u180B-\u180F]|[\u200B-\u200F]|[\u202A-\u202E]|[\u2060-\u206F]|[\uFE00-\uFE0F]|\uFEFF/g;
+/** `.git`'s 8.3 short name on Windows (`GIT~1`). */
+const GIT_SHORT_NAME = /^git~\d+$/i;
+/** Any other 8.3 short name (`ENV~1`, `SERVER~1.PEM`): it may alias a denied file, which cannot be told. */
+const SHORT_NAME = /^[^~.]{1,6}~\d{1,6}(?:\.[^.]{0,3})?$/;
+const SHORT_NAME_PATTERN = "8.3 short names (NAME~1)";
+
+/**
+ * A path component as the file systems that alias names see it: Unicode normalised (NFC),
+ * ignorable characters removed, an NTFS stream suffix (`name::$DATA`, `name:stream`) and
+ * trailing dots and spaces (dropped by Windows) cut off. Deny patterns match this form.
+ */
+export function canonicalName(name: string): string {
+  // Plain ASCII names without a colon, trailing dot or space are their own canonical form.
+  if (/^[\x20-\x7e]*$/.test(name) && !name.includes(":") && !/[. ]$/.test(name)) return name;
+  let canonical = name.normalize("NFC").replace(IGNORABLE, "");
+  const colon = canonical.indexOf(":");
+  if (colon > 0) canonical = canonical.slice(0, colon);
+  canonical = canonical.replace(/[. ]+$/, "");
+  return canonical === "" ? name : canonical;
 }
 
 /** Why a denied path is refused, in the words of the model's tool results. */

@@ -1,12 +1,11 @@
-import { readFileSync, type Stats, statSync } from "node:fs";
+import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { contentHash } from "../../shared/hash.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../../shared/limits.js";
 import { createFilePatch } from "../../shared/patch.js";
-import { listRepositoryFiles } from "../git.js";
-
-/** Files larger than this are never loaded whole (read_file refuses them, search skips them). */
-export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+import { listRepositoryFiles, listTrackedFiles } from "../git.js";
+import { ReadBudget } from "./read-budget.js";
 
 /** Files up to this size are read synchronously (see readView). */
 const SYNC_READ_BYTES = 1024 * 1024;
@@ -16,6 +15,8 @@ export type FileView =
   | { kind: "text"; content: string; hash: string; bytes: number }
   | { kind: "binary"; hash: string; bytes: number }
   | { kind: "too_large"; bytes: number }
+  /** A file with more than one hard link that git does not track: it may be any file of the machine. */
+  | { kind: "hard_link"; links: number }
   | { kind: "not_file" }
   | { kind: "missing" };
 
@@ -43,6 +44,8 @@ export interface WorkspaceChange {
 export class Workspace {
   readonly root: string;
   readonly maxFileBytes: number;
+  /** The bytes the read tools of every article may hold at once (limits.readBytesInFlight). */
+  readonly readBudget: ReadBudget;
   readonly #base = new Map<string, Promise<FileView>>();
   /** The settled base views, so that `changes()` can be synchronous. */
   readonly #baseSettled = new Map<string, FileView>();
@@ -52,9 +55,62 @@ export class Workspace {
   /** `#fileList` filtered, by filter key (see `repositoryFiles`). */
   readonly #keptFiles = new Map<string, Promise<readonly string[]>>();
 
-  constructor(root: string, options: { maxFileBytes?: number } = {}) {
+  readonly #readIgnored: ((path: string) => boolean) | undefined;
+  #tracked: Promise<Set<string>> | undefined;
+
+  /**
+   * `readIgnored`: which git-ignored files the tools may see (config `readIgnored`); by
+   * default none is listed, searched or read.
+   */
+  constructor(
+    root: string,
+    options: { maxFileBytes?: number; readBudget?: ReadBudget; readIgnored?: (path: string) => boolean } = {},
+  ) {
     this.root = root;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.readBudget = options.readBudget ?? new ReadBudget();
+    this.#readIgnored = options.readIgnored;
+  }
+
+  #listRepository(): Promise<string[]> {
+    this.#fileList ??= listRepositoryFiles(
+      this.root,
+      this.#readIgnored ? { ignoredMatching: this.#readIgnored } : {},
+    );
+    return this.#fileList;
+  }
+
+  /**
+   * Whether git tracks `path` and, when it is reached through a symlink, the file it leads
+   * to (asked only for files with more than one hard link).
+   */
+  #isTracked = async (path: string): Promise<boolean> => {
+    this.#tracked ??= listTrackedFiles(this.root);
+    const tracked = await this.#tracked;
+    let real: string;
+    try {
+      real = relative(realpathSync(this.root), realpathSync(join(this.root, path)))
+        .split(sep)
+        .join("/");
+    } catch {
+      return false;
+    }
+    return tracked.has(path) && tracked.has(real);
+  };
+
+  /**
+   * The bytes `load(path)` would read from disk: 0 when the overlay or the run's cache holds
+   * the file already, or when it would not be loaded (missing, not a file, too large).
+   */
+  diskBytesToLoad(path: string): number {
+    if (this.#overlay.has(path) || this.#base.has(path)) return 0;
+    assertRelative(path);
+    try {
+      const info = statSync(join(this.root, path));
+      return info.isFile() && info.size <= this.maxFileBytes ? info.size : 0;
+    } catch {
+      return 0;
+    }
   }
 
   /**
@@ -67,7 +123,7 @@ export class Workspace {
     if (overlaid !== undefined) return textView(overlaid);
     if (options.cache === false && !this.#base.has(path)) {
       assertRelative(path);
-      return readView(join(this.root, path), this.maxFileBytes);
+      return readView(join(this.root, path), this.maxFileBytes, () => this.#isTracked(path));
     }
     return this.loadBase(path);
   }
@@ -85,10 +141,12 @@ export class Workspace {
     assertRelative(path);
     let pending = this.#base.get(path);
     if (!pending) {
-      pending = readView(join(this.root, path), this.maxFileBytes).then((view) => {
-        this.#baseSettled.set(path, view);
-        return view;
-      });
+      pending = readView(join(this.root, path), this.maxFileBytes, () => this.#isTracked(path)).then(
+        (view) => {
+          this.#baseSettled.set(path, view);
+          return view;
+        },
+      );
       this.#base.set(path, pending);
     }
     return pending;
@@ -170,8 +228,7 @@ export class Workspace {
    * `.gitignore` (through git itself), plus files created in the overlay. Cached per run.
    */
   async listFiles(): Promise<string[]> {
-    this.#fileList ??= listRepositoryFiles(this.root);
-    const files = new Set(await this.#fileList);
+    const files = new Set(await this.#listRepository());
     for (const path of this.#overlay.keys()) files.add(path);
     return [...files].sort();
   }
@@ -185,8 +242,7 @@ export class Workspace {
   repositoryFiles(key: string, keep: (path: string) => boolean): Promise<readonly string[]> {
     let kept = this.#keptFiles.get(key);
     if (!kept) {
-      this.#fileList ??= listRepositoryFiles(this.root);
-      kept = this.#fileList.then((files) => files.filter(keep));
+      kept = this.#listRepository().then((files) => files.filter(keep));
       this.#keptFiles.set(key, kept);
     }
     return kept;
@@ -247,6 +303,11 @@ export class ArticleDraft {
     this.#files.set(path, content);
   }
 
+  /** The bytes `load(path)` would read from disk (0 for a drafted file); see Workspace.diskBytesToLoad. */
+  diskBytesToLoad(path: string = this.path): number {
+    return this.#files.has(path) ? 0 : this.#workspace.diskBytesToLoad(path);
+  }
+
   /** Paths this draft changed or created, sorted. */
   get paths(): string[] {
     return [...this.#files.keys()].sort();
@@ -293,7 +354,11 @@ function assertRelative(path: string): void {
  * reads they cost microseconds, where each async call is a thread-pool round trip, which
  * made repository-wide searches several times slower (bench/tool-host.bench.ts).
  */
-async function readView(absolute: string, maxBytes: number): Promise<FileView> {
+async function readView(
+  absolute: string,
+  maxBytes: number,
+  isTracked: () => Promise<boolean>,
+): Promise<FileView> {
   let info: Stats;
   try {
     info = statSync(absolute);
@@ -304,6 +369,9 @@ async function readView(absolute: string, maxBytes: number): Promise<FileView> {
   }
   // FIFOs, sockets and devices would block or never end.
   if (!info.isFile()) return { kind: "not_file" };
+  // A hard link made in the working tree can name any file of the same file system
+  // (~/.ssh/id_rsa as docs/notes.md); a tracked file's content is the repository's own.
+  if (info.nlink > 1 && !(await isTracked())) return { kind: "hard_link", links: info.nlink };
   if (info.size > maxBytes) return { kind: "too_large", bytes: info.size };
   const bytes = info.size > SYNC_READ_BYTES ? await readFile(absolute) : readFileSync(absolute);
   const content = decodeText(bytes);

@@ -92,6 +92,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       model: request.model || options.model,
       messages: request.messages,
       ...(request.tools.length > 0 ? { tools: request.tools } : {}),
+      ...(request.maxTokens !== undefined ? { max_completion_tokens: request.maxTokens } : {}),
     };
     if (options.stream) {
       const stream = await client.chat.completions.create(

@@ -18,6 +18,8 @@ export interface ModelRequest {
   tools: ToolDefinition[];
   /** Whether create_article is in the manifest (the router rebuilds the manifest from this). */
   allowCreate?: boolean;
+  /** The most completion tokens to ask for (the router sets its own); absent: the server's default. */
+  maxTokens?: number;
 }
 
 export interface AssistantMessage {

@@ -1,6 +1,7 @@
 import type { FileView } from "../workspace.js";
 import type { ToolContext, ToolFailure } from "./define.js";
 import { fail } from "./define.js";
+import { resolveReadable } from "./files.js";
 
 /**
  * Resolves a path through the sandbox and loads it as this article sees it (draft,
@@ -11,8 +12,8 @@ export async function loadTextFile(
   asked: string,
   context: ToolContext,
 ): Promise<{ ok: true; path: string; content: string; hash: string } | ToolFailure> {
-  const resolved = await context.sandbox.resolve(asked);
-  if (!resolved.ok) return fail(resolved.code, resolved.message);
+  const resolved = await resolveReadable(asked, context);
+  if (!resolved.ok) return resolved;
   return loadCheckedTextFile(resolved.path, context);
 }
 
@@ -21,7 +22,17 @@ export async function loadCheckedTextFile(
   path: string,
   context: ToolContext,
 ): Promise<{ ok: true; path: string; content: string; hash: string } | ToolFailure> {
-  const view = await context.draft.load(path);
+  // Loading counts against the run's read budget like a search does (a file may be 8 MB).
+  const release = await context.workspace.readBudget.acquire(
+    context.draft.diskBytesToLoad(path),
+    context.signal,
+  );
+  let view: FileView;
+  try {
+    view = await context.draft.load(path);
+  } finally {
+    release();
+  }
   const problem = describeUnreadable(path, view);
   if (problem) return problem;
   if (view.kind !== "text") throw new Error("unreachable");
@@ -45,6 +56,11 @@ function describeUnreadable(path: string, view: FileView): ToolFailure | null {
       );
     case "binary":
       return fail("binary", `${shown} is a binary file (${view.bytes} bytes); only text files can be read.`);
+    case "hard_link":
+      return fail(
+        "hard_link",
+        `Refused: ${shown} has ${view.links} hard links and is not tracked by git, so it may be a file from outside the repository; it is not read.`,
+      );
     case "too_large":
       return fail(
         "too_large",

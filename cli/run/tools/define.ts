@@ -26,6 +26,8 @@ export type ToolFailureCode =
   | "not_a_file"
   | "binary"
   | "too_large"
+  | "hard_link"
+  | "ignored"
   | "offset_out_of_range"
   | "not_code"
   | "unknown_symbol"

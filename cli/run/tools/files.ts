@@ -1,5 +1,7 @@
+import { lstatSync } from "node:fs";
 import picomatch from "picomatch";
-import type { ToolContext } from "./define.js";
+import type { ResolvedPath } from "../sandbox.js";
+import { fail, type ToolContext, type ToolFailure } from "./define.js";
 
 /**
  * The files the tools may name, sorted: the repository's files (gitignored ones left out),
@@ -40,6 +42,42 @@ function mergeSorted(left: readonly string[], right: readonly string[]): string[
   return merged;
 }
 
+/**
+ * Resolves a path through the sandbox for reading, and refuses a file the repository does
+ * not list: git-ignored (`creds/service-account.json`), unless config `readIgnored` allows
+ * it. The real path is what must be listed, so a tracked symlink to an ignored file is
+ * refused too. Paths that are not regular files pass on (the caller says what they are).
+ */
+export async function resolveReadable(
+  asked: string,
+  context: ToolContext,
+): Promise<ResolvedPath | ToolFailure> {
+  const resolved = await context.sandbox.resolve(asked);
+  if (!resolved.ok) return fail(resolved.code, resolved.message);
+  return readableRefusal(resolved, await visibleFiles(context)) ?? resolved;
+}
+
+/** `resolveReadable`'s listing check on a path the sandbox passed; `visible` as visibleFiles gives it. */
+export function readableRefusal(resolved: ResolvedPath, visible: readonly string[]): ToolFailure | null {
+  if (resolved.realRelative === "" || includesSorted(visible, resolved.realRelative)) return null;
+  // A created file lives in the overlay or the draft only, under the path as asked.
+  if (resolved.path === resolved.realRelative && includesSorted(visible, resolved.path)) return null;
+  let regularFile: boolean;
+  try {
+    regularFile = lstatSync(resolved.realPath).isFile();
+  } catch {
+    regularFile = false;
+  }
+  if (!regularFile) return null;
+  const shown = JSON.stringify(resolved.path);
+  const via =
+    resolved.path === resolved.realRelative ? "" : ` (a symlink to ${JSON.stringify(resolved.realRelative)})`;
+  return fail(
+    "ignored",
+    `Refused: ${shown}${via} is ignored by git (.gitignore or .git/info/exclude), and ignored files are not read; they often hold local secrets. Use the repository's own files; a maintainer can allow such files with "readIgnored" in impact.config.json.`,
+  );
+}
+
 /** Paths whose real path is checked at once. */
 const RESOLVE_BATCH = 64;
 
@@ -48,13 +86,15 @@ const RESOLVE_BATCH = 64;
  * the root, into `.git/` or to a denied file is left out, name and all.
  */
 export async function sandboxedFiles(paths: string[], context: ToolContext): Promise<string[]> {
+  const visible = await visibleFiles(context);
   const allowed: string[] = [];
   for (let start = 0; start < paths.length; start += RESOLVE_BATCH) {
     context.signal.throwIfAborted();
     const batch = paths.slice(start, start + RESOLVE_BATCH);
     const checks = await Promise.all(batch.map((path) => context.sandbox.resolve(path)));
     batch.forEach((path, index) => {
-      if (checks[index]?.ok) allowed.push(path);
+      const check = checks[index];
+      if (check?.ok && readableRefusal(check, visible) === null) allowed.push(path);
     });
   }
   return allowed;

@@ -1,6 +1,6 @@
 import { type SearchRepoArgs, searchRepoSpec } from "../../../shared/tools/search-repo.js";
 import { defineTool, fail, succeed, type ToolContext, type ToolFailure, type ToolResult } from "./define.js";
-import { checkGlob, visibleFiles } from "./files.js";
+import { checkGlob, readableRefusal, visibleFiles } from "./files.js";
 import { RegexWorker } from "./regex-worker.js";
 
 /** Characters of a matching line shown in a result. */
@@ -53,14 +53,41 @@ async function search(
   const matches: string[] = [];
   let searched = 0;
   let capped = false;
-  const candidates = (await visibleFiles(context)).filter((path) => !glob || glob(path));
-  outer: for (let start = 0; start < candidates.length; start += SEARCH_READ_BATCH) {
+  const visible = await visibleFiles(context);
+  const candidates = visible.filter((path) => !glob || glob(path));
+  for (let start = 0; start < candidates.length; start += SEARCH_READ_BATCH) {
     context.signal.throwIfAborted();
+    const batch = candidates.slice(start, start + SEARCH_READ_BATCH);
+    // The batch's files stay loaded until it is matched: their bytes count against the
+    // run's read budget, which every article's parallel calls share.
+    const bytes = batch.reduce((sum, path) => sum + context.draft.diskBytesToLoad(path), 0);
+    const release = await context.workspace.readBudget.acquire(bytes, context.signal);
+    try {
+      const outcome = await searchBatch(batch);
+      if (outcome) return outcome;
+    } finally {
+      release();
+    }
+    if (capped) break;
+  }
+  const what = `${args.regex ? "regex" : "text"} ${JSON.stringify(args.pattern)}${args.glob ? ` in ${JSON.stringify(args.glob)}` : ""}`;
+  if (matches.length === 0)
+    return succeed(
+      `No matches for ${what} (${searched} files searched).${args.regex ? "" : " The search is literal and case-sensitive; pass regex: true for a pattern."}\n`,
+    );
+  const note = capped
+    ? `\n[capped at ${cap} matches; there are more. Narrow the pattern or pass a glob to see the rest]\n`
+    : "";
+  return succeed(`${matches.join("\n")}\n${note}`);
+
+  /** Loads and matches one batch; a result when the search must stop with it (regex time), else null. */
+  async function searchBatch(batch: string[]): Promise<ToolResult | null> {
     const loaded = (
       await Promise.all(
-        candidates.slice(start, start + SEARCH_READ_BATCH).map(async (path) => {
-          // The real path must pass the sandbox too (symlinks out of the root, or to denied files).
-          if (!(await context.sandbox.resolve(path)).ok) return null;
+        batch.map(async (path) => {
+          // The real path must pass the sandbox too (symlinks out of the root, to denied or ignored files).
+          const resolved = await context.sandbox.resolve(path);
+          if (!resolved.ok || readableRefusal(resolved, visible) !== null) return null;
           const view = await context.draft.load(path, { cache: false });
           return view.kind === "text" ? { path, content: view.content } : null;
         }),
@@ -100,21 +127,13 @@ async function search(
       for (const index of hits) {
         if (matches.length === cap) {
           capped = true;
-          break outer;
+          return null;
         }
         matches.push(`${path}:${index + 1}: ${shorten(lines[index]!)}`);
       }
     }
+    return null;
   }
-  const what = `${args.regex ? "regex" : "text"} ${JSON.stringify(args.pattern)}${args.glob ? ` in ${JSON.stringify(args.glob)}` : ""}`;
-  if (matches.length === 0)
-    return succeed(
-      `No matches for ${what} (${searched} files searched).${args.regex ? "" : " The search is literal and case-sensitive; pass regex: true for a pattern."}\n`,
-    );
-  const note = capped
-    ? `\n[capped at ${cap} matches; there are more. Narrow the pattern or pass a glob to see the rest]\n`
-    : "";
-  return succeed(`${matches.join("\n")}\n${note}`);
 }
 
 function compileGuarded(pattern: string): { ok: true; regex: RegExp } | ToolFailure {
