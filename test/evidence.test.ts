@@ -214,6 +214,22 @@ describe("noise defaults", { timeout: 120_000 }, () => {
       why: "the package's own name (package.json)",
     });
   });
+
+  it("drops protocol names every class has (__init__), and still flags the class named beside them", async () => {
+    const repo = gitRepo({
+      "src/client.py":
+        "class Client:\n    def __init__(self, url):\n        self.url = url\n\n    def fetch_page(self, path):\n        return path\n",
+      "docs/client.md": "# Client\n\n`Client.__init__(url)` and `fetch_page(path)`.\n",
+      "docs/other.md": "# Other\n\nAny class defines `__init__`.\n",
+    });
+    repo.commit({
+      "src/client.py":
+        "class Client:\n    def __init__(self, url, timeout):\n        self.url = url\n\n    def fetch_page(self, path, retries):\n        return path\n",
+    });
+    const result = await planJson(repo);
+    expect(flagged(result)).toEqual(["docs/client.md"]);
+    expect(result.dropped).toContainEqual({ symbol: "__init__", why: "a protocol name every class has" });
+  });
 });
 
 describe("scores and the minimum score", { timeout: 120_000 }, () => {
