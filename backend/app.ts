@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -6,15 +7,17 @@ import { z } from "zod";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../shared/errors.js";
 import { TurnRequestSchema, type TurnResponse } from "../shared/model/router-client.js";
 import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/types.js";
-import type { PullRequestJob } from "./queue.js";
+import type { PullRequestJob } from "./job.js";
+import { DELIVERY_TTL_MS } from "./limits.js";
+import type { BackendMetrics } from "./metrics.js";
 import { RateLimiter, SeenIds, tokenId, tokenMatches, verifyGitHubSignature } from "./security.js";
+import type { EnqueueOutcome } from "./store/state-store.js";
 
 /** request bodies up to 10 MB on the turn endpoint, 25 MB (GitHub's cap) on the webhook. */
 export const TURN_BODY_LIMIT = 10 * 1024 * 1024;
 export const WEBHOOK_BODY_LIMIT = 25 * 1024 * 1024;
 export const DEFAULT_TURN_TIMEOUT_MS = 150_000;
-/** Delivery ids are remembered this long (GitHub redelivers within days at most by hand). */
-export const DELIVERY_TTL_MS = 26 * 60 * 60 * 1000;
+/** Without a state store, at most this many delivery keys are remembered (in memory). */
 export const DELIVERY_MEMORY = 100_000;
 
 const ACTED_ON = new Set(["opened", "synchronize", "reopened", "ready_for_review"]);
@@ -32,10 +35,30 @@ export interface RouterDeps {
   timeoutMs?: number;
 }
 
+/**
+ * Remembers deliveries by their keys (`delivery:<X-GitHub-Delivery>` and `body:<sha256 of
+ * the signed body>`, so a replayed body with a fresh id is a duplicate too).
+ */
+export interface DeliveryLog {
+  /** Records the keys; false (nothing recorded) when any was seen before. */
+  remember(keys: readonly string[]): Promise<boolean> | boolean;
+  forget(keys: readonly string[]): Promise<void> | void;
+}
+
 export interface WebhookDeps {
   secret: string;
-  /** Takes a job: "queued" (new or superseding an older push of the PR) or "full". */
-  enqueue: (job: PullRequestJob) => "queued" | "superseded" | "full";
+  /** Takes a job (see EnqueueOutcome): queued, superseding an older push, stale, or refused when full. */
+  enqueue: (job: PullRequestJob) => Promise<EnqueueOutcome> | EnqueueOutcome;
+  /** Where deliveries are remembered; default in memory (DELIVERY_TTL_MS, DELIVERY_MEMORY). */
+  deliveries?: DeliveryLog;
+  /** App mode: a delivery that names no installation is ignored (204). */
+  requireInstallation?: boolean;
+}
+
+/** What /healthz reports of the state store. */
+export interface StoreHealth {
+  kind: string;
+  ping(): Promise<void>;
 }
 
 export interface AppDeps {
@@ -44,6 +67,10 @@ export interface AppDeps {
   router?: RouterDeps;
   /** Absent: the webhook answers 503 not_configured. */
   webhook?: WebhookDeps;
+  /** Reported by /healthz (503 when it does not answer). */
+  store?: StoreHealth;
+  /** Served on GET /metrics; absent: 404. */
+  metrics?: BackendMetrics;
   now?: () => number;
 }
 
@@ -78,7 +105,9 @@ const PullRequestEventSchema = z.object({
   pull_request: z.object({
     head: z.object({ sha: z.string().regex(/^[0-9a-f]{40}$/) }),
     base: z.object({ sha: z.string().regex(/^[0-9a-f]{40}$/) }),
+    updated_at: z.string().datetime().optional(),
   }),
+  installation: z.object({ id: z.number().int().positive() }).optional(),
   repository: z.object({
     full_name: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/),
     clone_url: z.string().min(1).max(2048),
@@ -115,6 +144,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     max: DELIVERY_MEMORY,
     ...(deps.now ? { now: deps.now } : {}),
   });
+  const deliveries: DeliveryLog = deps.webhook?.deliveries ?? {
+    remember: (keys) => seen.addAll(keys),
+    forget: (keys) => {
+      for (const key of keys) seen.delete(key);
+    },
+  };
 
   app.onError((error, c) => {
     logger.error({ err: { name: error.name, message: error.message } }, "unhandled error");
@@ -122,7 +157,31 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
   app.notFound((c) => fail(c, 404, "not_found", `no route for ${c.req.method} ${c.req.path}`));
 
-  app.get("/healthz", (c) => c.json({ ok: true }));
+  app.get("/healthz", async (c) => {
+    const store = deps.store;
+    if (!store) return c.json({ ok: true });
+    try {
+      await store.ping();
+      return c.json({ ok: true, store: { kind: store.kind, ok: true } });
+    } catch (error) {
+      logger.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        "state store unavailable",
+      );
+      return c.json({ ok: false, store: { kind: store.kind, ok: false } }, 503);
+    }
+  });
+
+  app.get("/metrics", async (c) => {
+    if (!deps.metrics) return fail(c, 404, "not_found", "metrics are not served by this server");
+    const { registry } = deps.metrics;
+    return c.body(await registry.metrics(), 200, { "content-type": registry.contentType });
+  });
+
+  app.use("/webhooks/github", async (c, next) => {
+    await next();
+    deps.metrics?.webhookAnswered(c.res.status);
+  });
 
   app.post(
     "/v1/impact/turn",
@@ -240,7 +299,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         return fail(c, 400, "invalid_body", "missing or malformed X-GitHub-Delivery");
       }
       const log = logger.child({ delivery, event });
-      if (!seen.add(delivery)) {
+      const keys = [`delivery:${delivery}`, `body:${createHash("sha256").update(raw).digest("hex")}`];
+      if (!(await deliveries.remember(keys))) {
         log.info("duplicate delivery ignored");
         return c.body(null, 204);
       }
@@ -263,19 +323,39 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         });
       }
       const payload = parsed.data;
+      if (webhook.requireInstallation && !payload.installation) {
+        log.info("delivery names no App installation; ignored");
+        return c.body(null, 204);
+      }
       const job: PullRequestJob = {
         deliveryId: delivery,
         repository: { fullName: payload.repository.full_name, cloneUrl: payload.repository.clone_url },
         number: payload.number,
         headSha: payload.pull_request.head.sha,
         baseSha: payload.pull_request.base.sha,
+        ...(payload.installation ? { installationId: payload.installation.id } : {}),
+        ...(payload.pull_request.updated_at ? { updatedAt: payload.pull_request.updated_at } : {}),
       };
-      const outcome = webhook.enqueue(job);
-      if (outcome === "full") {
-        seen.delete(delivery);
-        log.warn("queue full; delivery refused");
+      const outcome = await webhook.enqueue(job);
+      if (outcome === "full" || outcome === "repository_full") {
+        await deliveries.forget(keys);
+        log.warn({ repository: job.repository.fullName, outcome }, "queue full; delivery refused");
         c.header("retry-after", "60");
-        return fail(c, 503, "queue_full", "too many pull requests queued; redeliver later");
+        return fail(
+          c,
+          503,
+          "queue_full",
+          outcome === "full"
+            ? "too many pull requests queued; redeliver later"
+            : `too many pull requests of ${job.repository.fullName} queued; redeliver later`,
+        );
+      }
+      if (outcome === "stale") {
+        log.info(
+          { repository: job.repository.fullName, pr: job.number },
+          "older than the PR's latest delivery; ignored",
+        );
+        return c.body(null, 204);
       }
       log.info({ repository: job.repository.fullName, pr: job.number, outcome }, "pull request queued");
       return c.json({ queued: true, superseded: outcome === "superseded" }, 202);

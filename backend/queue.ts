@@ -1,122 +1,247 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import type { Logger } from "pino";
+import type { JobResult, PullRequestJob } from "./job.js";
+import { DEFAULT_JOB_LEASE_MS, JOB_HEARTBEAT_MS, JOB_POLL_MS, STORE_SWEEP_MS } from "./limits.js";
+import type { EnqueueOutcome, FinishedState, QueueCaps, StateStore } from "./store/state-store.js";
 
-/** One pull request to run Impact on (from an accepted webhook delivery). */
-export interface PullRequestJob {
-  deliveryId: string;
-  repository: { fullName: string; cloneUrl: string };
-  number: number;
-  headSha: string;
-  baseSha: string;
+export type RunJob = (job: PullRequestJob, signal: AbortSignal) => Promise<JobResult | undefined>;
+
+/** What the queue reports as jobs end (the metrics). */
+export interface QueueObserver {
+  jobFinished(outcome: FinishedState | "superseded" | "released", seconds: number): void;
 }
 
-export type RunJob = (job: PullRequestJob, signal: AbortSignal) => Promise<void>;
-
-export interface PullRequestQueueOptions {
-  /** Jobs running at once. */
+export interface PullRequestQueueOptions extends QueueCaps {
+  store: StateStore;
+  /** Jobs this instance runs at once. */
   concurrency: number;
-  /** Jobs waiting at most; beyond that `enqueue` answers "full". */
-  maxPending: number;
   run: RunJob;
   logger: Logger;
+  observer?: QueueObserver;
+  /** This instance's name in the store's claims; default host, pid and a random part. */
+  instance?: string;
+  /**
+   * A running job whose instance has not renewed its claim for this long is taken back
+   * into the queue. With one instance (SQLite) every running job found at start is.
+   */
+  leaseMs?: number;
+  /** Whether this process is the only one using the store (SQLite): then start() recovers every running job. */
+  soleInstance: boolean;
+  pollMs?: number;
+  heartbeatMs?: number;
+}
+
+interface Running {
+  job: PullRequestJob;
+  controller: AbortController;
+  done: Promise<void>;
+  /** Set when a drain stopped the job: it goes back to the queue. */
+  released: boolean;
 }
 
 /**
- * A bounded queue with one job per pull request: a newer push replaces a waiting job of
- * the same PR, and aborts a running one (its result would be stale anyway).
+ * The PR bot's worker on top of the durable StateStore: deliveries become queued jobs
+ * in the store (newest wins per PR, capped per repository); each instance claims jobs up
+ * to its concurrency, renews its claims while they run, and records how they ended.
  */
 export class PullRequestQueue {
   readonly #options: PullRequestQueueOptions;
-  readonly #pending = new Map<string, PullRequestJob>();
-  readonly #running = new Map<
-    string,
-    { job: PullRequestJob; controller: AbortController; done: Promise<void> }
-  >();
-  #closed = false;
+  readonly #instance: string;
+  readonly #running = new Map<string, Running>();
+  #accepting = false;
+  #pumping: Promise<void> | undefined;
+  #pumpAgain = false;
+  #timers: NodeJS.Timeout[] = [];
   #idle: Array<() => void> = [];
 
   constructor(options: PullRequestQueueOptions) {
     this.#options = options;
+    this.#instance = options.instance ?? `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   }
 
-  enqueue(job: PullRequestJob): "queued" | "superseded" | "full" {
-    if (this.#closed) return "full";
-    const key = keyOf(job);
-    let superseded = this.#pending.delete(key);
-    const running = this.#running.get(key);
-    // A push to a running PR takes the place of that run, so it may pass the bound
-    // (by at most `concurrency`): the pending list stays bounded.
-    if (!superseded && !running && this.#pending.size >= this.#options.maxPending) return "full";
-    if (running) {
-      running.controller.abort(new Error(`superseded by delivery ${job.deliveryId}`));
-      superseded = true;
+  get instance(): string {
+    return this.#instance;
+  }
+
+  /** Takes back the jobs of dead instances (or, alone, of this folder's last run) and starts claiming. */
+  async start(): Promise<void> {
+    const { store, logger } = this.#options;
+    const recovered = await this.#recover();
+    if (recovered.requeued.length + recovered.failed.length > 0) {
+      logger.info(recovered, "jobs of a stopped server taken back");
     }
-    this.#pending.set(key, job);
+    this.#accepting = true;
+    const poll = setInterval(() => this.#pump(), this.#options.pollMs ?? JOB_POLL_MS);
+    const heartbeat = setInterval(
+      () => void this.#heartbeat(),
+      this.#options.heartbeatMs ?? JOB_HEARTBEAT_MS,
+    );
+    const sweep = setInterval(() => {
+      store.sweep().catch((error) => logger.warn({ error: messageOf(error) }, "state sweep failed"));
+      if (!this.#options.soleInstance) {
+        this.#recover().catch((error) => logger.warn({ error: messageOf(error) }, "job recovery failed"));
+      }
+    }, this.#sweepMs());
+    this.#timers = [poll, heartbeat, sweep];
+    for (const timer of this.#timers) timer.unref();
     this.#pump();
-    return superseded ? "superseded" : "queued";
   }
 
-  get pending(): number {
-    return this.#pending.size;
+  async enqueue(job: PullRequestJob): Promise<EnqueueOutcome> {
+    const { store, maxPending, maxPendingPerRepository } = this.#options;
+    const result = await store.enqueue(job, { maxPending, maxPendingPerRepository });
+    for (const id of result.stopped) {
+      this.#running.get(id)?.controller.abort(new Error(`superseded by delivery ${job.deliveryId}`));
+    }
+    if (result.outcome === "queued" || result.outcome === "superseded") this.#pump();
+    return result.outcome;
   }
 
   get running(): number {
     return this.#running.size;
   }
 
-  /** Resolves when nothing is running or waiting. */
+  /** Resolves when this instance runs nothing and finds nothing to claim. */
   idle(): Promise<void> {
-    if (this.#pending.size === 0 && this.#running.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+    const promise = new Promise<void>((resolve) => this.#idle.push(resolve));
+    this.#pump();
+    return promise;
   }
 
-  /** Takes no more jobs, drops waiting ones, aborts running ones and waits for them to stop. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#pending.clear();
-    for (const { controller } of this.#running.values()) controller.abort(new Error("server shutting down"));
-    await Promise.all([...this.#running.values()].map((entry) => entry.done));
-  }
-
-  #pump(): void {
-    for (const [key, job] of this.#pending) {
-      if (this.#running.size >= this.#options.concurrency) break;
-      // A superseded run of the same PR is still stopping; start after it ends.
-      if (this.#running.has(key)) continue;
-      this.#pending.delete(key);
-      const controller = new AbortController();
-      const log = this.#options.logger.child({
-        delivery: job.deliveryId,
-        repository: job.repository.fullName,
-        pr: job.number,
-      });
-      const entry = { job, controller, done: Promise.resolve() };
-      this.#running.set(key, entry);
-      entry.done = this.#start(key, job, controller, log);
+  /**
+   * Stops claiming; running jobs get `timeoutMs` to finish, then they are stopped and go
+   * back to the queue (the next start, or another instance, runs them).
+   */
+  async close(timeoutMs = 0): Promise<void> {
+    this.#accepting = false;
+    for (const timer of this.#timers) clearInterval(timer);
+    await this.#pumping;
+    const all = () => Promise.all([...this.#running.values()].map((entry) => entry.done));
+    if (this.#running.size > 0 && timeoutMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([all(), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
     }
+    for (const entry of this.#running.values()) {
+      entry.released = true;
+      entry.controller.abort(new Error("server shutting down"));
+    }
+    await all();
   }
 
-  async #start(key: string, job: PullRequestJob, controller: AbortController, log: Logger): Promise<void> {
-    const started = Date.now();
-    try {
-      log.info("job started");
-      await this.#options.run(job, controller.signal);
-      log.info({ ms: Date.now() - started }, "job finished");
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      log.warn(
-        { ms: Date.now() - started, error: message, aborted: controller.signal.aborted },
-        "job failed",
-      );
-    } finally {
-      this.#running.delete(key);
-      this.#pump();
-      if (this.#pending.size === 0 && this.#running.size === 0) {
-        for (const resolve of this.#idle.splice(0)) resolve();
+  #sweepMs(): number {
+    return Math.min(STORE_SWEEP_MS, this.#options.leaseMs ?? DEFAULT_JOB_LEASE_MS);
+  }
+
+  #recover() {
+    const staleBefore = this.#options.soleInstance
+      ? Number.MAX_SAFE_INTEGER
+      : Date.now() - (this.#options.leaseMs ?? DEFAULT_JOB_LEASE_MS);
+    return this.#options.store.recover(staleBefore);
+  }
+
+  async #heartbeat(): Promise<void> {
+    for (const [id, entry] of this.#running) {
+      try {
+        if (!(await this.#options.store.heartbeat(id, this.#instance))) {
+          entry.controller.abort(new Error("the job was superseded or taken back"));
+        }
+      } catch (error) {
+        this.#options.logger.warn({ delivery: id, error: messageOf(error) }, "heartbeat failed");
       }
     }
   }
+
+  #pump(): void {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    this.#pumping = (async () => {
+      do {
+        this.#pumpAgain = false;
+        while (this.#accepting && this.#running.size < this.#options.concurrency) {
+          let claimed: Awaited<ReturnType<StateStore["claim"]>>;
+          try {
+            claimed = await this.#options.store.claim(this.#instance);
+          } catch (error) {
+            this.#options.logger.warn({ error: messageOf(error) }, "claiming a job failed");
+            break;
+          }
+          if (!claimed) break;
+          this.#begin(claimed.job, claimed.attempt);
+        }
+      } while (this.#pumpAgain);
+    })().finally(() => {
+      this.#pumping = undefined;
+      if (this.#running.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    });
+  }
+
+  #begin(job: PullRequestJob, attempt: number): void {
+    const controller = new AbortController();
+    const entry: Running = { job, controller, done: Promise.resolve(), released: false };
+    this.#running.set(job.deliveryId, entry);
+    entry.done = this.#execute(entry, attempt);
+  }
+
+  async #execute(entry: Running, attempt: number): Promise<void> {
+    const { job, controller } = entry;
+    const { store, logger, observer } = this.#options;
+    const log = logger.child({
+      delivery: job.deliveryId,
+      repository: job.repository.fullName,
+      pr: job.number,
+    });
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    let outcome: FinishedState | "superseded" | "released";
+    try {
+      log.info({ attempt }, "job started");
+      const result = (await this.#options.run(job, controller.signal)) ?? { state: "done" };
+      outcome = result.state;
+      await store.finish(
+        job.deliveryId,
+        this.#instance,
+        result.state,
+        result.state === "dropped" ? result.reason : undefined,
+      );
+      if (result.state === "dropped") log.info({ reason: result.reason }, "job dropped");
+      else log.info({ ms: Math.round(seconds() * 1000) }, "job finished");
+    } catch (error) {
+      const message = messageOf(error);
+      const ms = Math.round(seconds() * 1000);
+      try {
+        if (entry.released) {
+          outcome = "released";
+          await store.release(job.deliveryId, this.#instance);
+          log.info({ ms }, "job stopped by the shutdown; back in the queue");
+        } else if (controller.signal.aborted) {
+          outcome = "superseded";
+          log.info({ ms, reason: message }, "job stopped");
+        } else {
+          outcome = "failed";
+          await store.finish(job.deliveryId, this.#instance, "failed", message);
+          log.error({ ms, error: message, ...codeOf(error) }, "job failed");
+        }
+      } catch (storeError) {
+        outcome = "failed";
+        log.error({ error: messageOf(storeError) }, "recording the job's end failed");
+      }
+    } finally {
+      this.#running.delete(job.deliveryId);
+    }
+    observer?.jobFinished(outcome, seconds());
+    this.#pump();
+  }
 }
 
-function keyOf(job: PullRequestJob): string {
-  return `${job.repository.fullName}#${job.number}`;
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function codeOf(error: unknown): { code?: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? { code } : {};
 }

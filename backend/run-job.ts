@@ -1,10 +1,15 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
+import { z } from "zod";
+import { AuditTotalsSchema } from "../shared/audit.js";
 import { redactSecrets } from "../shared/redact.js";
-import type { PullRequestJob, RunJob } from "./queue.js";
+import type { GitHubAuth } from "./github-auth.js";
+import type { JobResult, PullRequestJob } from "./job.js";
+import { GITHUB_API_TIMEOUT_MS } from "./limits.js";
+import type { RunJob } from "./queue.js";
 
 /** Output kept per child process, for logs (the tail matters most). */
 const OUTPUT_TAIL = 16 * 1024;
@@ -16,10 +21,20 @@ export interface PipelineOptions {
   cli: { command: string; args: string[] };
   /** Environment for `impact run`: the model settings only (no GitHub token, no webhook secret). */
   runEnv: Record<string, string>;
-  /** Environment for `impact comment`: GITHUB_TOKEN and GITHUB_API_URL. */
+  /** Environment for `impact comment` (GITHUB_API_URL); the job's token is added as GITHUB_TOKEN. */
   commentEnv: Record<string, string>;
-  /** Authenticates https clones (installation or app token); never written to disk. */
-  githubToken?: string;
+  /**
+   * Gives each job its token (the one GITHUB_TOKEN, or an App installation token): for
+   * https clones, the head check and `impact comment` only; never written to disk.
+   */
+  auth: GitHubAuth;
+  /**
+   * The GitHub API to ask, before any work, whether the job's head is still the PR's head
+   * (a replayed or late delivery is then dropped); absent: no check.
+   */
+  headCheck?: { apiUrl: string };
+  /** Told the model usage of each finished `impact run` (the metrics). */
+  onUsage?: (usage: { promptTokens: number; completionTokens: number; costUsd?: number }) => void;
   /** Whole-job time limit (clone, run, comment). */
   timeoutMs: number;
   /** Where clones go; default the system temp dir. */
@@ -50,19 +65,25 @@ export function repositoryFolder(fullName: string): string {
  * the CLI (a process boundary between the server and untrusted repository content).
  */
 export function createPullRequestPipeline(options: PipelineOptions): RunJob {
-  return async (job, outerSignal) => {
+  return async (job, outerSignal): Promise<JobResult> => {
     const signal = AbortSignal.any([outerSignal, AbortSignal.timeout(options.timeoutMs)]);
-    const work = await mkdtemp(join(options.workRoot ?? tmpdir(), "impact-pr-"));
     const log = options.logger.child({ delivery: job.deliveryId });
+    const credentials = await options.auth.forJob(job);
     const secrets = [
-      options.githubToken,
+      credentials.token,
       ...Object.values(options.runEnv),
       ...Object.values(options.commentEnv),
     ];
     const redact = (text: string) => redactAll(text, secrets);
+    let work: string | undefined;
     try {
+      if (options.headCheck) {
+        const moved = await headMovedOn(job, options.headCheck.apiUrl, credentials.token, signal);
+        if (moved) return { state: "dropped", reason: moved };
+      }
+      work = await mkdtemp(join(options.workRoot ?? tmpdir(), "impact-pr-"));
       const clone = join(work, "repo");
-      await fetchPullRequest(job, clone, options.githubToken, signal, redact);
+      await fetchPullRequest(job, clone, credentials.token, signal, redact);
 
       // The base commit's config, never the PR's own: a fork must not choose its config.
       const configPath = join(work, "impact.config.json");
@@ -106,6 +127,10 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
         );
       }
       log.info({ exit: impact.code }, "impact run finished");
+      if (options.onUsage) {
+        const totals = await readTotals(auditPath);
+        if (totals) options.onUsage(totals);
+      }
 
       const comment = await run(
         options.cli.command,
@@ -118,7 +143,7 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
           "--repo",
           job.repository.fullName,
         ],
-        { cwd: work, env: { ...baseEnv(), ...options.commentEnv }, signal },
+        { cwd: work, env: { ...baseEnv(), ...options.commentEnv, GITHUB_TOKEN: credentials.token }, signal },
       );
       if (comment.code !== 0) {
         throw new Error(
@@ -126,10 +151,57 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
         );
       }
       log.info({ output: redact(comment.stdout.trim()) }, "comment done");
+      return { state: "done" };
     } finally {
-      await rm(work, { recursive: true, force: true });
+      if (work) await rm(work, { recursive: true, force: true });
+      await credentials.release();
     }
   };
+}
+
+const PullRequestStateSchema = z.object({
+  state: z.string(),
+  head: z.object({ sha: z.string() }),
+});
+
+/**
+ * Why the job is moot, asked of the GitHub API: the PR's head moved on (a newer push, or a
+ * replayed old delivery) or the PR is closed; undefined when the job's head is current.
+ */
+async function headMovedOn(
+  job: PullRequestJob,
+  apiUrl: string,
+  token: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const url = `${apiUrl.replace(/\/+$/, "")}/repos/${job.repository.fullName}/pulls/${job.number}`;
+  const response = await fetch(url, {
+    headers: { authorization: `token ${token}`, accept: "application/vnd.github+json" },
+    signal: AbortSignal.any([signal, AbortSignal.timeout(GITHUB_API_TIMEOUT_MS)]),
+  });
+  if (!response.ok) {
+    throw new Error(
+      `asking GitHub for ${job.repository.fullName}#${job.number} failed with HTTP ${response.status}`,
+    );
+  }
+  const parsed = PullRequestStateSchema.safeParse(await response.json());
+  if (!parsed.success)
+    throw new Error(`GitHub's answer for ${job.repository.fullName}#${job.number} has no head sha`);
+  if (parsed.data.state !== "open") return `the pull request is ${parsed.data.state}`;
+  if (parsed.data.head.sha !== job.headSha) return `the pull request's head is ${parsed.data.head.sha} now`;
+  return undefined;
+}
+
+const AuditWithTotalsSchema = z.object({ totals: AuditTotalsSchema });
+
+/** The usage totals of an audit the child wrote; undefined when it is unreadable. */
+async function readTotals(auditPath: string) {
+  try {
+    const parsed = AuditWithTotalsSchema.safeParse(JSON.parse(await readFile(auditPath, "utf8")));
+    return parsed.success ? parsed.data.totals : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

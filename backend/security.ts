@@ -105,6 +105,14 @@ export class SeenIds {
     return true;
   }
 
+  /** Records all of `ids`, or none when any was already seen (and not expired). */
+  addAll(ids: readonly string[]): boolean {
+    const now = this.#now();
+    if (ids.some((id) => now - (this.#ids.get(id) ?? Number.NEGATIVE_INFINITY) < this.#ttlMs)) return false;
+    for (const id of ids) this.add(id);
+    return true;
+  }
+
   /** Forgets `id` (its delivery was not acted on, so a redelivery may be). */
   delete(id: string): void {
     this.#ids.delete(id);

@@ -11,15 +11,23 @@ import { systemPrompt } from "../shared/prompts.js";
 import { redactSecrets } from "../shared/redact.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
 import { type AppDeps, createApp } from "./app.js";
+import { appAuth, type GitHubAuth, privateKeySource, tokenAuth } from "./github-auth.js";
+import {
+  DEFAULT_BOT_MAX_PENDING,
+  DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_JOB_LEASE_MS,
+} from "./limits.js";
+import { createMetrics } from "./metrics.js";
 import { PullRequestQueue } from "./queue.js";
 import { createPullRequestPipeline } from "./run-job.js";
+import { openStateStore, type StateStore } from "./store/state-store.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 120;
 export const DEFAULT_BOT_TIMEOUT_MS = 15 * 60 * 1000;
-const DEFAULT_BOT_MAX_PENDING = 100;
-/** The server's own state (the result cache), relative to its working directory. */
+/** The server's own state (the state database, the result cache), relative to its working directory. */
 export const DEFAULT_DATA_DIR = ".impact-server";
 
 type Env = Record<string, string | undefined>;
@@ -85,7 +93,11 @@ export function createLogger(write: (line: string) => void, env: Env, level = "i
 
 export interface BackendFromEnv {
   deps: AppDeps;
+  /** The PR bot's worker (start it after listening); absent without the bot. */
   queue: PullRequestQueue | undefined;
+  store: StateStore | undefined;
+  /** On SIGTERM, how long running jobs get to finish before they go back to the queue. */
+  drainTimeoutMs: number;
   /** One line per part that is on, for the start-up message. */
   parts: string[];
 }
@@ -93,15 +105,18 @@ export interface BackendFromEnv {
 /**
  * Builds the app's dependencies from the environment:
  * IMPACT_SERVER_TOKENS + OPENAI_API_KEY (OPENAI_BASE_URL, IMPACT_MODEL) turn the router on;
- * GITHUB_WEBHOOK_SECRET + GITHUB_TOKEN (GITHUB_API_URL) turn the PR bot on.
+ * GITHUB_WEBHOOK_SECRET + GITHUB_TOKEN, or + GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY(_FILE)
+ * (GITHUB_API_URL), turn the PR bot on, with its state in SQLite under IMPACT_DATA_DIR or
+ * in Postgres at DATABASE_URL.
  */
-export function backendFromEnv(
+export async function backendFromEnv(
   env: Env,
   logger: Logger,
   overrides: { cli?: { command: string; args: string[] } } = {},
-): BackendFromEnv {
+): Promise<BackendFromEnv> {
   const parts: string[] = [];
-  const deps: AppDeps = { logger };
+  const metrics = createMetrics();
+  const deps: AppDeps = { logger, metrics };
   const tokens = (env.IMPACT_SERVER_TOKENS ?? "")
     .split(/[\s,]+/)
     .map((token) => token.trim())
@@ -130,8 +145,11 @@ export function backendFromEnv(
     );
   }
   let queue: PullRequestQueue | undefined;
+  let store: StateStore | undefined;
+  const drainTimeoutMs =
+    positiveNumber(env.IMPACT_DRAIN_TIMEOUT_MS, "IMPACT_DRAIN_TIMEOUT_MS") ?? DEFAULT_DRAIN_TIMEOUT_MS;
   if (env.GITHUB_WEBHOOK_SECRET) {
-    if (!env.GITHUB_TOKEN) throw new UsageError("GITHUB_WEBHOOK_SECRET is set but GITHUB_TOKEN is not");
+    const auth = githubAuthFromEnv(env);
     const runEnv = pick(env, [
       "OPENAI_API_KEY",
       "OPENAI_BASE_URL",
@@ -139,13 +157,27 @@ export function backendFromEnv(
       "IMPACT_ROUTER_URL",
       "IMPACT_ROUTER_TOKEN",
     ]);
-    const commentEnv = { ...pick(env, ["GITHUB_API_URL"]), GITHUB_TOKEN: env.GITHUB_TOKEN };
+    const commentEnv = pick(env, ["GITHUB_API_URL"]);
     const timeoutMs =
       positiveNumber(env.IMPACT_BOT_TIMEOUT_MS, "IMPACT_BOT_TIMEOUT_MS") ?? DEFAULT_BOT_TIMEOUT_MS;
-    queue = new PullRequestQueue({
-      concurrency: positiveNumber(env.IMPACT_BOT_CONCURRENCY, "IMPACT_BOT_CONCURRENCY") ?? 1,
-      maxPending: DEFAULT_BOT_MAX_PENDING,
+    const concurrency = positiveNumber(env.IMPACT_BOT_CONCURRENCY, "IMPACT_BOT_CONCURRENCY") ?? 1;
+    const maxPending =
+      positiveNumber(env.IMPACT_BOT_MAX_PENDING, "IMPACT_BOT_MAX_PENDING") ?? DEFAULT_BOT_MAX_PENDING;
+    const maxPendingPerRepository =
+      positiveNumber(env.IMPACT_BOT_MAX_PENDING_PER_REPOSITORY, "IMPACT_BOT_MAX_PENDING_PER_REPOSITORY") ??
+      DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY;
+    const leaseMs = positiveNumber(env.IMPACT_JOB_LEASE_MS, "IMPACT_JOB_LEASE_MS") ?? DEFAULT_JOB_LEASE_MS;
+    const dataDir = resolve(env.IMPACT_DATA_DIR || DEFAULT_DATA_DIR);
+    store = await openStateStore({ dataDir, ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) });
+    const bot = new PullRequestQueue({
+      store,
+      concurrency,
+      maxPending,
+      maxPendingPerRepository,
+      leaseMs,
+      soleInstance: store.kind === "sqlite",
       logger,
+      observer: metrics.observer,
       run: createPullRequestPipeline({
         cli: overrides.cli ?? {
           command: process.execPath,
@@ -153,23 +185,61 @@ export function backendFromEnv(
         },
         runEnv,
         commentEnv,
-        githubToken: env.GITHUB_TOKEN,
+        auth,
+        headCheck: { apiUrl: env.GITHUB_API_URL || "https://api.github.com" },
+        onUsage: metrics.modelUsage,
         timeoutMs,
         // The result cache outlives each job's clone: a push that changes nothing relevant costs nothing.
-        cacheRoot: resolve(env.IMPACT_DATA_DIR || DEFAULT_DATA_DIR, "cache"),
+        cacheRoot: join(dataDir, "cache"),
         logger,
       }),
     });
-    const bot = queue;
-    deps.webhook = { secret: env.GITHUB_WEBHOOK_SECRET, enqueue: (job) => bot.enqueue(job) };
-    parts.push("PR bot: POST /webhooks/github");
+    queue = bot;
+    const stateStore = store;
+    deps.store = stateStore;
+    metrics.watchStore(stateStore);
+    deps.webhook = {
+      secret: env.GITHUB_WEBHOOK_SECRET,
+      enqueue: (job) => bot.enqueue(job),
+      deliveries: {
+        remember: (keys) => stateStore.rememberDelivery(keys),
+        forget: (keys) => stateStore.forgetDelivery(keys),
+      },
+      requireInstallation: auth.mode === "app",
+    };
+    parts.push(
+      `PR bot: POST /webhooks/github (${auth.mode === "app" ? `GitHub App ${env.GITHUB_APP_ID}` : "GITHUB_TOKEN"}; state in ${store.kind} at ${store.location}; ${concurrency} at once, ${maxPending} waiting at most, ${maxPendingPerRepository} per repository)`,
+    );
   }
   if (parts.length === 0) {
     throw new UsageError(
       "nothing to serve; set IMPACT_SERVER_TOKENS and OPENAI_API_KEY (router) and/or GITHUB_WEBHOOK_SECRET and GITHUB_TOKEN (PR bot)",
     );
   }
-  return { deps, queue, parts };
+  return { deps, queue, store, drainTimeoutMs, parts };
+}
+
+/** App mode when GITHUB_APP_ID is set, else token mode with GITHUB_TOKEN. */
+function githubAuthFromEnv(env: Env): GitHubAuth {
+  if (env.GITHUB_APP_ID) {
+    if (!/^\d+$/.test(env.GITHUB_APP_ID)) {
+      throw new UsageError(`GITHUB_APP_ID must be the App's numeric id, got "${env.GITHUB_APP_ID}"`);
+    }
+    if (!env.GITHUB_APP_PRIVATE_KEY && !env.GITHUB_APP_PRIVATE_KEY_FILE) {
+      throw new UsageError(
+        "GITHUB_APP_ID is set but neither GITHUB_APP_PRIVATE_KEY nor GITHUB_APP_PRIVATE_KEY_FILE is",
+      );
+    }
+    return appAuth({
+      appId: env.GITHUB_APP_ID,
+      privateKey: privateKeySource(env),
+      ...(env.GITHUB_API_URL ? { apiUrl: env.GITHUB_API_URL } : {}),
+    });
+  }
+  if (!env.GITHUB_TOKEN) {
+    throw new UsageError("GITHUB_WEBHOOK_SECRET is set but neither GITHUB_TOKEN nor GITHUB_APP_ID is");
+  }
+  return tokenAuth(env.GITHUB_TOKEN);
 }
 
 function pick(env: Env, names: string[]): Record<string, string> {

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
+import { makeTempDir } from "./helpers/git-repo.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
 
 const UPSTREAM_KEY = "sk-test-not-a-real-key-serve";
@@ -45,12 +46,16 @@ describe("impact serve", () => {
       IMPACT_MODEL: "gpt-test",
       GITHUB_WEBHOOK_SECRET: "whsec-serve-test-secret",
       GITHUB_TOKEN: "ghs_serve_test_not_a_real_token",
+      IMPACT_DATA_DIR: makeTempDir(),
     };
     const { io, stop } = serveIo(env);
     const exited = main(["serve", "--host", "127.0.0.1", "--port", "0"], io);
     const url = await waitForUrl(io);
 
-    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true });
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({
+      ok: true,
+      store: { kind: "sqlite", ok: true },
+    });
     const answer = await fetch(`${url}/v1/impact/turn`, {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../backend/app.js";
-import { PullRequestQueue } from "../backend/queue.js";
+import { tokenAuth } from "../backend/github-auth.js";
 import { createPullRequestPipeline } from "../backend/run-job.js";
 import { createLogger } from "../backend/server.js";
 import { COMMENT_MARKER } from "../shared/render/comment.js";
@@ -11,6 +11,7 @@ import { portRepo } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
+import { tempQueue } from "./helpers/state-store.js";
 
 const SECRET = "whsec-e2e-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_e2e_not_a_real_token_00000";
@@ -72,15 +73,13 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
     const cacheRoot = makeTempDir();
     const logs: string[] = [];
     const logger = createLogger((line) => logs.push(line), { GITHUB_TOKEN, OPENAI_API_KEY: KEY });
-    const queue = new PullRequestQueue({
-      concurrency: 1,
-      maxPending: 10,
+    const { queue } = await tempQueue({
       logger,
       run: createPullRequestPipeline({
         cli: { command: process.execPath, args: [join(buildDir, "cli", "bin.js")] },
         runEnv: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: upstream.url, IMPACT_MODEL: "test-model" },
-        commentEnv: { GITHUB_TOKEN, GITHUB_API_URL: github.url },
-        githubToken: GITHUB_TOKEN,
+        commentEnv: { GITHUB_API_URL: github.url },
+        auth: tokenAuth(GITHUB_TOKEN),
         timeoutMs: 120_000,
         cacheRoot,
         logger,

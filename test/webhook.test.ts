@@ -3,11 +3,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../backend/app.js";
-import { type PullRequestJob, PullRequestQueue } from "../backend/queue.js";
+import { tokenAuth } from "../backend/github-auth.js";
+import type { PullRequestJob } from "../backend/job.js";
+import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../backend/limits.js";
 import { createPullRequestPipeline } from "../backend/run-job.js";
 import { SeenIds } from "../backend/security.js";
 import { createLogger } from "../backend/server.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
+import { tempQueue } from "./helpers/state-store.js";
 
 const SECRET = "whsec-test-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_test_not_a_real_token_0000";
@@ -75,6 +78,8 @@ describe("GitHub webhook", () => {
         number: 42,
         headSha: HEAD_SHA,
         baseSha: BASE_SHA,
+        installationId: 45678901,
+        updatedAt: "2026-11-20T10:00:00Z",
       },
     ]);
     expect(logs.join("")).not.toContain(SECRET);
@@ -121,8 +126,20 @@ describe("GitHub webhook", () => {
     const again = await app.fetch(delivery(body, { id: "d-1" }));
     expect(again.status).toBe(204);
     expect(await again.text()).toBe("");
-    expect((await app.fetch(delivery(body, { id: "d-2" }))).status).toBe(202);
+    const next = fixture("pull_request.opened", { head: "3".repeat(40) });
+    expect((await app.fetch(delivery(next, { id: "d-2" }))).status).toBe(202);
     expect(jobs.map((job) => job.deliveryId)).toEqual(["d-1", "d-2"]);
+  });
+
+  it("ignores a replayed signed body under a fresh delivery id with 204 (the id is not signed)", async () => {
+    const { app, jobs, logs } = botApp();
+    const body = fixture("pull_request.opened");
+    expect((await app.fetch(delivery(body, { id: "original" }))).status).toBe(202);
+    for (const id of ["replay-1", "replay-2"]) {
+      expect((await app.fetch(delivery(body, { id }))).status).toBe(204);
+    }
+    expect(jobs.map((job) => job.deliveryId)).toEqual(["original"]);
+    expect(logs.filter((line) => line.includes("duplicate delivery ignored"))).toHaveLength(2);
   });
 
   it("answers 204 to ping, other events and other actions", async () => {
@@ -187,57 +204,108 @@ function job(number: number, deliveryId: string, repository = "acme/widgets"): P
   };
 }
 
+/**
+ * A job runner the test drives: each job records its start and waits until the test
+ * releases it (or its signal aborts).
+ */
+function heldJobs() {
+  const events: string[] = [];
+  const started = new Map<string, { promise: Promise<() => void>; resolve: (release: () => void) => void }>();
+  const startOf = (id: string) => {
+    let entry = started.get(id);
+    if (!entry) {
+      let resolve!: (release: () => void) => void;
+      const promise = new Promise<() => void>((done) => {
+        resolve = done;
+      });
+      entry = { promise, resolve };
+      started.set(id, entry);
+    }
+    return entry;
+  };
+  const run = (current: PullRequestJob, signal: AbortSignal) =>
+    new Promise<undefined>((resolve, reject) => {
+      events.push(`start ${current.deliveryId}`);
+      signal.addEventListener("abort", () => {
+        events.push(`aborted ${current.deliveryId}`);
+        reject(signal.reason);
+      });
+      startOf(current.deliveryId).resolve(() => {
+        events.push(`done ${current.deliveryId}`);
+        resolve(undefined);
+      });
+    });
+  // Waits for the job to start (the test orders events by starts, not by time), then releases it.
+  const finish = async (id: string) => (await startOf(id).promise)();
+  return { events, run, started: (id: string) => startOf(id).promise, finish };
+}
+
+describe("queue fairness", () => {
+  it("one repository's flood of pull requests does not lock out another's, which runs next", async () => {
+    const held = heldJobs();
+    const logger = createLogger(() => {}, {});
+    const { queue } = await tempQueue({
+      logger,
+      run: held.run,
+      maxPending: DEFAULT_BOT_MAX_PENDING,
+      maxPendingPerRepository: DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+    });
+    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
+    const pr = (repository: string, number: number) =>
+      fixture("pull_request.opened", { head: number.toString(16).padStart(40, "0") })
+        .replaceAll('"number": 42', `"number": ${number}`)
+        .replaceAll('"full_name": "acme/widgets"', `"full_name": "${repository}"`);
+    const statuses: number[] = [];
+    for (let number = 1; number <= DEFAULT_BOT_MAX_PENDING + 1; number += 1) {
+      statuses.push((await app.fetch(delivery(pr("fork/flood", number), { id: `flood-${number}` }))).status);
+    }
+    // One runs, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY wait, the rest are refused (GitHub may redeliver).
+    expect(statuses.filter((status) => status === 202)).toHaveLength(
+      1 + DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+    );
+    expect(statuses.filter((status) => status === 503)).toHaveLength(
+      DEFAULT_BOT_MAX_PENDING - DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+    );
+    const refused = await app.fetch(delivery(pr("fork/flood", 500), { id: "flood-500" }));
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      "too many pull requests of fork/flood queued; redeliver later",
+    );
+
+    expect((await app.fetch(delivery(pr("acme/widgets", 7), { id: "acme-7" }))).status).toBe(202);
+    await held.finish("flood-1");
+    // The other repository goes before the flood's waiting jobs.
+    await held.finish("acme-7");
+    await held.finish("flood-2");
+    expect(held.events.slice(0, 5)).toEqual([
+      "start flood-1",
+      "done flood-1",
+      "start acme-7",
+      "done acme-7",
+      "start flood-2",
+    ]);
+  });
+});
+
 describe("PullRequestQueue", () => {
   it("keeps one job per pull request: a newer push replaces a waiting job and aborts a running one", async () => {
-    const events: string[] = [];
-    // Each job's release, once it has started: the test finishes jobs in a known order
-    // by waiting for each start, not for a while.
-    const started = new Map<
-      string,
-      { promise: Promise<() => void>; resolve: (release: () => void) => void }
-    >();
-    const startOf = (id: string) => {
-      let entry = started.get(id);
-      if (!entry) {
-        let resolve!: (release: () => void) => void;
-        const promise = new Promise<() => void>((done) => {
-          resolve = done;
-        });
-        entry = { promise, resolve };
-        started.set(id, entry);
-      }
-      return entry;
-    };
-    const finish = async (id: string) => (await startOf(id).promise)();
-    const queue = new PullRequestQueue({
-      concurrency: 1,
+    const held = heldJobs();
+    const { queue, store } = await tempQueue({
       maxPending: 2,
       logger: createLogger(() => {}, {}),
-      run: (current, signal) =>
-        new Promise<void>((resolve, reject) => {
-          events.push(`start ${current.deliveryId}`);
-          signal.addEventListener("abort", () => {
-            events.push(`aborted ${current.deliveryId}`);
-            reject(signal.reason);
-          });
-          startOf(current.deliveryId).resolve(() => {
-            events.push(`done ${current.deliveryId}`);
-            resolve();
-          });
-        }),
+      run: held.run,
     });
-    expect(queue.enqueue(job(1, "a"))).toBe("queued"); // runs at once
-    expect(queue.enqueue(job(2, "b"))).toBe("queued"); // waits
-    expect(queue.enqueue(job(2, "c"))).toBe("superseded"); // replaces b
-    expect(queue.enqueue(job(3, "d"))).toBe("queued");
-    expect(queue.enqueue(job(4, "e"))).toBe("full");
-    expect(queue.enqueue(job(1, "f"))).toBe("superseded"); // aborts a, then waits behind c and d
-    expect(queue.pending).toBe(2 + 1);
-    await finish("c");
-    await finish("d");
-    await finish("f");
+    expect(await queue.enqueue(job(1, "a"))).toBe("queued"); // runs at once
+    await held.started("a");
+    expect(await queue.enqueue(job(2, "b"))).toBe("queued"); // waits
+    expect(await queue.enqueue(job(2, "c"))).toBe("superseded"); // replaces b
+    expect(await queue.enqueue(job(3, "d"))).toBe("queued");
+    expect(await queue.enqueue(job(4, "e"))).toBe("full");
+    expect(await queue.enqueue(job(1, "f"))).toBe("superseded"); // aborts a, then waits behind c and d
+    await held.finish("c");
+    await held.finish("d");
+    await held.finish("f");
     await queue.idle();
-    expect(events).toEqual([
+    expect(held.events).toEqual([
       "start a",
       "aborted a",
       "start c",
@@ -247,26 +315,28 @@ describe("PullRequestQueue", () => {
       "start f",
       "done f",
     ]);
+    expect((await store.job("a"))?.state).toBe("superseded");
+    expect((await store.job("b"))?.state).toBe("superseded");
+    expect((await store.job("f"))?.state).toBe("done");
+    expect(await store.job("e")).toBeUndefined();
   });
 
-  it("stops running jobs and drops waiting ones on close", async () => {
-    const events: string[] = [];
-    const queue = new PullRequestQueue({
-      concurrency: 1,
+  it("on close, stops running jobs and keeps them and the waiting ones queued in the store", async () => {
+    const held = heldJobs();
+    const { queue, store } = await tempQueue({
       maxPending: 5,
       logger: createLogger(() => {}, {}),
-      run: (current, signal) =>
-        new Promise<void>((_resolve, reject) => {
-          events.push(`start ${current.deliveryId}`);
-          signal.addEventListener("abort", () => reject(signal.reason));
-        }),
+      run: held.run,
     });
-    queue.enqueue(job(1, "a"));
-    queue.enqueue(job(2, "b"));
+    await queue.enqueue(job(1, "a"));
+    await queue.enqueue(job(2, "b"));
+    await held.started("a");
     await queue.close();
-    expect(events).toEqual(["start a"]);
+    expect(held.events).toEqual(["start a", "aborted a"]);
     expect(queue.running).toBe(0);
-    expect(queue.enqueue(job(3, "c"))).toBe("full");
+    // Both wait for the next start; the stopped run does not count as an attempt.
+    expect(await store.job("a")).toMatchObject({ state: "queued", attempts: 0 });
+    expect(await store.job("b")).toMatchObject({ state: "queued", attempts: 0 });
   });
 });
 
@@ -319,7 +389,7 @@ function fakeCliPipeline(options: {
     cli: { command: process.execPath, args: [cli] },
     runEnv: { ...options.runEnv, FAKE_IMPACT_LOG: log },
     commentEnv: { ...options.commentEnv, FAKE_IMPACT_LOG: log },
-    ...(options.githubToken ? { githubToken: options.githubToken } : {}),
+    auth: tokenAuth(options.githubToken ?? "ghs_unused_token_in_this_test_00"),
     timeoutMs: 60_000,
     workRoot: work,
     logger: options.logger ?? createLogger(() => {}, {}),
@@ -356,11 +426,11 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       calls: readCalls,
     } = fakeCliPipeline({
       runEnv: { OPENAI_API_KEY: "sk-test-not-a-real-key" },
-      commentEnv: { GITHUB_TOKEN, GITHUB_API_URL: "http://127.0.0.1:9/api" },
+      commentEnv: { GITHUB_API_URL: "http://127.0.0.1:9/api" },
       githubToken: GITHUB_TOKEN,
       logger,
     });
-    const queue = new PullRequestQueue({ concurrency: 1, maxPending: 10, logger, run: pipeline });
+    const { queue } = await tempQueue({ logger, run: pipeline });
     const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
 
     const body = fixture("pull_request.opened", { base, head, cloneUrl: source.dir });
@@ -448,7 +518,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     const logger = createLogger((line) => logs.push(line), {});
     const { pipeline, calls: readCalls } = fakeCliPipeline({
       runEnv: { FAKE_EXIT_run: "1" },
-      commentEnv: { GITHUB_TOKEN },
+      githubToken: GITHUB_TOKEN,
       logger,
     });
     await pipeline(
@@ -472,7 +542,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     const head = source.commit({ "docs/a.md": "# B\n" });
     const { pipeline, calls: readCalls } = fakeCliPipeline({
       runEnv: { FAKE_EXIT_run: "2" },
-      commentEnv: { GITHUB_TOKEN },
+      githubToken: GITHUB_TOKEN,
     });
     const pending = pipeline(
       {

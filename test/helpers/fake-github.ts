@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { onTestFinished } from "vitest";
@@ -22,6 +23,26 @@ export interface RecordedRequest {
   method: string;
   path: string;
   body: unknown;
+  /** The token the request authenticated with. */
+  token?: string;
+}
+
+/** A GitHub App the fake knows: it issues installation tokens to JWTs signed with its key. */
+export interface FakeApp {
+  id: number;
+  /** The public half of the App's key (PEM): JWTs must verify against it. */
+  publicKey: string;
+  /** Installation ids, and whether each is suspended. */
+  installations: Record<number, { suspended?: boolean }>;
+}
+
+/** One installation token the fake issued. */
+export interface IssuedToken {
+  token: string;
+  installationId: number;
+  repositories: unknown;
+  permissions: unknown;
+  revoked: boolean;
 }
 
 export interface InjectedFailure {
@@ -42,6 +63,10 @@ export interface FakeGitHub {
   comments(repository: string, number: number): FakeComment[];
   /** Adds a comment as if someone (or an earlier run) had posted it. */
   seed(repository: string, number: number, body: string, login?: string): FakeComment;
+  /** Installation tokens issued so far (App mode), in order. */
+  issued: IssuedToken[];
+  /** Sets what GET /repos/R/pulls/N answers: the PR's head and state. */
+  setPull(repository: string, number: number, pull: { head: string; state?: "open" | "closed" }): void;
   /** Sets what GET pulls/N/files answers: the PR's files and their diffs. */
   setPullFiles(repository: string, number: number, files: Array<{ filename: string; patch?: string }>): void;
   reviewComments(repository: string, number: number): FakeReviewComment[];
@@ -55,7 +80,10 @@ export interface FakeGitHub {
  * uses. Any other request, or one without `token`, is answered 400 and recorded; when
  * called inside a test, the test fails on it when it finishes.
  */
-export async function startFakeGitHub(options: { token: string }): Promise<FakeGitHub> {
+export async function startFakeGitHub(options: { token?: string; app?: FakeApp }): Promise<FakeGitHub> {
+  const appKey: KeyObject | undefined = options.app ? createPublicKey(options.app.publicKey) : undefined;
+  const issued: IssuedToken[] = [];
+  const pulls = new Map<string, { head: string; state: "open" | "closed" }>();
   const threads = new Map<string, FakeComment[]>();
   const requests: RecordedRequest[] = [];
   const unexpected: string[] = [];
@@ -120,18 +148,60 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
       unexpected.push(`${method} ${url.pathname}${url.search}: ${why}`);
       send(400, { message: `fake GitHub: unexpected request (${why})` });
     };
-    if (request.headers.authorization !== `token ${options.token}`) return refuse("wrong or missing token");
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {
       return refuse("body is not JSON");
     }
+    const installation = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
+    if (installation && method === "POST" && options.app) {
+      const app = options.app;
+      const jwt = /^bearer (.+)$/i.exec(request.headers.authorization ?? "")?.[1];
+      const claims = jwt && appKey ? verifiedClaims(jwt, appKey) : undefined;
+      if (!claims || String(claims.iss) !== String(app.id)) {
+        return send(401, { message: "A JSON web token could not be decoded" });
+      }
+      const id = Number(installation[1]);
+      const known = app.installations[id];
+      if (!known) return send(404, { message: "Not Found" });
+      if (known.suspended) return send(403, { message: "This installation has been suspended" });
+      const requested = body as { repositories?: string[]; permissions?: unknown } | undefined;
+      const token = `ghs_fake_installation_token_${issued.length + 1}_${id}`;
+      issued.push({
+        token,
+        installationId: id,
+        repositories: requested?.repositories,
+        permissions: requested?.permissions,
+        revoked: false,
+      });
+      return send(201, {
+        token,
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        permissions: requested?.permissions ?? {},
+        repository_selection: "selected",
+        repositories: (requested?.repositories ?? []).map((name, index) => ({ id: index + 1, name })),
+      });
+    }
+    const presented = /^token (.+)$/.exec(request.headers.authorization ?? "")?.[1];
+    const live = issued.find((entry) => entry.token === presented && !entry.revoked);
+    if (!presented || (presented !== options.token && !live)) return refuse("wrong or missing token");
+    if (url.pathname === "/installation/token" && method === "DELETE" && live) {
+      live.revoked = true;
+      return send(204);
+    }
+    const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname);
+    if (pull && method === "GET") {
+      requests.push({ method, path: url.pathname, body, token: presented });
+      const known = pulls.get(`${pull[1]}#${pull[2]}`);
+      if (!known) return send(404, { message: "Not Found" });
+      return send(200, { number: Number(pull[2]), state: known.state, head: { sha: known.head } });
+    }
 
     let match = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     if (match && (method === "GET" || method === "POST")) {
       const [, repository, number] = match as unknown as [string, string, string];
-      requests.push({ method, path: url.pathname, body });
+      requests.push({ method, path: url.pathname, body, token: presented });
       const failure = failures.shift();
       if (failure) return fail(failure);
       if (method === "GET") {
@@ -147,7 +217,7 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
     match = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
     if (match && (method === "PATCH" || method === "DELETE")) {
       const [, repository, id] = match as unknown as [string, string, string];
-      requests.push({ method, path: url.pathname, body });
+      requests.push({ method, path: url.pathname, body, token: presented });
       const failure = failures.shift();
       if (failure) return fail(failure);
       const found = findComment(repository, Number(id));
@@ -231,6 +301,10 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
     url: `http://127.0.0.1:${port}`,
     requests,
     unexpected,
+    issued,
+    setPull: (repository, number, pull) => {
+      pulls.set(`${repository}#${number}`, { head: pull.head, state: pull.state ?? "open" });
+    },
     comments: (repository, number) => thread(repository, number),
     seed: (repository, number, body, login = "someone") => addComment(repository, number, body, login),
     setPullFiles: (repository, number, files) => {
@@ -256,4 +330,23 @@ export async function startFakeGitHub(options: { token: string }): Promise<FakeG
     // Outside a test the caller closes it and checks `unexpected`.
   }
   return fake;
+}
+
+/** The claims of an RS256 JWT whose signature verifies with `key` and that has not expired. */
+function verifiedClaims(jwt: string, key: KeyObject): { iss?: unknown; exp?: number } | undefined {
+  const [header, payload, signature] = jwt.split(".");
+  if (!header || !payload || !signature) return undefined;
+  const signed = verify(
+    "RSA-SHA256",
+    Buffer.from(`${header}.${payload}`),
+    key,
+    Buffer.from(signature, "base64url"),
+  );
+  if (!signed) return undefined;
+  const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+    iss?: unknown;
+    exp?: number;
+  };
+  if (typeof claims.exp !== "number" || claims.exp * 1000 < Date.now()) return undefined;
+  return claims;
 }

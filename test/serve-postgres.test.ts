@@ -1,0 +1,131 @@
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { fixScript, portRepo } from "./helpers/audit-fixture.js";
+import { startFakeGitHub } from "./helpers/fake-github.js";
+import { makeTempDir } from "./helpers/git-repo.js";
+import { startPostgres, type TestPostgres } from "./helpers/postgres.js";
+import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
+import { parseMetrics, startServe, until } from "./helpers/serve-process.js";
+
+const SECRET = "whsec-postgres-not-a-real-secret";
+const GITHUB_TOKEN = "ghs_postgres_not_a_real_token_";
+const KEY = "sk-test-not-a-real-key-postgres";
+const buildDir = inject("builtPackage");
+const BURST = 8;
+
+let postgres: TestPostgres | undefined;
+let missing: string | undefined;
+
+beforeAll(async () => {
+  const started = await startPostgres();
+  if ("unavailable" in started) {
+    missing = started.unavailable;
+    console.warn(`\n!!! SKIPPING the two-instance Postgres test: ${missing}\n`);
+  } else {
+    postgres = started;
+  }
+}, 60_000);
+
+afterAll(() => postgres?.stop());
+
+function payload(values: { base: string; head: string; cloneUrl: string; number: number }): string {
+  const json = JSON.parse(
+    readFileSync(join(import.meta.dirname, "fixtures", "github", "pull_request.opened.json"), "utf8")
+      .replaceAll("__BASE_SHA__", values.base)
+      .replaceAll("__HEAD_SHA__", values.head)
+      .replaceAll("__CLONE_URL__", values.cloneUrl),
+  );
+  json.number = values.number;
+  return JSON.stringify(json);
+}
+
+function deliver(url: string, body: string, id: string): Promise<number> {
+  return fetch(`${url}/webhooks/github`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "pull_request",
+      "x-github-delivery": id,
+      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
+    },
+    body,
+  }).then((response) => response.status);
+}
+
+describe("two impact serve processes on one Postgres", () => {
+  it("take a burst of deliveries (each sent to both) and run each job exactly once", async (context) => {
+    if (!postgres) return context.skip(missing);
+    const databaseUrl = await postgres.createDatabase("burst");
+    const repo = portRepo(["alpha"]);
+    const head = repo.git("rev-parse", "HEAD");
+    const base = repo.git("rev-parse", "HEAD~1");
+    const github = await startFakeGitHub({ token: GITHUB_TOKEN });
+    const reply = (fixScript(["alpha"]) as Record<string, ScriptStep[]>)["docs/alpha.md"]![0]!;
+    const upstream = await startScriptedModelServer(() => reply);
+    const env = () => ({
+      GITHUB_WEBHOOK_SECRET: SECRET,
+      GITHUB_TOKEN,
+      GITHUB_API_URL: github.url,
+      OPENAI_API_KEY: KEY,
+      OPENAI_BASE_URL: upstream.url,
+      IMPACT_MODEL: "test-model",
+      IMPACT_GITHUB_THROTTLE: "off",
+      IMPACT_BOT_CONCURRENCY: "2",
+      DATABASE_URL: databaseUrl,
+      IMPACT_DATA_DIR: makeTempDir(),
+    });
+    const instances = [await startServe(buildDir, env()), await startServe(buildDir, env())];
+    const numbers = Array.from({ length: BURST }, (_, index) => index + 1);
+    for (const number of numbers) github.setPull("acme/widgets", number, { head });
+
+    // Every delivery reaches both instances at once (a load balancer retrying, say): one takes it.
+    const statuses = await Promise.all(
+      numbers.map((number) => {
+        const body = payload({ base, head, cloneUrl: repo.dir, number });
+        return Promise.all(instances.map((instance) => deliver(instance.url, body, `burst-${number}`)));
+      }),
+    );
+    for (const pair of statuses) expect(pair.sort()).toEqual([202, 204]);
+
+    await until(() => numbers.every((number) => github.comments("acme/widgets", number).length === 1), 250);
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await until(async () => {
+        const { rows } = await client.query("SELECT count(*)::int AS n FROM jobs WHERE state = 'done'");
+        return rows[0].n === BURST;
+      }, 250);
+      const { rows } = await client.query("SELECT id, state, attempts, claimed_by FROM jobs ORDER BY id");
+      expect(rows).toHaveLength(BURST);
+      for (const row of rows) expect(row).toMatchObject({ state: "done", attempts: "1" });
+    } finally {
+      await client.end();
+    }
+    for (const number of numbers) {
+      // One comment lookup per PR: no job ran twice.
+      const lookups = github.requests.filter(
+        (request) =>
+          request.method === "GET" && request.path === `/repos/acme/widgets/issues/${number}/comments`,
+      );
+      expect(lookups).toHaveLength(1);
+    }
+    // Both instances report the shared state; together they ran the burst once.
+    let ran = 0;
+    for (const instance of instances) {
+      const values = parseMetrics(await (await fetch(`${instance.url}/metrics`)).text());
+      expect(values.get('impact_jobs{state="done"}')).toBe(BURST);
+      ran += values.get('impact_job_duration_seconds_count{outcome="done"}') ?? 0;
+      expect(await (await fetch(`${instance.url}/healthz`)).json()).toEqual({
+        ok: true,
+        store: { kind: "postgres", ok: true },
+      });
+    }
+    expect(ran).toBe(BURST);
+    for (const instance of instances) instance.child.kill("SIGTERM");
+    expect(await Promise.all(instances.map((instance) => instance.exited))).toEqual([0, 0]);
+    await upstream.close();
+  }, 300_000);
+});

@@ -1,0 +1,193 @@
+import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { fixScript, portRepo } from "./helpers/audit-fixture.js";
+import { startFakeGitHub } from "./helpers/fake-github.js";
+import { makeTempDir } from "./helpers/git-repo.js";
+import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
+import { parseMetrics, startServe, until } from "./helpers/serve-process.js";
+
+const SECRET = "whsec-restart-not-a-real-secret";
+const GITHUB_TOKEN = "ghs_restart_not_a_real_token_0";
+const KEY = "sk-test-not-a-real-key-restart";
+const buildDir = inject("builtPackage");
+
+function payload(values: { base: string; head: string; cloneUrl: string; number: number }): string {
+  const json = JSON.parse(
+    readFileSync(join(import.meta.dirname, "fixtures", "github", "pull_request.opened.json"), "utf8")
+      .replaceAll("__BASE_SHA__", values.base)
+      .replaceAll("__HEAD_SHA__", values.head)
+      .replaceAll("__CLONE_URL__", values.cloneUrl),
+  );
+  json.number = values.number;
+  return JSON.stringify(json);
+}
+
+function deliver(url: string, body: string, id: string): Promise<Response> {
+  return fetch(`${url}/webhooks/github`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-github-event": "pull_request",
+      "x-github-delivery": id,
+      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
+    },
+    body,
+  });
+}
+
+async function metrics(url: string): Promise<Map<string, number>> {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.headers.get("content-type")).toContain("text/plain");
+  return parseMetrics(await response.text());
+}
+
+/**
+ * A PR fixture repository, a fake GitHub knowing its PRs, and a model whose calls hang
+ * until `answer()` (or, with `slowMs`, answer after that long).
+ */
+async function world(options: { slowMs?: number } = {}) {
+  const repo = portRepo(["alpha"]);
+  const head = repo.git("rev-parse", "HEAD");
+  const base = repo.git("rev-parse", "HEAD~1");
+  const github = await startFakeGitHub({ token: GITHUB_TOKEN });
+  let answering = false;
+  const reply = (fixScript(["alpha"]) as Record<string, ScriptStep[]>)["docs/alpha.md"]![0]!;
+  const upstream = await startScriptedModelServer(() =>
+    answering ? reply : options.slowMs ? { ...reply, delayMs: options.slowMs } : { hang: true },
+  );
+  const env = (dataDir: string, extra: Record<string, string> = {}) => ({
+    GITHUB_WEBHOOK_SECRET: SECRET,
+    GITHUB_TOKEN,
+    GITHUB_API_URL: github.url,
+    OPENAI_API_KEY: KEY,
+    OPENAI_BASE_URL: upstream.url,
+    IMPACT_MODEL: "test-model",
+    IMPACT_DATA_DIR: dataDir,
+    IMPACT_GITHUB_THROTTLE: "off",
+    ...extra,
+  });
+  return { repo, head, base, github, upstream, env, answer: () => (answering = true) };
+}
+
+describe("impact serve restarts (real processes, SQLite state)", () => {
+  it("after SIGKILL, a new start runs the running and queued jobs once more, keeps duplicates 204 and drops a superseded head", async () => {
+    const w = await world();
+    const dataDir = makeTempDir();
+    for (const number of [42, 43]) w.github.setPull("acme/widgets", number, { head: w.head });
+    // PR 44 moved on while the server was down: its queued job is for an old head.
+    w.github.setPull("acme/widgets", 44, { head: "f".repeat(40) });
+    const bodies = [42, 43, 44].map((number) =>
+      payload({ base: w.base, head: w.head, cloneUrl: w.repo.dir, number }),
+    );
+
+    const first = await startServe(buildDir, w.env(dataDir));
+    expect((await deliver(first.url, bodies[0]!, "d-42")).status).toBe(202);
+    await until(() => w.upstream.requests.length > 0); // PR 42's job is running, its model call hangs
+    expect((await deliver(first.url, bodies[1]!, "d-43")).status).toBe(202);
+    expect((await deliver(first.url, bodies[2]!, "d-44")).status).toBe(202);
+    await first.kill();
+    expect(w.github.comments("acme/widgets", 42)).toEqual([]);
+
+    w.answer();
+    const second = await startServe(buildDir, w.env(dataDir));
+    expect(second.logs().find((line) => line.msg === "jobs of a stopped server taken back")).toMatchObject({
+      requeued: ["d-42"],
+      failed: [],
+    });
+    // Redelivered by GitHub after the crash: still a duplicate.
+    expect((await deliver(second.url, bodies[0]!, "d-42")).status).toBe(204);
+    await until(async () => {
+      const values = await metrics(second.url);
+      return (
+        (values.get('impact_jobs{state="done"}') ?? 0) + (values.get('impact_jobs{state="dropped"}') ?? 0) ===
+        3
+      );
+    });
+    const values = await metrics(second.url);
+    expect(values.get('impact_jobs{state="done"}')).toBe(2);
+    expect(values.get('impact_jobs{state="dropped"}')).toBe(1);
+    expect(values.get('impact_jobs{state="queued"}')).toBe(0);
+    expect(values.get('impact_webhook_deliveries_total{status="204"}')).toBe(1);
+    expect(values.get('impact_job_duration_seconds_count{outcome="done"}')).toBe(2);
+    expect(values.get('impact_model_tokens_total{kind="prompt"}')).toBeGreaterThan(0);
+    expect(values.get("impact_state_store_up")).toBe(1);
+
+    for (const number of [42, 43]) {
+      const comments = w.github.comments("acme/widgets", number);
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body).toContain("+The server listens on port 9090 by default.");
+    }
+    expect(w.github.comments("acme/widgets", 44)).toEqual([]);
+    // Each job ran once after the restart: one comment lookup per PR.
+    const lookups = (number: number) =>
+      w.github.requests.filter(
+        (request) => request.method === "GET" && request.path.endsWith(`/issues/${number}/comments`),
+      );
+    expect([lookups(42).length, lookups(43).length, lookups(44).length]).toEqual([1, 1, 0]);
+    expect(second.logs().find((line) => line.msg === "job dropped")).toMatchObject({
+      delivery: "d-44",
+      reason: `the pull request's head is ${"f".repeat(40)} now`,
+    });
+
+    expect(await (await fetch(`${second.url}/healthz`)).json()).toEqual({
+      ok: true,
+      store: { kind: "sqlite", ok: true },
+    });
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    await w.upstream.close();
+  }, 240_000);
+
+  it("on SIGTERM, lets the running job finish before it exits; one that outlasts the drain time runs after the next start", async () => {
+    const w = await world({ slowMs: 3_000 });
+    const dataDir = makeTempDir();
+    w.github.setPull("acme/widgets", 42, { head: w.head });
+    const server = await startServe(buildDir, w.env(dataDir, { IMPACT_DRAIN_TIMEOUT_MS: "60000" }));
+    expect(
+      (
+        await deliver(
+          server.url,
+          payload({ base: w.base, head: w.head, cloneUrl: w.repo.dir, number: 42 }),
+          "t-1",
+        )
+      ).status,
+    ).toBe(202);
+    await until(() => w.upstream.requests.length > 0);
+    server.child.kill("SIGTERM");
+    // New deliveries are no longer taken while it drains.
+    await until(() => server.logs().some((line) => line.msg.startsWith("shutting down")));
+    expect(await server.exited).toBe(0);
+    expect(w.github.comments("acme/widgets", 42)).toHaveLength(1);
+
+    // A job still running when the drain time is up goes back to the queue.
+    const w2 = await world();
+    w2.github.setPull("acme/widgets", 43, { head: w2.head });
+    // A data folder of its own: the first part's result cache would answer without a model call.
+    const dataDir2 = makeTempDir();
+    const short = await startServe(buildDir, w2.env(dataDir2, { IMPACT_DRAIN_TIMEOUT_MS: "500" }));
+    expect(
+      (
+        await deliver(
+          short.url,
+          payload({ base: w2.base, head: w2.head, cloneUrl: w2.repo.dir, number: 43 }),
+          "t-2",
+        )
+      ).status,
+    ).toBe(202);
+    await until(() => w2.upstream.requests.length > 0);
+    short.child.kill("SIGTERM");
+    expect(await short.exited).toBe(0);
+    expect(short.logs().some((line) => line.msg === "job stopped by the shutdown; back in the queue")).toBe(
+      true,
+    );
+    w2.answer();
+    const next = await startServe(buildDir, w2.env(dataDir2));
+    await until(() => w2.github.comments("acme/widgets", 43).length === 1);
+    next.child.kill("SIGTERM");
+    expect(await next.exited).toBe(0);
+    await w.upstream.close();
+    await w2.upstream.close();
+  }, 240_000);
+});
