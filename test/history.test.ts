@@ -134,8 +134,9 @@ describe("history coupling", () => {
       changedFiles: [{ path: "src/y.ts" }],
       articles,
     });
+    // One co-change of a file changed once: √(1 / 2), to three decimals.
     expect(once.get("docs/b.md")?.map((reason) => [reason.detail, reason.score])).toEqual([
-      ["changed together in 1 of 1 commits that touched src/y.ts", 0.707],
+      ["changed together in 1 of 1 commits that touched src/y.ts", Math.round(Math.SQRT1_2 * 1000) / 1000],
     ]);
     const renamed = historyReasons({
       commits: [
