@@ -1,11 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { type BacktestReplay, runBacktest } from "../cli/plan/backtest.js";
+import { selectEvidence } from "../cli/plan/detect/evidence.js";
 import { proposeRepositoryConfig } from "../cli/plan/propose-config.js";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
 
@@ -16,10 +17,14 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * and overall, beside two baselines scored on the same commits: "the article names a
  * changed file's basename" and "mappings only".
  *
- *   npm run bench:truth [-- [--config corpus|default|init] [--commits N] [NAME...]]
+ *   npm run bench:truth [-- [--config corpus|default|init] [--commits N] [--split]
+ *                           [--min-score X] [--dump FILE] [NAME...]]
  *
  * `--config default` scores the defaults (no impact.config.json), `--config init` what
- * `impact init` proposes for each repository.
+ * `impact init` proposes for each repository. `--split` also scores each repository's older
+ * half of commits (where the defaults were tuned) and its newer half (held out) apart.
+ * `--min-score` overrides the config's threshold; `--dump` writes every scored commit
+ * (truth, flagged and weak articles with their scores and reasons) as JSON for analysis.
  *
  * The repositories are not downloaded here: each must already be a clone under
  * $IMPACT_TRUTH_CORPUS (default /work/corpus, else ~/.cache/impact-truth), in a folder named
@@ -49,6 +54,18 @@ interface Tally {
   flagged: number;
 }
 type Scores = { impact: Tally; basename: Tally; mappings: Tally };
+
+/** One scored commit of one repository, newest first within the repository. */
+interface Scored {
+  repository: string;
+  /** 0 for the newest scored commit. */
+  age: number;
+  sha: string;
+  truth: string[];
+  impact: string[];
+  basename: string[];
+  mappings: string[];
+}
 
 const emptyTally = (): Tally => ({ commits: 0, truth: 0, found: 0, flagged: 0 });
 
@@ -134,6 +151,9 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       config: { type: "string", default: "corpus" },
       commits: { type: "string" },
       corpus: { type: "string" },
+      split: { type: "boolean", default: false },
+      "min-score": { type: "string" },
+      dump: { type: "string" },
     },
   });
   const here = dirname(fileURLToPath(import.meta.url));
@@ -156,6 +176,11 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   const variant = values.config;
   if (variant !== "corpus" && variant !== "default" && variant !== "init") {
     console.error(`bench:truth: --config must be corpus, default or init, not "${variant}"`);
+    return 2;
+  }
+  const minScore = values["min-score"] === undefined ? undefined : Number(values["min-score"]);
+  if (minScore !== undefined && !(minScore >= 0 && minScore <= 1)) {
+    console.error("bench:truth: --min-score must be a number from 0 to 1");
     return 2;
   }
   const folder = corpusFolder();
@@ -199,8 +224,11 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     ]),
   );
   const all: Scores[] = [];
+  const scored: Scored[] = [];
+  const dump: unknown[] = [];
   for (const repository of present) {
-    const config = await configFor(variant, repository, join(folder, repository.name));
+    const proposed = await configFor(variant, repository, join(folder, repository.name));
+    const config = minScore === undefined ? proposed : { ...proposed, minScore };
     const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
     const started = performance.now();
     const basenames = new Map<string, string[]>();
@@ -213,14 +241,42 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       onReplay: (replay) => {
         basenames.set(replay.sha, basenameBaseline(replay));
         truths.set(replay.sha, replay.truth);
+        if (values.dump)
+          dump.push({
+            repository: repository.name,
+            sha: replay.sha,
+            base: replay.changeSet.base,
+            truth: [...replay.truth].sort(),
+            files: replay.changeSet.files.map((file) => file.path),
+            all: replay.articles.map((article) => article.path),
+            evidence: selectEvidence(
+              replay.changeSet,
+              new Set(replay.articles.map((article) => article.path)),
+              config,
+            ).files.map((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])),
+            articles: replay.plan.articles
+              .filter((article) => article.status === "impacted")
+              .map((article) => ({ path: article.path, score: article.score, impact: article.impact })),
+            weak: replay.plan.weak,
+          });
       },
     });
-    for (const commit of report.commits) {
+    report.commits.forEach((commit, age) => {
       const truth = truths.get(commit.sha) ?? new Set(commit.changed);
-      add(scores.impact, truth, commit.flagged);
-      add(scores.basename, truth, basenames.get(commit.sha) ?? []);
-      add(scores.mappings, truth, commit.byKind.mapping ?? []);
-    }
+      const entry: Scored = {
+        repository: repository.name,
+        age,
+        sha: commit.sha,
+        truth: [...truth],
+        impact: commit.flagged,
+        basename: basenames.get(commit.sha) ?? [],
+        mappings: commit.byKind.mapping ?? [],
+      };
+      scored.push(entry);
+      add(scores.impact, truth, entry.impact);
+      add(scores.basename, truth, entry.basename);
+      add(scores.mappings, truth, entry.mappings);
+    });
     all.push(scores);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     console.log(
@@ -267,6 +323,81 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   console.log(
     "Recall and precision are micro-averaged over commits (found/changed, found/flagged); baselines ran on the same commits.",
   );
+  if (values.split) {
+    const halves = [
+      [
+        "Older half of each repository's commits (tuned on)",
+        (entry: Scored, size: number) => entry.age >= size / 2,
+      ],
+      [
+        "Newer half of each repository's commits (held out)",
+        (entry: Scored, size: number) => entry.age < size / 2,
+      ],
+    ] as const;
+    for (const [title, inHalf] of halves) {
+      console.log(`\n${title}\n`);
+      console.log(
+        row([
+          "REPOSITORY",
+          "",
+          "COMMITS",
+          "RECALL",
+          "PREC",
+          "FLAG/C",
+          "|",
+          "BASENAME R",
+          "P",
+          "F/C",
+          "|",
+          "MAPPINGS R",
+          "P",
+          "F/C",
+        ]),
+      );
+      const half: Scores[] = [];
+      for (const repository of present) {
+        const entries = scored.filter((entry) => entry.repository === repository.name);
+        const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
+        for (const entry of entries.filter((entry) => inHalf(entry, entries.length))) {
+          const truth = new Set(entry.truth);
+          add(scores.impact, truth, entry.impact);
+          add(scores.basename, truth, entry.basename);
+          add(scores.mappings, truth, entry.mappings);
+        }
+        half.push(scores);
+        console.log(
+          row([
+            repository.name,
+            "",
+            String(scores.impact.commits),
+            ...cells(scores.impact),
+            "|",
+            ...cells(scores.basename),
+            "|",
+            ...cells(scores.mappings),
+          ]),
+        );
+      }
+      const total: Scores = {
+        impact: sumTallies(half.map((scores) => scores.impact)),
+        basename: sumTallies(half.map((scores) => scores.basename)),
+        mappings: sumTallies(half.map((scores) => scores.mappings)),
+      };
+      console.log(
+        row([
+          "OVERALL",
+          "",
+          String(total.impact.commits),
+          ...cells(total.impact),
+          "|",
+          ...cells(total.basename),
+          "|",
+          ...cells(total.mappings),
+        ]),
+      );
+    }
+  }
+  if (values.dump) writeFileSync(values.dump, `${JSON.stringify(dump)}\n`);
   return 0;
 }
 

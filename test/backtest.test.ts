@@ -97,6 +97,15 @@ describe("impact plan --backtest", () => {
     // A newer commit that adds an article with code is no answer (no existing article changed):
     // it does not use up the count.
     repo.commit({ "src/new.ts": "export const x = 1;\n", "docs/new.md": "# New\n" }, "new article");
+    // Nor are commits whose other files cannot be evidence: CI config, tests, a changelog.
+    repo.commit(
+      { ".github/workflows/ci.yml": "on: push\n", "docs/beta.md": "# Beta\n\nCI badge.\n" },
+      "ci only",
+    );
+    repo.commit(
+      { "test/alpha.test.ts": "alphaThing('a', 1);\n", "CHANGELOG.md": "# 2.0\n", "docs/alpha.md": "# A\n" },
+      "tests and changelog only",
+    );
     const counted = captureIo(repo.dir);
     expect(await main(["plan", "--backtest", "1", "--json"], counted)).toBe(0);
     expect(

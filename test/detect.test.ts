@@ -159,12 +159,12 @@ describe("detectImpact", () => {
               {
                 "detail": "mentions loginUser (function, changed)",
                 "kind": "reference",
-                "score": 0.6,
+                "score": 0.4,
                 "source": "src/auth.ts",
               },
             ],
             "path": "docs/login.md",
-            "score": 0.6,
+            "score": 0.4,
             "status": "impacted",
           },
           {
@@ -185,7 +185,7 @@ describe("detectImpact", () => {
           },
         ],
         "head": "h",
-        "minScore": 0.3,
+        "minScore": 0.4,
         "skipped": [],
         "warnings": [],
         "weak": [],

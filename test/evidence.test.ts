@@ -111,7 +111,9 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
       "src/read.js":
         "export function readLines({ lines = 20, strict = false } = {}) {\n  return lines;\n}\nexport function parseHeader(text) {\n  return text.trim().toLowerCase();\n}\nexport function check(value) {\n  if (!value) throw new Error('Give a value');\n}\n",
     });
-    const result = await planJson(repo);
+    // A body change alone (0.2) is under the default minimum score: weak, unless asked for.
+    expect((await planJson(repo)).weak).toEqual([{ path: "docs/header.md", score: 0.2 }]);
+    const result = await planJson(repo, ["--min-score", "0.2"]);
     expect(flagged(result).sort()).toEqual(["docs/errors.md", "docs/header.md", "docs/read.md"]);
     const details = result.articles.flatMap((article) => article.impact.map((reason) => reason.detail));
     expect(details).toContain('quotes "The input must not be empty" (message, removed)');
@@ -214,6 +216,22 @@ describe("noise defaults", { timeout: 120_000 }, () => {
       why: "the package's own name (package.json)",
     });
   });
+
+  it("drops protocol names every class has (__init__), and still flags the class named beside them", async () => {
+    const repo = gitRepo({
+      "src/client.py":
+        "class Client:\n    def __init__(self, url):\n        self.url = url\n\n    def fetch_page(self, path):\n        return path\n",
+      "docs/client.md": "# Client\n\n`Client.__init__(url)` and `fetch_page(path)`.\n",
+      "docs/other.md": "# Other\n\nAny class defines `__init__`.\n",
+    });
+    repo.commit({
+      "src/client.py":
+        "class Client:\n    def __init__(self, url, timeout):\n        self.url = url\n\n    def fetch_page(self, path, retries):\n        return path\n",
+    });
+    const result = await planJson(repo);
+    expect(flagged(result)).toEqual(["docs/client.md"]);
+    expect(result.dropped).toContainEqual({ symbol: "__init__", why: "a protocol name every class has" });
+  });
 });
 
 describe("scores and the minimum score", { timeout: 120_000 }, () => {
@@ -235,13 +253,13 @@ describe("scores and the minimum score", { timeout: 120_000 }, () => {
       "2 articles impacted, 0 touched by the change (<sha>..<sha>)
 
       ARTICLE         STATUS    SCORE  REASON     FILE        DETAIL
-      docs/strong.md  impacted  0.96   attention  src/api.ts  attention file src/api.ts (0.90)
-                                       reference  src/api.ts  mentions configureClient (function, changed) (0.60)
-      docs/mild.md    impacted  0.60   reference  src/api.ts  mentions configureClient (function, changed) (0.60)
+      docs/strong.md  impacted  0.94   attention  src/api.ts  attention file src/api.ts (0.90)
+                                       reference  src/api.ts  mentions configureClient (function, changed) (0.40)
+      docs/mild.md    impacted  0.40   reference  src/api.ts  mentions configureClient (function, changed) (0.40)
       "
     `);
     const strict = await plan(repo, ["--min-score", "0.7"]);
-    expect(strict.out).toContain("Below the minimum score 0.70: docs/mild.md (0.60)");
+    expect(strict.out).toContain("Below the minimum score 0.70: docs/mild.md (0.40)");
     const check = await plan(repo, ["--check", "--min-score", "0.7", "--quiet"]);
     expect(check.code).toBe(3);
     expect(check.err).toContain(
@@ -267,12 +285,12 @@ describe("scores and the minimum score", { timeout: 120_000 }, () => {
     });
     const result = await plan(repo, ["--explain", "./docs/strong.md", "--min-score", "0.5"]);
     expect(result.out).toMatchInlineSnapshot(`
-      "docs/strong.md is impacted: score 0.96 (minimum 0.50)
+      "docs/strong.md is impacted: score 0.94 (minimum 0.50)
 
       Kept (combined: 1 - the product of (1 - score)):
         SCORE  REASON     FILE        DETAIL
         0.90   attention  src/api.ts  attention file src/api.ts
-        0.60   reference  src/api.ts  mentions configureClient (function, changed)
+        0.40   reference  src/api.ts  mentions configureClient (function, changed)
 
       Changed files not used as evidence: docs/mild.md (an article)
       "

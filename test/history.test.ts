@@ -53,18 +53,28 @@ describe("history coupling", () => {
           {
             kind: "history",
             source: "src/engine.ts",
-            detail: "changed together in 3 of 3 commits that touched src/engine.ts",
-            score: 0.75,
+            detail: "changed together in 2 of 2 commits that touched src/engine.ts",
+            score: 0.82,
           },
         ],
         files: ["src/engine.ts"],
-        score: 0.75,
+        score: 0.82,
       },
     ]);
     // The history is cached by base sha, inside the self-ignoring .impact/ folder.
     const base = repo.git("rev-parse", "HEAD~1");
     expect(existsSync(join(repo.dir, HISTORY_CACHE_DIR, `${base}.json`))).toBe(true);
     expect(repo.git("status", "--porcelain")).toBe("");
+  }, 120_000);
+
+  it("reads the first commit as an import, not as a co-change of every file in it", async () => {
+    const repo = gitRepo({
+      "src/engine.ts": "export const speed = 1;\n",
+      "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
+    });
+    repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "code only");
+    const { plan } = await planJson(repo.dir);
+    expect(plan.articles).toEqual([]);
   }, 120_000);
 
   it("never reads past the base: later co-changes are not evidence", async () => {
@@ -107,16 +117,27 @@ describe("history coupling", () => {
     expect((await mineHistory(repo.dir, head)).commits).toHaveLength(4);
   }, 120_000);
 
-  it("takes no evidence from sweeps, thin support or weak confidence", () => {
+  it("takes no evidence from sweeps or weak confidence; one co-change of a rarely changed file counts", () => {
     const articles = new Set(["docs/a.md", "docs/b.md"]);
     const sweep = Array.from({ length: HISTORY_MAX_FILES_PER_COMMIT }, (_, index) => `src/f${index}.ts`);
+    const alone = Array.from({ length: 20 }, (_, index) => ({ sha: `x${index}`, files: ["src/x.ts"] }));
     const commits = [
       { sha: "1", files: ["src/x.ts", "docs/a.md", ...sweep] },
       { sha: "2", files: ["src/x.ts", "docs/a.md", ...sweep] },
       { sha: "3", files: ["src/x.ts", "docs/b.md"] },
-      { sha: "4", files: ["src/x.ts"] },
+      ...alone,
     ];
+    // docs/b.md changed in 1 of the 21 commits that touched src/x.ts: under the confidence bound.
     expect(historyReasons({ commits, changedFiles: [{ path: "src/x.ts" }], articles })).toEqual(new Map());
+    const once = historyReasons({
+      commits: [{ sha: "1", files: ["src/y.ts", "docs/b.md"] }],
+      changedFiles: [{ path: "src/y.ts" }],
+      articles,
+    });
+    // One co-change of a file changed once: √(1 / 2), to three decimals.
+    expect(once.get("docs/b.md")?.map((reason) => [reason.detail, reason.score])).toEqual([
+      ["changed together in 1 of 1 commits that touched src/y.ts", Math.round(Math.SQRT1_2 * 1000) / 1000],
+    ]);
     const renamed = historyReasons({
       commits: [
         { sha: "1", files: ["src/old.ts", "docs/a.md"] },

@@ -54,7 +54,7 @@ describe("impact init", () => {
       ignore    CHANGELOG.md
                 CHANGELOG.md is a record of the past or project paperwork, not fixed forward
       mappings  src/rules/:name.ts → docs/rules/:name.md
-                3 files with a namesake article (indent, quotes, semi); changed together in 4 commits
+                3 files with a namesake article (indent, quotes, semi); changed together in 3 commits
 
       {
         "docs": [

@@ -61,7 +61,7 @@ describe("impact plan", () => {
       docs/auth.md        impacted  0.90   attention  src/auth.ts        attention file src/auth.ts (0.90)
       docs/rules/semi.md  impacted  0.80   mapping    src/rules/semi.ts  mapping src/rules/:name.ts → docs/rules/:name.md (name=semi) (0.80)
       docs/legacy.md      impacted  0.60   reference  src/legacy.ts      mentions the path src/legacy.ts (deleted) (0.60)
-      docs/login.md       impacted  0.60   reference  src/auth.ts        mentions loginUser (function, changed) (0.60)
+      docs/login.md       impacted  0.40   reference  src/auth.ts        mentions loginUser (function, changed) (0.40)
       README.md           touched   -      -          README.md          changed by the diff
       "
     `);

@@ -2,9 +2,10 @@ import { z } from "zod";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { GitError } from "../../shared/errors.js";
-import { ImpactKindSchema } from "../../shared/plan.js";
+import { ImpactKindSchema, type ImpactPlan } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
+import { selectEvidence } from "./detect/evidence.js";
 import { type ArticleText, detectImpact } from "./detector.js";
 import { genericNames } from "./generic-names.js";
 import { mineHistory } from "./history.js";
@@ -55,11 +56,14 @@ export interface BacktestReplay {
   articles: ArticleText[];
   /** Existing articles the commit really changed. */
   truth: Set<string>;
+  /** The detector's plan for the code-only change (scores, reasons, the weak articles). */
+  plan: ImpactPlan;
 }
 
 /**
  * Scores the detector on the repository's own history: the last `count` non-merge commits
- * reachable from `head` that changed code and modified at least one existing article are
+ * reachable from `head` that changed code (a text file that can be evidence: not a test,
+ * lockfile, CI file or record of the past) and modified at least one existing article are
  * replayed as code-only changes against their parent's docs. The articles the commit really
  * changed are the answer; recall and precision compare the plan with it, overall and per
  * reason kind. Commits are qualified one by one, so `count` is the number scored (when the
@@ -110,6 +114,9 @@ export async function runBacktest(options: {
       ),
       symbols: changeSet.symbols.filter((symbol) => !isArticle(symbol.file)),
     };
+    // A commit whose other files are all CI config, tests, lockfiles, images or records of
+    // the past changed no code: nothing in it can be evidence, so there is nothing to score.
+    if (!selectEvidence(codeOnly, existing, config).files.some((file) => !file.binary)) continue;
     const [articles, history] = await Promise.all([
       readArticles(repoRoot, articlesBefore, { revision: candidate.parent }),
       // The parent's own history only: the commit being replayed and its future stay unseen.
@@ -124,7 +131,7 @@ export async function runBacktest(options: {
     });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);
-    options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth });
+    options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth, plan });
     const byKind = Object.fromEntries(
       KINDS.map((kind) => [
         kind,

@@ -278,8 +278,15 @@ function referenceTerms(input: {
   return { texts: [...entries.keys()], entries, messages, dropped };
 }
 
-/** Why a name is too short to be evidence, or undefined. */
+/**
+ * Language protocol names (`__init__`, `__call__`): every class of a Python codebase has
+ * them, so an article naming one says nothing about which class changed.
+ */
+const PROTOCOL_NAME = /^__\w+__$/;
+
+/** Why a name is too short (or too generic by its form) to be evidence, or undefined. */
 export function tooShortWhy(name: string, kind: ChangedSymbol["kind"]): string | undefined {
+  if (PROTOCOL_NAME.test(name)) return "a protocol name every class has";
   if (kind === "flag") return name.replace(/^-+/, "").length < 2 ? "too short" : undefined;
   if (kind === "env") return name.length < 3 ? "too short" : undefined;
   return name.length < MIN_SYMBOL_LENGTH ? "too short" : undefined;
