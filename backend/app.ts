@@ -8,6 +8,7 @@ import { isAbortError, ModelApiError, ModelProtocolError } from "../shared/error
 import {
   DEFAULT_ROUTER_MAX_TOKENS,
   DEFAULT_ROUTER_TOKENS_PER_DAY,
+  DELIVERY_TTL_MS,
   ROUTER_BYTES_PER_TOKEN,
   ROUTER_TOKEN_WINDOW_MS,
   TURN_BODY_LIMIT,
@@ -15,7 +16,6 @@ import {
 import { TurnRequestSchema, type TurnResponse } from "../shared/model/router-client.js";
 import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/types.js";
 import type { PullRequestJob } from "./job.js";
-import { DELIVERY_TTL_MS } from "./limits.js";
 import type { BackendMetrics } from "./metrics.js";
 import { RateLimiter, SeenIds, TokenBudget, tokenId, tokenMatches } from "./security.js";
 import type { EnqueueOutcome } from "./store/state-store.js";

@@ -3,8 +3,8 @@ import { readFile } from "node:fs/promises";
 import { createAppAuth } from "@octokit/auth-app";
 import { Octokit } from "@octokit/core";
 import { ImpactError } from "../shared/errors.js";
+import { GITHUB_API_TIMEOUT_MS } from "../shared/limits.js";
 import type { PullRequestJob } from "./job.js";
-import { GITHUB_API_TIMEOUT_MS } from "./limits.js";
 
 /**
  * What a job's token may do: read the code, read and write pull requests and their

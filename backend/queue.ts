@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "pino";
+import { DEFAULT_JOB_LEASE_MS, JOB_HEARTBEAT_MS, JOB_POLL_MS, STORE_SWEEP_MS } from "../shared/limits.js";
 import type { JobResult, PullRequestJob } from "./job.js";
-import { DEFAULT_JOB_LEASE_MS, JOB_HEARTBEAT_MS, JOB_POLL_MS, STORE_SWEEP_MS } from "./limits.js";
 import type { EnqueueOutcome, FinishedState, QueueCaps, StateStore } from "./store/state-store.js";
 
 export type RunJob = (job: PullRequestJob, signal: AbortSignal) => Promise<JobResult | undefined>;

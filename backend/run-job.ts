@@ -5,10 +5,10 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { AuditTotalsSchema } from "../shared/audit.js";
+import { GITHUB_API_TIMEOUT_MS } from "../shared/limits.js";
 import { redactSecrets } from "../shared/redact.js";
 import type { GitHubAuth } from "./github-auth.js";
 import type { JobResult, PullRequestJob } from "./job.js";
-import { GITHUB_API_TIMEOUT_MS } from "./limits.js";
 import type { RunJob } from "./queue.js";
 
 /** Output kept per child process, for logs (the tail matters most). */

@@ -4,6 +4,12 @@ import { join, resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { type Logger, pino } from "pino";
 import { UsageError } from "../shared/errors.js";
+import {
+  DEFAULT_BOT_MAX_PENDING,
+  DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_JOB_LEASE_MS,
+} from "../shared/limits.js";
 import { createOpenAIModelClient } from "../shared/model/openai-client.js";
 import { DEFAULT_MODEL } from "../shared/model/resolve.js";
 import { packageRoot } from "../shared/package-root.js";
@@ -13,12 +19,6 @@ import { plural } from "../shared/render/markdown.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
 import { type AppDeps, createApp } from "./app.js";
 import { appAuth, type GitHubAuth, privateKeySource, tokenAuth } from "./github-auth.js";
-import {
-  DEFAULT_BOT_MAX_PENDING,
-  DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
-  DEFAULT_DRAIN_TIMEOUT_MS,
-  DEFAULT_JOB_LEASE_MS,
-} from "./limits.js";
 import { createMetrics } from "./metrics.js";
 import { PullRequestQueue } from "./queue.js";
 import { createPullRequestPipeline } from "./run-job.js";

@@ -5,10 +5,10 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../backend/app.js";
 import { tokenAuth } from "../backend/github-auth.js";
 import type { PullRequestJob } from "../backend/job.js";
-import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../backend/limits.js";
 import { createPullRequestPipeline } from "../backend/run-job.js";
 import { SeenIds } from "../backend/security.js";
 import { createLogger } from "../backend/server.js";
+import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../shared/limits.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 import { tempQueue } from "./helpers/state-store.js";
 

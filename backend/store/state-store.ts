@@ -1,6 +1,6 @@
 import { UsageError } from "../../shared/errors.js";
+import { DELIVERY_TTL_MS, FINISHED_JOB_TTL_MS, JOB_MAX_ATTEMPTS } from "../../shared/limits.js";
 import type { PullRequestJob } from "../job.js";
-import { DELIVERY_TTL_MS, FINISHED_JOB_TTL_MS, JOB_MAX_ATTEMPTS } from "../limits.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
 import { openPostgres } from "./postgres.js";
