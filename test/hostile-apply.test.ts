@@ -4,6 +4,7 @@ import {
   readFileSync,
   realpathSync,
   renameSync,
+  rmSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -11,6 +12,7 @@ import {
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decideApply, gatherApplyFiles, StaleFiles, writeApply } from "../cli/audit/apply-audit.js";
+import { writeIfUnchanged } from "../cli/edit/write-back.js";
 import { main } from "../cli/main.js";
 import { articleSelector } from "../cli/plan/articles.js";
 import type { Audit } from "../shared/audit.js";
@@ -112,6 +114,31 @@ describe("impact apply with a crafted audit", () => {
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(join(root, "docs-moved"))).toEqual(["a.md"]);
     expect(readFileSync(join(root, "docs-moved/a.md"), "utf8")).toBe("old\n");
+  });
+
+  it("impact edit and impact mcp write back through the same guard: a docs directory swapped for a symlink after the edit was checked fails closed", async () => {
+    const doc = "# Guide\n\nOld.\n";
+    const repo = gitRepo({ "docs/sub/guide.md": doc });
+    const outside = makeTempDir("impact-outside-");
+    // The attacker's copy has the same bytes, so the hash check alone would pass.
+    writeFileSync(join(outside, "guide.md"), doc);
+    const hashBefore = contentHash(Buffer.from(doc));
+    // The swap, after the edit was made against docs/sub/guide.md and before it is written.
+    renameSync(join(repo.dir, "docs/sub"), join(repo.dir, "docs/sub-moved"));
+    symlinkSync(outside, join(repo.dir, "docs/sub"));
+    const written = await writeIfUnchanged(repo.dir, "docs/sub/guide.md", hashBefore, "# Guide\n\nNew.\n");
+    expect(written.ok).toBe(false);
+    expect("directoryChanged" in written && written.directoryChanged).toBeInstanceOf(DirectoryChanged);
+    expect(readFileSync(join(outside, "guide.md"), "utf8")).toBe(doc);
+    expect(readdirSync(outside)).toEqual(["guide.md"]);
+    // Inside the repository the same call writes.
+    rmSync(join(repo.dir, "docs/sub"));
+    renameSync(join(repo.dir, "docs/sub-moved"), join(repo.dir, "docs/sub"));
+    expect(await writeIfUnchanged(repo.dir, "docs/sub/guide.md", hashBefore, "# Guide\n\nNew.\n")).toEqual({
+      ok: true,
+    });
+    expect(readFileSync(join(repo.dir, "docs/sub/guide.md"), "utf8")).toBe("# Guide\n\nNew.\n");
+    expect(readdirSync(join(repo.dir, "docs/sub"))).toEqual(["guide.md"]);
   });
 
   it("sweeps the stale temp files a killed apply left in the docs folder, and keeps fresh ones", async () => {

@@ -113,6 +113,8 @@ export const command: Command = async (argv, io) => {
   const patch = createFilePatch(resolved.path, view.content, outcome.content);
   if (!request.dryRun) {
     const written = await writeIfUnchanged(root, resolved.path, outcome.hashBefore, outcome.content);
+    if (!written.ok && "directoryChanged" in written)
+      throw new EditRejected(`${resolved.path}: ${written.directoryChanged.message}`);
     if (!written.ok)
       throw new EditRejected(
         `${resolved.path} changed on disk while it was being edited (hash ${written.currentHash}, expected ${outcome.hashBefore}); nothing was written. Run the command again.`,

@@ -98,6 +98,10 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
     host.finish();
     for (const change of workspace.changes()) {
       const written = await writeIfUnchanged(root, change.path, change.hashBefore, change.after);
+      if (!written.ok && "directoryChanged" in written)
+        return errorResult(
+          `Error: ${written.directoryChanged.message}. Nothing was written; check the folder.`,
+        );
       if (!written.ok)
         return errorResult(
           `Error: ${JSON.stringify(change.path)} changed on disk while this call ran (its hash is now ${written.currentHash ?? "none: it was deleted"}); nothing was written. Read it again and redo the edits.`,

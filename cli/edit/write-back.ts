@@ -1,14 +1,20 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../../shared/fs.js";
+import { mkdir, readFile, realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { DirectoryChanged, prepareAtomicWrite } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
 
-export type WriteBack = { ok: true } | { ok: false; currentHash: string | null };
+export type WriteBack =
+  | { ok: true }
+  | { ok: false; currentHash: string | null }
+  | { ok: false; directoryChanged: DirectoryChanged };
 
 /**
  * Writes an edited file to disk atomically, but only while the file still has the hash the
  * edits were made against (null: it must still be missing): a file changed on disk since it
- * was read is never overwritten.
+ * was read is never overwritten. The write goes through the directory as it is right now,
+ * checked to be inside the repository and held open without following a symlink (the same
+ * guard as `impact apply`), so a directory swapped for a symlink after the path was checked
+ * fails closed instead of writing outside the repository.
  */
 export async function writeIfUnchanged(
   root: string,
@@ -25,7 +31,22 @@ export async function writeIfUnchanged(
     },
   );
   if (currentHash !== hashBefore) return { ok: false, currentHash };
-  if (hashBefore === null) await mkdir(dirname(absolute), { recursive: true });
-  await writeFileAtomic(absolute, content);
+  const directory = dirname(absolute);
+  if (hashBefore === null) await mkdir(directory, { recursive: true });
+  const realDirectory = await realpath(directory);
+  const inside = relative(await realpath(root), realDirectory);
+  if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+    return { ok: false, directoryChanged: new DirectoryChanged(directory, realDirectory) };
+  const prepared = await prepareAtomicWrite(join(realDirectory, basename(absolute)), content, {
+    realDirectory,
+  });
+  try {
+    await prepared.verify();
+    await prepared.commit();
+  } catch (error) {
+    await prepared.abort();
+    if (error instanceof DirectoryChanged) return { ok: false, directoryChanged: error };
+    throw error;
+  }
   return { ok: true };
 }
