@@ -72,6 +72,50 @@ const search = (pattern: string): ScriptToolCall => ({ name: "search_repo", argu
 const list = (glob: string): ScriptToolCall => ({ name: "list_files", arguments: { glob } });
 
 describe("what the read tools may open", () => {
+  it("evidence naming a git-ignored file is no evidence: dropped from the audit, and its line count not revealed", async () => {
+    const repo = gitRepo({
+      "src/app.ts": "export const a = 1;\n",
+      "docs/guide.md": WATCHING,
+      ".gitignore": "creds/\n",
+    });
+    mkdirSync(join(repo.dir, "creds"));
+    writeFileSync(join(repo.dir, "creds/token.json"), `{\n  "token": "${SECRET}"\n}\n`);
+    repo.commit({ "src/app.ts": "export const a = 2;\n" });
+    const edit = (evidence: string): ScriptToolCall => ({
+      name: "edit_article",
+      arguments: {
+        path: "docs/guide.md",
+        edits: [
+          {
+            old_string: "# Guide",
+            new_string: `# Guide (${evidence})`,
+            reason: "The value changed.",
+            evidence: [evidence, "src/app.ts:1"],
+          },
+        ],
+      },
+    });
+    const { code, server, audit } = await run(repo, [
+      { toolCalls: [edit("creds/token.json:2")] },
+      { toolCalls: [edit("creds/token.json:9")] },
+      { content: "Done." },
+    ]);
+    expect(code).toBe(0);
+    // Each request repeats the results before it: the last holds both.
+    const [first, second] = toolResults(server).slice(-2);
+    // The same answer for a line the file has and one it has not: nothing learnt about it.
+    for (const [result, line] of [
+      [first, 2],
+      [second, 9],
+    ] as const)
+      expect(result).toContain(
+        `evidence "creds/token.json:${line}" names "creds/token.json", which the tools may not read; it was left out of the audit.`,
+      );
+    const evidence = audit.articles.flatMap((article) => article.edits.flatMap((edit) => edit.evidence));
+    expect(evidence.length).toBeGreaterThan(0);
+    expect(evidence.every((location) => location === "src/app.ts:1")).toBe(true);
+  });
+
   it("git-ignored files are unreadable by every read tool, also through a tracked symlink; readIgnored opts in", async () => {
     const repo = gitRepo({
       "src/app.ts": "export const a = 1;\n",

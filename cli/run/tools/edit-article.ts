@@ -3,6 +3,7 @@ import { editKind } from "../../../shared/edit/schema.js";
 import { type EditArticleArgs, editArticleSpec } from "../../../shared/tools/edit-article.js";
 import { loadCheckedTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext } from "./define.js";
+import { resolveReadable } from "./files.js";
 
 export const editArticleTool = defineTool(editArticleSpec, async (args: EditArticleArgs, context) => {
   const resolved = await context.sandbox.resolve(args.path);
@@ -113,9 +114,15 @@ async function missingEvidence(args: EditArticleArgs, context: ToolContext): Pro
   const missing = new Map<string, string>();
   for (const location of new Set(args.edits.flatMap((edit) => edit.evidence ?? []))) {
     const file = evidenceFile(location);
-    const resolved = await context.sandbox.resolve(file);
-    const view = resolved.ok ? await context.draft.load(resolved.path) : undefined;
-    if (!view || view.kind === "missing" || view.kind === "not_file") {
+    // Read as the read tools read: a denied or git-ignored file is no evidence, and its
+    // line count is not revealed either.
+    const resolved = await resolveReadable(file, context);
+    if (!resolved.ok) {
+      missing.set(location, `names ${JSON.stringify(file)}, which the tools may not read`);
+      continue;
+    }
+    const view = await context.draft.load(resolved.path);
+    if (view.kind === "missing" || view.kind === "not_file") {
       missing.set(location, `names ${JSON.stringify(file)}, which does not exist`);
       continue;
     }
