@@ -77,6 +77,20 @@ function add(tally: Tally, truth: Set<string>, flagged: Iterable<string>): void 
   tally.found += list.filter((path) => truth.has(path)).length;
 }
 
+/** The three scorers' tallies summed over several repositories or halves. */
+function sumScores(list: Scores[]): Scores {
+  return {
+    impact: sumTallies(list.map((scores) => scores.impact)),
+    basename: sumTallies(list.map((scores) => scores.basename)),
+    mappings: sumTallies(list.map((scores) => scores.mappings)),
+  };
+}
+
+/** A table row's cells for the three scorers, the two baselines after a bar each. */
+function scoreCells(scores: Scores): string[] {
+  return [...cells(scores.impact), "|", ...cells(scores.basename), "|", ...cells(scores.mappings)];
+}
+
 function sumTallies(tallies: Tally[]): Tally {
   const total = emptyTally();
   for (const tally of tallies) {
@@ -284,34 +298,14 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
         repository.name,
         repository.ecosystem,
         String(scores.impact.commits),
-        ...cells(scores.impact),
-        "|",
-        ...cells(scores.basename),
-        "|",
-        ...cells(scores.mappings),
+        ...scoreCells(scores),
         seconds,
       ]),
     );
     console.error(`${repository.name}: ${scores.impact.commits} commits in ${seconds} s`);
   }
-  const overall: Scores = {
-    impact: sumTallies(all.map((scores) => scores.impact)),
-    basename: sumTallies(all.map((scores) => scores.basename)),
-    mappings: sumTallies(all.map((scores) => scores.mappings)),
-  };
-  console.log(
-    row([
-      "OVERALL",
-      "",
-      String(overall.impact.commits),
-      ...cells(overall.impact),
-      "|",
-      ...cells(overall.basename),
-      "|",
-      ...cells(overall.mappings),
-      "",
-    ]),
-  );
+  const overall: Scores = sumScores(all);
+  console.log(row(["OVERALL", "", String(overall.impact.commits), ...scoreCells(overall), ""]));
   const lowest = Math.min(...all.map((scores) => recall(scores.impact)));
   const checks = [
     [`recall ≥ ${GOAL.recall}`, recall(overall.impact) >= GOAL.recall],
@@ -365,36 +359,10 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
           add(scores.mappings, truth, entry.mappings);
         }
         half.push(scores);
-        console.log(
-          row([
-            repository.name,
-            "",
-            String(scores.impact.commits),
-            ...cells(scores.impact),
-            "|",
-            ...cells(scores.basename),
-            "|",
-            ...cells(scores.mappings),
-          ]),
-        );
+        console.log(row([repository.name, "", String(scores.impact.commits), ...scoreCells(scores)]));
       }
-      const total: Scores = {
-        impact: sumTallies(half.map((scores) => scores.impact)),
-        basename: sumTallies(half.map((scores) => scores.basename)),
-        mappings: sumTallies(half.map((scores) => scores.mappings)),
-      };
-      console.log(
-        row([
-          "OVERALL",
-          "",
-          String(total.impact.commits),
-          ...cells(total.impact),
-          "|",
-          ...cells(total.basename),
-          "|",
-          ...cells(total.mappings),
-        ]),
-      );
+      const total: Scores = sumScores(half);
+      console.log(row(["OVERALL", "", String(total.impact.commits), ...scoreCells(total)]));
     }
   }
   if (values.dump) writeFileSync(values.dump, `${JSON.stringify(dump)}\n`);

@@ -1,4 +1,4 @@
-import { createHmac, generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
@@ -11,6 +11,7 @@ import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
 import { tempQueue } from "./helpers/state-store.js";
+import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-app-test-not-a-real-secret";
 const KEY = "sk-test-not-a-real-key-app";
@@ -26,40 +27,6 @@ function appKey() {
     privateKey: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
     publicKey: publicKey.export({ type: "spki", format: "pem" }).toString(),
   };
-}
-
-function payload(values: {
-  action?: string;
-  base: string;
-  head: string;
-  cloneUrl: string;
-  number?: number;
-  installation?: number | null;
-}): string {
-  const json = JSON.parse(
-    readFileSync(join(import.meta.dirname, "fixtures", "github", "pull_request.opened.json"), "utf8")
-      .replaceAll("__BASE_SHA__", values.base)
-      .replaceAll("__HEAD_SHA__", values.head)
-      .replaceAll("__CLONE_URL__", values.cloneUrl),
-  );
-  json.action = values.action ?? "opened";
-  json.number = values.number ?? 42;
-  if (values.installation === null) delete json.installation;
-  else if (values.installation !== undefined) json.installation.id = values.installation;
-  return JSON.stringify(json);
-}
-
-function signed(body: string, id: string): Request {
-  return new Request("http://bot.test/webhooks/github", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-github-event": "pull_request",
-      "x-github-delivery": id,
-      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
-    },
-    body,
-  });
 }
 
 async function appBot(options: {
@@ -100,7 +67,7 @@ async function appBot(options: {
     webhook: { secret: SECRET, enqueue: (job) => queue.enqueue(job), requireInstallation: true },
   });
   const deliver = async (body: string, id: string) => {
-    const response = await app.fetch(signed(body, id));
+    const response = await app.fetch(signedDelivery(SECRET, body, id));
     await queue.idle();
     return response.status;
   };

@@ -1,6 +1,3 @@
-import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { fixScript, portRepo } from "./helpers/audit-fixture.js";
@@ -9,6 +6,7 @@ import { makeTempDir } from "./helpers/git-repo.js";
 import { startPostgres, type TestPostgres } from "./helpers/postgres.js";
 import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
 import { parseMetrics, startServe, until } from "./helpers/serve-process.js";
+import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-postgres-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_postgres_not_a_real_token_";
@@ -31,29 +29,8 @@ beforeAll(async () => {
 
 afterAll(() => postgres?.stop());
 
-function payload(values: { base: string; head: string; cloneUrl: string; number: number }): string {
-  const json = JSON.parse(
-    readFileSync(join(import.meta.dirname, "fixtures", "github", "pull_request.opened.json"), "utf8")
-      .replaceAll("__BASE_SHA__", values.base)
-      .replaceAll("__HEAD_SHA__", values.head)
-      .replaceAll("__CLONE_URL__", values.cloneUrl),
-  );
-  json.number = values.number;
-  return JSON.stringify(json);
-}
-
-function deliver(url: string, body: string, id: string): Promise<number> {
-  return fetch(`${url}/webhooks/github`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-github-event": "pull_request",
-      "x-github-delivery": id,
-      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
-    },
-    body,
-  }).then((response) => response.status);
-}
+const deliver = (url: string, body: string, id: string): Promise<number> =>
+  fetch(signedDelivery(SECRET, body, id, { url })).then((response) => response.status);
 
 describe("two impact serve processes on one Postgres", () => {
   it("take a burst of deliveries (each sent to both) and run each job exactly once", async (context) => {

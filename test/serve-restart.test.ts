@@ -1,41 +1,18 @@
-import { createHmac } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { fixScript, portRepo } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
 import { parseMetrics, startServe, until } from "./helpers/serve-process.js";
+import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-restart-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_restart_not_a_real_token_0";
 const KEY = "sk-test-not-a-real-key-restart";
 const buildDir = inject("builtPackage");
 
-function payload(values: { base: string; head: string; cloneUrl: string; number: number }): string {
-  const json = JSON.parse(
-    readFileSync(join(import.meta.dirname, "fixtures", "github", "pull_request.opened.json"), "utf8")
-      .replaceAll("__BASE_SHA__", values.base)
-      .replaceAll("__HEAD_SHA__", values.head)
-      .replaceAll("__CLONE_URL__", values.cloneUrl),
-  );
-  json.number = values.number;
-  return JSON.stringify(json);
-}
-
-function deliver(url: string, body: string, id: string): Promise<Response> {
-  return fetch(`${url}/webhooks/github`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-github-event": "pull_request",
-      "x-github-delivery": id,
-      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
-    },
-    body,
-  });
-}
+const deliver = (url: string, body: string, id: string): Promise<Response> =>
+  fetch(signedDelivery(SECRET, body, id, { url }));
 
 async function metrics(url: string): Promise<Map<string, number>> {
   const response = await fetch(`${url}/metrics`);

@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
@@ -12,6 +11,7 @@ import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
 import { tempQueue } from "./helpers/state-store.js";
+import { pullRequestPayload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-e2e-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_e2e_not_a_real_token_00000";
@@ -19,27 +19,6 @@ const KEY = "sk-test-not-a-real-key-bot";
 
 /** The bot starts the built CLI (`node …/cli/bin.js`) as a child process: see global-setup.ts. */
 const buildDir = inject("builtPackage");
-
-function signedDelivery(body: string, id: string, event = "pull_request"): Request {
-  return new Request("http://bot.test/webhooks/github", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-github-event": event,
-      "x-github-delivery": id,
-      "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
-    },
-    body,
-  });
-}
-
-function payload(action: string, values: { base: string; head: string; cloneUrl: string }): string {
-  return readFileSync(join(import.meta.dirname, "fixtures", "github", "pull_request.opened.json"), "utf8")
-    .replace('"action": "opened"', `"action": "${action}"`)
-    .replaceAll("__BASE_SHA__", values.base)
-    .replaceAll("__HEAD_SHA__", values.head)
-    .replaceAll("__CLONE_URL__", values.cloneUrl);
-}
 
 const fix = (from: string, to: string) => ({
   toolCalls: [
@@ -88,7 +67,7 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
     const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (job) => queue.enqueue(job) } });
     const deliver = async (action: string, head: string, id: string) => {
       const response = await app.fetch(
-        signedDelivery(payload(action, { base, head, cloneUrl: repo.dir }), id),
+        signedDelivery(SECRET, pullRequestPayload({ action, base, head, cloneUrl: repo.dir }), id),
       );
       expect(response.status).toBe(202);
       await queue.idle();

@@ -17,17 +17,6 @@ import {
 import { TOOLS } from "./tools/index.js";
 import type { ArticleDraft, Workspace } from "./workspace.js";
 
-export {
-  DEFAULT_LIST_FILES,
-  DEFAULT_READ_PAGE_LINES,
-  DEFAULT_REGEX_TIMEOUT_MS,
-  DEFAULT_SEARCH_MATCHES,
-  DEFAULT_TOOL_CALLS_PER_TURN,
-  DEFAULT_TOOL_LIMITS,
-  DEFAULT_TOOL_RESULT_BYTES,
-  resolveToolLimits,
-  type ToolLimits,
-} from "./limits.js";
 export type { RecordedEdit } from "./tools/define.js";
 
 export interface AgentToolHostOptions {

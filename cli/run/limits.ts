@@ -29,15 +29,6 @@ export interface ToolLimits {
   editGrowthChars: number;
 }
 
-export {
-  DEFAULT_LIST_FILES,
-  DEFAULT_READ_PAGE_LINES,
-  DEFAULT_REGEX_TIMEOUT_MS,
-  DEFAULT_SEARCH_MATCHES,
-  DEFAULT_TOOL_CALLS_PER_TURN,
-  DEFAULT_TOOL_RESULT_BYTES,
-};
-
 export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   toolResultBytes: DEFAULT_TOOL_RESULT_BYTES,
   searchMatches: DEFAULT_SEARCH_MATCHES,
