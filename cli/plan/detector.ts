@@ -6,9 +6,11 @@ import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { mappingSignals } from "./detect/mappings.js";
+import { navigationSignals } from "./detect/navigation.js";
 import { type Dropped, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
+import { versionSignals } from "./detect/versions.js";
 import { type HistoryCommit, historyReasons } from "./history.js";
 import { combineScores, roundScore } from "./score.js";
 
@@ -47,7 +49,8 @@ export interface Explanation {
  * The ImpactDetector: which articles a change touches, why, and how strongly.
  * Pure: the caller reads the articles (working tree or a revision) and passes their text.
  * Phases: which changed files are evidence, which of them sweep one change across many
- * files, then the rules (attention, mapping, reference, history), then scoring and the threshold.
+ * files, then the rules (attention, mapping, reference with its navigation and version
+ * variants, history), then scoring and the threshold.
  */
 export function detectImpact(input: DetectInput): ImpactPlan {
   return detect(input).plan;
@@ -112,6 +115,8 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     sweeps,
     sink,
   });
+  navigationSignals({ files: [...evidence.files, ...evidence.otherDocs], articlePaths, sink });
+  versionSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (input.history) {
     const coupled = historyReasons({

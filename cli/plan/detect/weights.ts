@@ -31,6 +31,10 @@ export const REASON_SCORES = {
   sibling: 0.4,
   /** A removed message (error, warning) that the article quotes. */
   message: 0.7,
+  /** A changed line names the article's own path (a navigation entry, a link to the page). */
+  navigation: 0.6,
+  /** A version a build or package manifest no longer names (a supported runtime dropped), quoted by the article. */
+  version: 0.5,
 } as const;
 
 /** A single common word (`lines`, `verbose`) found only where the article writes it as code. */
