@@ -7,6 +7,7 @@ import { attentionSignals } from "./detect/attention.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
+import { isRecord, recordNames } from "./detect/records.js";
 import { type Dropped, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
@@ -112,6 +113,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     articles,
     ignoreSymbols: config.ignoreSymbols,
     genericNames: input.genericNames ?? [],
+    recordNames: recordNames([...evidence.files, ...evidence.otherDocs]),
     sweeps,
     sink,
   });
@@ -121,7 +123,8 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   if (input.history) {
     const coupled = historyReasons({
       commits: input.history,
-      changedFiles: evidence.files,
+      // A changelog changes with every release: co-changing with it says nothing of an article.
+      changedFiles: evidence.files.filter((file) => !isRecord(file.path)),
       articles: articlePaths,
     });
     for (const [article, reasons] of coupled) {

@@ -44,6 +44,8 @@ export function referenceSignals(input: {
   ignoreSymbols: readonly string[];
   /** Names this repository uses everywhere (its package's own name), never evidence. */
   genericNames: readonly Dropped[];
+  /** Names the change's own changelog or release-note entries write as code. */
+  recordNames: readonly { name: string; file: string }[];
   sweeps: ReadonlyMap<string, Sweep>;
   sink: SignalSink;
 }): Dropped[] {
@@ -176,8 +178,8 @@ const BODY_KINDS = new Set<ChangedSymbol["kind"]>(["function", "method", "class"
 
 /**
  * The terms to look for: changed files by path (and path suffix), changed symbols by name
- * (old name too, for renames), the documented siblings of added members, and removed
- * messages. Too-short, ignored and generic names are dropped; common single words count
+ * (old name too, for renames), the documented siblings of added members, removed
+ * messages, and the names the change's changelog entries write as code. Too-short, ignored and generic names are dropped; common single words count
  * only as code.
  */
 function referenceTerms(input: {
@@ -185,6 +187,7 @@ function referenceTerms(input: {
   evidence: readonly ChangedFile[];
   ignoreSymbols: readonly string[];
   genericNames: readonly Dropped[];
+  recordNames: readonly { name: string; file: string }[];
   sweeps: ReadonlyMap<string, Sweep>;
 }) {
   const entries = new Map<string, TermEntry[]>();
@@ -274,6 +277,21 @@ function referenceTerms(input: {
         codeOnly: common || symbol.change === "body" || symbol.change === "doc" || SINGLE_WORD.test(name),
       });
     }
+  }
+  // The author's own words for what the change is about, counted where the article writes them as code.
+  for (const { name, file } of input.recordNames) {
+    const why =
+      whyDropped(name, "variable") ?? (isCommonWord(name, "variable") ? "a common word" : undefined);
+    if (why) {
+      dropped.push({ symbol: name, why });
+      continue;
+    }
+    add(name, {
+      file,
+      label: `${name} (written as code in the change's entry in ${file})`,
+      score: REASON_SCORES.record,
+      codeOnly: true,
+    });
   }
   return { texts: [...entries.keys()], entries, messages, dropped };
 }

@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { main } from "../cli/main.js";
+import { ImpactPlanSchema } from "../shared/plan.js";
+import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import { captureIo } from "./helpers/io.js";
+
+async function planJson(repo: TestRepo, args: string[] = []) {
+  const io = captureIo(repo.dir);
+  const code = await main(["plan", "--json", ...args], io);
+  expect(code, io.err).toBe(0);
+  return ImpactPlanSchema.parse(JSON.parse(io.out));
+}
+
+const flagged = (plan: z.infer<typeof ImpactPlanSchema>) =>
+  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
+
+const details = (plan: z.infer<typeof ImpactPlanSchema>, path: string) =>
+  plan.articles.find((article) => article.path === path)?.impact.map((reason) => reason.detail) ?? [];
+
+// Each test builds a real repository and runs the whole plan; slow on a loaded machine.
+describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
+  it("flags the pages a docs navigation change names, by their trailing path, and not their namesakes", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "mkdocs.yml": "nav:\n  - Home: index.md\n  - Flags: v3/flags.md\n  - Args: v3/args.md\n",
+      "docs/index.md": "# Home\n",
+      "docs/v3/flags.md": "# Flags\n",
+      "docs/v2/flags.md": "# Flags (v2)\n",
+      "docs/v3/args.md": "# Arguments\n",
+    });
+    repo.commit({
+      "mkdocs.yml": "nav:\n  - Home: index.md\n  - Flags and options: v3/flags.md\n  - Args: v3/args.md\n",
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["docs/v3/flags.md"]);
+    expect(details(plan, "docs/v3/flags.md")).toEqual([
+      "a changed line of mkdocs.yml names the article's path",
+    ]);
+  });
+
+  it("reads a navigation file the config leaves out of the articles, and a link without its extension", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["guide/**/*.md"], ignore: ["guide/SUMMARY.md"] }),
+      "guide/SUMMARY.md": "- [Install](install.md)\n- [CLI](cli/build.md)\n",
+      "guide/install.md": "# Install\n",
+      "guide/cli/build.md": "# build\n",
+      "site/sidebar.ts": 'export const items = [{ link: "/guide/cli/build" }];\n',
+    });
+    repo.commit({
+      "guide/SUMMARY.md": "- [Installation](install.md)\n- [CLI](cli/build.md)\n",
+      "site/sidebar.ts": 'export const items = [{ text: "Build", link: "/guide/cli/build" }];\n',
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan).sort()).toEqual(["guide/cli/build.md", "guide/install.md"]);
+    expect(details(plan, "guide/install.md")).toEqual([
+      "a changed line of guide/SUMMARY.md names the article's path",
+    ]);
+    expect(details(plan, "guide/cli/build.md")).toEqual([
+      "a changed line of site/sidebar.ts names the article's path",
+    ]);
+  });
+
+  it("flags the pages quoting a runtime version a manifest dropped, not one naming a version still supported", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.rst", "README.md"] }),
+      "setup.py":
+        'setup(\n    python_requires=">=3.8",\n    classifiers=[\n        "Programming Language :: Python :: 3.8",\n        "Programming Language :: Python :: 3.9",\n    ],\n)\n',
+      "README.md": "# lib\n\nSupports Python 3.8+.\n",
+      "docs/install.rst": "Install\n=======\n\nNeeds Python 3.8 or newer.\n",
+      "docs/news.rst": "News\n====\n\nWorks on Python 3.9 and 13.8 and 3.8.1.\n",
+    });
+    repo.commit({
+      "setup.py":
+        'setup(\n    python_requires=">=3.9",\n    classifiers=[\n        "Programming Language :: Python :: 3.9",\n        "Programming Language :: Python :: 3.10",\n    ],\n)\n',
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan).sort()).toEqual(["README.md", "docs/install.rst"]);
+    expect(details(plan, "README.md")).toEqual(["quotes version 3.8, which setup.py no longer names"]);
+  });
+
+  it("counts the names a changelog entry of the change writes as code, where the article writes them as code", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "CHANGES.rst": "Version 2.0\n-----------\n\n-   First release.\n",
+      "src/lib/core.py":
+        "class Context:\n    def invoke(self, callback):\n        return callback()\n\n\ndef load_defaults(path):\n    return {}\n",
+      "docs/context.md": "# Context\n\nCall `Context.invoke(callback)`; it runs `default_map` lookups.\n",
+      "docs/defaults.md": "# Defaults\n\nA `default_map` holds defaults.\n",
+      "docs/prose.md": "# Prose\n\nThe default_map is prose here.\n",
+    });
+    repo.commit({
+      "CHANGES.rst":
+        "Version 2.0\n-----------\n\n-   Split string values from ``default_map`` in :meth:`Context.invoke`.\n-   First release.\n",
+      "src/lib/core.py":
+        "class Context:\n    def invoke(self, callback):\n        value = callback()\n        return value\n\n\ndef load_defaults(path):\n    return {}\n",
+    });
+    const plan = await planJson(repo, ["--min-score", "0"]);
+    const context = plan.articles.find((article) => article.path === "docs/context.md");
+    const defaults = plan.articles.find((article) => article.path === "docs/defaults.md");
+    expect(context?.impact.find((reason) => reason.source === "CHANGES.rst")?.detail).toBe(
+      "mentions Context.invoke (written as code in the change's entry in CHANGES.rst), invoke (written as code in the change's entry in CHANGES.rst), default_map (written as code in the change's entry in CHANGES.rst)",
+    );
+    expect(defaults?.impact).toEqual([
+      {
+        kind: "reference",
+        source: "CHANGES.rst",
+        detail: "mentions default_map (written as code in the change's entry in CHANGES.rst)",
+        score: 0.3,
+      },
+    ]);
+    expect(plan.articles.map((article) => article.path)).not.toContain("docs/prose.md");
+    // At the default threshold one name of the entry alone (0.3) is not enough; several, with the body change, are.
+    const atDefault = await planJson(repo);
+    expect(flagged(atDefault)).toEqual(["docs/context.md"]);
+  });
+
+  it("leaves out a release's roll-up of many entries, and co-changes with a changelog", async () => {
+    const entries = Array.from(
+      { length: 14 },
+      (_, index) => `-   Entry ${index} about \`\`default_map\`\`.\n`,
+    );
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "CHANGES.md": "# Changes\n",
+      "src/a.py": "A = 1\n",
+      "docs/defaults.md": "# Defaults\n\nA `default_map` holds defaults.\n",
+    });
+    repo.commit({
+      "CHANGES.md": "# Changes\n\n- one\n",
+      "docs/defaults.md": "# Defaults\n\nA `default_map`.\n",
+    });
+    repo.commit({ "CHANGES.md": `# Changes\n\n${entries.join("")}- one\n`, "src/a.py": "A = 2\n" });
+    const plan = await planJson(repo, ["--min-score", "0"]);
+    expect(plan.articles.map((article) => article.path)).toEqual([]);
+  });
+});
