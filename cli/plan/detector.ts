@@ -7,7 +7,7 @@ import { attentionSignals } from "./detect/attention.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
-import { isRecord, recordNames } from "./detect/records.js";
+import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
@@ -123,8 +123,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   if (input.history) {
     const coupled = historyReasons({
       commits: input.history,
-      // A changelog changes with every release: co-changing with it says nothing of an article.
-      changedFiles: evidence.files.filter((file) => !isRecord(file.path)),
+      changedFiles: evidence.files,
       articles: articlePaths,
     });
     for (const [article, reasons] of coupled) {
