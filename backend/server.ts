@@ -215,11 +215,7 @@ export async function backendFromEnv(
     );
     deps.webhook = {
       secret: env.GITHUB_WEBHOOK_SECRET,
-      enqueue: (job) => bot.enqueue(job),
-      deliveries: {
-        remember: (keys) => stateStore.rememberDelivery(keys),
-        forget: (keys) => stateStore.forgetDelivery(keys),
-      },
+      enqueue: (job, deliveryKeys) => bot.enqueue(job, deliveryKeys),
       requireInstallation: auth.mode === "app",
       ...(concurrentBodies
         ? { bodies: new WebhookBodyGate({ maxConcurrent: Math.floor(concurrentBodies) }) }

@@ -64,7 +64,7 @@ async function appBot(options: {
   });
   const app = createApp({
     logger,
-    webhook: { secret: SECRET, enqueue: (job) => queue.enqueue(job), requireInstallation: true },
+    webhook: { secret: SECRET, enqueue: (job, keys) => queue.enqueue(job, keys), requireInstallation: true },
   });
   const deliver = async (body: string, id: string) => {
     const response = await app.fetch(signedDelivery(SECRET, body, id));

@@ -64,7 +64,10 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
         logger,
       }),
     });
-    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (job) => queue.enqueue(job) } });
+    const app = createApp({
+      logger,
+      webhook: { secret: SECRET, enqueue: (job, keys) => queue.enqueue(job, keys) },
+    });
     const deliver = async (action: string, head: string, id: string) => {
       const response = await app.fetch(
         signedDelivery(SECRET, pullRequestPayload({ action, base, head, cloneUrl: repo.dir }), id),

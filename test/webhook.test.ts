@@ -6,7 +6,6 @@ import { createApp } from "../backend/app.js";
 import { tokenAuth } from "../backend/github-auth.js";
 import type { PullRequestJob } from "../backend/job.js";
 import { createPullRequestPipeline } from "../backend/run-job.js";
-import { SeenIds } from "../backend/security.js";
 import { createLogger } from "../backend/server.js";
 import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../shared/limits.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
@@ -48,15 +47,19 @@ function botApp(options: { fullTimes?: number } = {}) {
   const jobs: PullRequestJob[] = [];
   let fullTimes = options.fullTimes ?? 0;
   const logs: string[] = [];
+  // The store's contract in memory: a delivery is recorded only when its job is queued.
+  const seen = new Set<string>();
   const app = createApp({
     logger: createLogger((line) => logs.push(line), { GITHUB_WEBHOOK_SECRET: SECRET }),
     webhook: {
       secret: SECRET,
-      enqueue: (job) => {
+      enqueue: (job, deliveryKeys) => {
+        if (deliveryKeys.some((key) => seen.has(key))) return "duplicate";
         if (fullTimes > 0) {
           fullTimes -= 1;
           return "full";
         }
+        for (const key of deliveryKeys) seen.add(key);
         jobs.push(job);
         return "queued";
       },
@@ -188,7 +191,7 @@ describe("GitHub webhook", () => {
     expect(response.headers.get("retry-after")).toBe("60");
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("queue_full");
     expect(full.jobs).toHaveLength(0);
-    // The id was forgotten: the redelivery is not taken for a duplicate, and is queued.
+    // The refused delivery was not recorded: the redelivery is no duplicate, and is queued.
     expect((await full.app.fetch(delivery(fixture("pull_request.opened"), { id: "busy" }))).status).toBe(202);
     expect(full.jobs.map((queued) => queued.deliveryId)).toEqual(["busy"]);
   });
@@ -250,7 +253,10 @@ describe("queue fairness", () => {
       maxPending: DEFAULT_BOT_MAX_PENDING,
       maxPendingPerRepository: DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
     });
-    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
+    const app = createApp({
+      logger,
+      webhook: { secret: SECRET, enqueue: (next, keys) => queue.enqueue(next, keys) },
+    });
     const pr = (repository: string, number: number) =>
       fixture("pull_request.opened", { head: number.toString(16).padStart(40, "0") })
         .replaceAll('"number": 42', `"number": ${number}`)
@@ -431,7 +437,10 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       logger,
     });
     const { queue } = await tempQueue({ logger, run: pipeline });
-    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
+    const app = createApp({
+      logger,
+      webhook: { secret: SECRET, enqueue: (next, keys) => queue.enqueue(next, keys) },
+    });
 
     const body = fixture("pull_request.opened", { base, head, cloneUrl: source.dir });
     expect((await app.fetch(delivery(body, { id: "e2e-1" }))).status).toBe(202);
@@ -569,24 +578,5 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
         new AbortController().signal,
       ),
     ).rejects.toThrow(/^git fetch failed: /);
-  });
-});
-
-describe("SeenIds", () => {
-  it("remembers ids for the time to live, and at most `max` of them, oldest out first", () => {
-    let now = 0;
-    const seen = new SeenIds({ ttlMs: 1000, max: 3, now: () => now });
-    expect(["a", "b", "a"].map((id) => seen.add(id))).toEqual([true, true, false]);
-    now = 999;
-    expect(seen.add("a")).toBe(false);
-    now = 1000;
-    expect(seen.add("a")).toBe(true); // expired, seen anew
-    expect(seen.add("c")).toBe(true);
-    expect(seen.size).toBe(2); // "b" expired and went
-    expect(seen.add("d")).toBe(true);
-    expect(seen.add("e")).toBe(true); // full: the oldest ("a") goes
-    expect(seen.size).toBe(3);
-    expect(seen.add("a")).toBe(true);
-    expect(seen.add("e")).toBe(false);
   });
 });
