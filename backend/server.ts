@@ -9,6 +9,7 @@ import {
   DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_JOB_LEASE_MS,
+  DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY,
 } from "../shared/limits.js";
 import { createOpenAIModelClient } from "../shared/model/openai-client.js";
 import { DEFAULT_MODEL } from "../shared/model/resolve.js";
@@ -29,7 +30,7 @@ export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 120;
 export const DEFAULT_BOT_TIMEOUT_MS = 15 * 60 * 1000;
-/** The server's own state (the state database, the result cache), relative to its working directory. */
+/** The server's own state (the SQLite state database), relative to its working directory. */
 export const DEFAULT_DATA_DIR = ".impact-server";
 
 type Env = Record<string, string | undefined>;
@@ -178,6 +179,12 @@ export async function backendFromEnv(
       positiveNumber(env.IMPACT_BOT_MAX_PENDING_PER_REPOSITORY, "IMPACT_BOT_MAX_PENDING_PER_REPOSITORY") ??
       DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY;
     const leaseMs = positiveNumber(env.IMPACT_JOB_LEASE_MS, "IMPACT_JOB_LEASE_MS") ?? DEFAULT_JOB_LEASE_MS;
+    const cacheBytes = Math.floor(
+      positiveNumber(
+        env.IMPACT_RESULT_CACHE_BYTES_PER_REPOSITORY,
+        "IMPACT_RESULT_CACHE_BYTES_PER_REPOSITORY",
+      ) ?? DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY,
+    );
     const dataDir = resolve(env.IMPACT_DATA_DIR || DEFAULT_DATA_DIR);
     store = await openStateStore({ dataDir, ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) });
     const bot = new PullRequestQueue({
@@ -200,8 +207,9 @@ export async function backendFromEnv(
         headCheck: { apiUrl: env.GITHUB_API_URL || "https://api.github.com" },
         onUsage: metrics.modelUsage,
         timeoutMs,
-        // The result cache outlives each job's clone: a push that changes nothing relevant costs nothing.
-        cacheRoot: join(dataDir, "cache"),
+        // Comment ids and the result cache outlive each job's clone, in the store every
+        // instance shares: a push that changes nothing relevant costs nothing.
+        state: { store, cacheBytes },
         logger,
       }),
     });

@@ -103,6 +103,33 @@ describe("two impact serve processes on one Postgres", () => {
     expect(ran).toBe(BURST);
     for (const instance of instances) instance.child.kill("SIGTERM");
     expect(await Promise.all(instances.map((instance) => instance.exited))).toEqual([0, 0]);
+
+    // A fresh instance (a data folder of its own, nothing on its disk) gets a push to every
+    // PR that changes nothing the docs depend on: the results the two others cached in the
+    // database answer with no model call, and each comment is updated by the id they stored.
+    const modelCalls = upstream.requests.length;
+    expect(modelCalls).toBe(BURST);
+    const ids = new Map(numbers.map((number) => [number, github.comments("acme/widgets", number)[0]!.id]));
+    const fresh = await startServe(buildDir, env());
+    for (const number of numbers) {
+      const push = payload({ action: "synchronize", base, head, cloneUrl: repo.dir, number });
+      expect(await deliver(fresh.url, push, `push-${number}`)).toBe(202);
+    }
+    await until(async () => {
+      const values = parseMetrics(await (await fetch(`${fresh.url}/metrics`)).text());
+      return values.get('impact_job_duration_seconds_count{outcome="done"}') === BURST;
+    }, 250);
+    expect(upstream.requests).toHaveLength(modelCalls);
+    for (const number of numbers) {
+      const byId = github.requests.filter(
+        (request) => request.path === `/repos/acme/widgets/issues/comments/${ids.get(number)}`,
+      );
+      // Read by its id, then rewritten (it now says the result came from the cache).
+      expect(byId.map((request) => request.method)).toEqual(["GET", "PATCH"]);
+      expect(github.comments("acme/widgets", number).map((comment) => comment.id)).toEqual([ids.get(number)]);
+    }
+    fresh.child.kill("SIGTERM");
+    expect(await fresh.exited).toBe(0);
     await upstream.close();
   }, 300_000);
 });

@@ -373,6 +373,7 @@ if (command === "run") {
   }
   writeFileSync(flag("--out"), "{}");
 }
+if (command === "comment") process.stdout.write(JSON.stringify({ action: "created", id: 7001, url: "u" }) + "\\n");
 appendFileSync(process.env.FAKE_IMPACT_LOG, JSON.stringify(record) + "\\n");
 process.exit(Number(process.env[\`FAKE_EXIT_\${command}\`] ?? 0));
 `;
@@ -476,6 +477,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
         "<work>/<job>/audit.json",
         "--patch",
         "<work>/<job>/impact.patch",
+        "--no-cache",
         "--quiet",
       ]
     `);
@@ -485,11 +487,12 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       "42",
       "--repo",
       "acme/widgets",
+      "--json",
     ]);
     // The run gets the model settings only; the comment gets the GitHub token only.
     expect(runCall.env).toEqual(["FAKE_IMPACT_LOG", "OPENAI_API_KEY"]);
     expect(commentCall.env).toEqual(["FAKE_IMPACT_LOG", "GITHUB_API_URL", "GITHUB_TOKEN"]);
-    expect(logs.join("")).toContain('"msg":"comment done"');
+    expect(logs.join("")).toContain('"action":"created","id":7001,"url":"u","msg":"comment done"');
     expect(logs.join("")).not.toContain(GITHUB_TOKEN);
   });
 
