@@ -181,7 +181,15 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
         const { action, id, url, foundBy } = written.data;
         log.info({ action, id, url, foundBy }, "comment done");
         const kept = action === "deleted" || action === "none" ? null : (id ?? null);
-        await options.state?.store.setCommentId(job.repository.fullName, job.number, kept);
+        // The comment is written; an id not kept only costs the next job a search.
+        await options.state?.store
+          .setCommentId(job.repository.fullName, job.number, kept)
+          .catch((error: unknown) =>
+            log.warn(
+              { error: error instanceof Error ? error.message : String(error) },
+              "comment id not saved",
+            ),
+          );
       }
       return { state: "done" };
     } finally {

@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { type Logger, pino } from "pino";
 import { UsageError } from "../shared/errors.js";
@@ -199,7 +201,7 @@ export async function backendFromEnv(
       run: createPullRequestPipeline({
         cli: overrides.cli ?? {
           command: process.execPath,
-          args: [join(packageRoot(), "dist", "cli", "bin.js")],
+          args: [builtCli()],
         },
         runEnv,
         commentEnv,
@@ -262,6 +264,15 @@ function githubAuthFromEnv(env: Env): GitHubAuth {
     throw new UsageError("GITHUB_WEBHOOK_SECRET is set but neither GITHUB_TOKEN nor GITHUB_APP_ID is");
   }
   return tokenAuth(env.GITHUB_TOKEN);
+}
+
+/**
+ * The CLI of the same build as this server (`cli/bin.js` beside `backend/`), so that jobs
+ * never run another build's CLI; from the sources, the package's `dist/`.
+ */
+function builtCli(): string {
+  const sibling = fileURLToPath(new URL("../cli/bin.js", import.meta.url));
+  return existsSync(sibling) ? sibling : join(packageRoot(), "dist", "cli", "bin.js");
 }
 
 function pick(env: Env, names: string[]): Record<string, string> {
