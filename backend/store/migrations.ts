@@ -70,7 +70,10 @@ const SCHEMA_TABLE =
 /** Instances starting at once on one Postgres take turns migrating. */
 const MIGRATION_LOCK = 7_115_301;
 
-/** Brings the database to the newest schema; refuses one written by a newer Impact. */
+/**
+ * Brings the database to the newest schema of `migrations` (tests pass an older list to
+ * make the database an older Impact made); refuses one written by a newer Impact.
+ */
 export async function migrate(
   driver: SqlDriver,
   now = Date.now(),

@@ -53,7 +53,7 @@ class Refused {
 
 /**
  * The PR bot's durable state: deliveries seen, jobs and their states, each PR's latest
- * head. One implementation over SQL that both SQLite (one instance) and
+ * head and comment id, and each repository's result cache. One implementation over SQL that both SQLite (one instance) and
  * Postgres (several instances, jobs claimed with FOR UPDATE SKIP LOCKED) run.
  */
 export class StateStore {
