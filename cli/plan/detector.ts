@@ -6,7 +6,7 @@ import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { mappingSignals } from "./detect/mappings.js";
-import { type Dropped, referenceSignals } from "./detect/references.js";
+import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
 import { type HistoryCommit, historyReasons } from "./history.js";
@@ -185,6 +185,26 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       droppedNames: plan.dropped,
     },
   };
+}
+
+/**
+ * What detection looks for in article text, known before any article is read: the terms and
+ * substrings of the reference rule. Besides these, only frontmatter that names `attention`
+ * is read (attentionOf). An article whose text holds none of them is detected the same with
+ * its content left empty, which lets the plan skip reading it; a rule that comes to read
+ * other text must say so here.
+ */
+export function textLookups(
+  input: Pick<DetectInput, "changeSet" | "config" | "genericNames"> & { articlePaths: ReadonlySet<string> },
+): { terms: string[]; substrings: string[] } {
+  const evidence = selectEvidence(input.changeSet, input.articlePaths, input.config);
+  return referenceLookups({
+    changeSet: input.changeSet,
+    evidence: evidence.files,
+    ignoreSymbols: input.config.ignoreSymbols,
+    genericNames: input.genericNames ?? [],
+    sweeps: findSweeps(evidence.files),
+  });
 }
 
 /**
