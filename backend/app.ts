@@ -8,7 +8,6 @@ import { isAbortError, ModelApiError, ModelProtocolError } from "../shared/error
 import {
   DEFAULT_ROUTER_MAX_TOKENS,
   DEFAULT_ROUTER_TOKENS_PER_DAY,
-  DELIVERY_TTL_MS,
   ROUTER_BYTES_PER_TOKEN,
   ROUTER_TOKEN_WINDOW_MS,
   TURN_BODY_LIMIT,
@@ -17,13 +16,11 @@ import { TurnRequestSchema, type TurnResponse } from "../shared/model/router-cli
 import type { ChatMessage, ModelClient, ToolDefinition } from "../shared/model/types.js";
 import type { PullRequestJob } from "./job.js";
 import type { BackendMetrics } from "./metrics.js";
-import { RateLimiter, SeenIds, TokenBudget, tokenId, tokenMatches } from "./security.js";
+import { RateLimiter, TokenBudget, tokenId, tokenMatches } from "./security.js";
 import type { EnqueueOutcome } from "./store/state-store.js";
 import { WebhookBodyGate } from "./webhook-body.js";
 
 export const DEFAULT_TURN_TIMEOUT_MS = 150_000;
-/** Without a state store, at most this many delivery keys are remembered (in memory). */
-export const DELIVERY_MEMORY = 100_000;
 
 const ACTED_ON = new Set(["opened", "synchronize", "reopened", "ready_for_review"]);
 
@@ -46,24 +43,18 @@ export interface RouterDeps {
   tokenBudget?: { tokens: number; windowMs?: number };
 }
 
-/**
- * Remembers deliveries by their keys (`delivery:<X-GitHub-Delivery>` and `body:<sha256 of
- * the signed body>`, so a replayed body with a fresh id is a duplicate too).
- */
-export interface DeliveryLog {
-  /** Records the keys; false (nothing recorded) when any was seen before. */
-  remember(keys: readonly string[]): Promise<boolean> | boolean;
-  forget(keys: readonly string[]): Promise<void> | void;
-}
-
 export interface WebhookDeps {
   secret: string;
   /** Reads and verifies bodies; default: a gate with the caps of shared/limits.ts. */
   bodies?: WebhookBodyGate;
-  /** Takes a job (see EnqueueOutcome): queued, superseding an older push, stale, or refused when full. */
-  enqueue: (job: PullRequestJob) => Promise<EnqueueOutcome> | EnqueueOutcome;
-  /** Where deliveries are remembered; default in memory (DELIVERY_TTL_MS, DELIVERY_MEMORY). */
-  deliveries?: DeliveryLog;
+  /**
+   * Records the delivery by its keys (`delivery:<X-GitHub-Delivery>` and `body:<sha256 of
+   * the signed body>`, so a replayed body under a fresh id is a duplicate too) and takes its
+   * job, as one step (see EnqueueOutcome): queued, superseding an older push, a duplicate,
+   * stale, or refused when full. A refused delivery, or one whose step failed, is not
+   * recorded, so GitHub's redelivery is taken.
+   */
+  enqueue: (job: PullRequestJob, deliveryKeys: readonly string[]) => Promise<EnqueueOutcome> | EnqueueOutcome;
   /** App mode: a delivery that names no installation is ignored (204). */
   requireInstallation?: boolean;
 }
@@ -163,17 +154,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       manifests.set(allowCreate, tools);
     }
     return tools;
-  };
-  const seen = new SeenIds({
-    ttlMs: DELIVERY_TTL_MS,
-    max: DELIVERY_MEMORY,
-    ...(deps.now ? { now: deps.now } : {}),
-  });
-  const deliveries: DeliveryLog = deps.webhook?.deliveries ?? {
-    remember: (keys) => seen.addAll(keys),
-    forget: (keys) => {
-      for (const key of keys) seen.delete(key);
-    },
   };
 
   app.onError((error, c) => {
@@ -351,11 +331,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         return fail(c, 400, "invalid_body", "missing or malformed X-GitHub-Delivery");
       }
       const log = logger.child({ delivery, event });
-      const keys = [`delivery:${delivery}`, `body:${createHash("sha256").update(raw).digest("hex")}`];
-      if (!(await deliveries.remember(keys))) {
-        log.info("duplicate delivery ignored");
-        return c.body(null, 204);
-      }
       let json: unknown;
       try {
         json = JSON.parse(new TextDecoder().decode(raw));
@@ -388,9 +363,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         ...(payload.installation ? { installationId: payload.installation.id } : {}),
         ...(payload.pull_request.updated_at ? { updatedAt: payload.pull_request.updated_at } : {}),
       };
-      const outcome = await webhook.enqueue(job);
+      const keys = [`delivery:${delivery}`, `body:${createHash("sha256").update(raw).digest("hex")}`];
+      const outcome = await webhook.enqueue(job, keys);
+      if (outcome === "duplicate") {
+        log.info("duplicate delivery ignored");
+        return c.body(null, 204);
+      }
       if (outcome === "full" || outcome === "repository_full") {
-        await deliveries.forget(keys);
         log.warn({ repository: job.repository.fullName, outcome }, "queue full; delivery refused");
         c.header("retry-after", "60");
         return fail(

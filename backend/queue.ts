@@ -88,9 +88,10 @@ export class PullRequestQueue {
     this.#pump();
   }
 
-  async enqueue(job: PullRequestJob): Promise<EnqueueOutcome> {
+  /** Records the delivery's keys and queues its job, in one transaction (StateStore.enqueue). */
+  async enqueue(job: PullRequestJob, deliveryKeys: readonly string[] = []): Promise<EnqueueOutcome> {
     const { store, maxPending, maxPendingPerRepository } = this.#options;
-    const result = await store.enqueue(job, { maxPending, maxPendingPerRepository });
+    const result = await store.enqueue(job, { maxPending, maxPendingPerRepository }, deliveryKeys);
     for (const id of result.stopped) {
       this.#running.get(id)?.controller.abort(new Error(`superseded by delivery ${job.deliveryId}`));
     }

@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { AuditTotalsSchema } from "../shared/audit.js";
-import { GITHUB_API_TIMEOUT_MS } from "../shared/limits.js";
+import { GITHUB_API_TIMEOUT_MS, RESULT_CACHE_ENTRY_MAX_BYTES } from "../shared/limits.js";
 import { redactSecrets } from "../shared/redact.js";
+import { RESULT_KEY_PATTERN, ResultCacheEntrySchema } from "../shared/result-cache-entry.js";
 import type { GitHubAuth } from "./github-auth.js";
 import type { JobResult, PullRequestJob } from "./job.js";
 import type { RunJob } from "./queue.js";
@@ -40,11 +41,24 @@ export interface PipelineOptions {
   /** Where clones go; default the system temp dir. */
   workRoot?: string;
   /**
-   * Where results are cached between jobs, one folder per repository (clones are thrown
-   * away, the cache is not); absent: no cache.
+   * What outlives a job in the state store (shared by every instance on it): the id of
+   * each PR's comment, and each repository's result cache, kept within `cacheBytes` per
+   * repository. Absent: every job searches for its comment and runs with no cache.
    */
-  cacheRoot?: string;
+  state?: { store: JobState; cacheBytes: number };
   logger: Logger;
+}
+
+/** The part of the state store a job uses (StateStore). */
+export interface JobState {
+  commentId(repository: string, number: number): Promise<number | undefined>;
+  setCommentId(repository: string, number: number, id: number | null): Promise<void>;
+  cachedResults(repository: string): Promise<Map<string, string>>;
+  putCachedResults(
+    repository: string,
+    entries: ReadonlyArray<{ key: string; entry: string }>,
+    maxBytes: number,
+  ): Promise<void>;
 }
 
 export interface ProcessResult {
@@ -52,11 +66,6 @@ export interface ProcessResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-}
-
-/** `owner/name` as one folder name that cannot climb out of the cache root. */
-export function repositoryFolder(fullName: string): string {
-  return fullName.replace(/[^\w.-]/g, "+").replace(/^\.+/, "_");
 }
 
 /**
@@ -96,6 +105,8 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
       log.info({ baseConfig: config.code === 0 }, "repository fetched");
 
       const auditPath = join(work, "audit.json");
+      const cacheDir = join(work, "cache");
+      if (options.state) await materializeCache(options.state.store, job.repository.fullName, cacheDir);
       const impact = await run(
         options.cli.command,
         [
@@ -113,9 +124,7 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
           auditPath,
           "--patch",
           join(work, "impact.patch"),
-          ...(options.cacheRoot
-            ? ["--cache-dir", join(options.cacheRoot, repositoryFolder(job.repository.fullName))]
-            : []),
+          ...(options.state ? ["--cache-dir", cacheDir] : ["--no-cache"]),
           "--quiet",
         ],
         { cwd: clone, env: { ...baseEnv(), ...options.runEnv }, signal },
@@ -127,11 +136,24 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
         );
       }
       log.info({ exit: impact.code }, "impact run finished");
+      if (options.state) {
+        try {
+          const kept = await keepCache(options.state, job.repository.fullName, cacheDir);
+          if (kept.refused.length > 0) log.warn({ refused: kept.refused }, "cache entries not kept");
+        } catch (error) {
+          // The comment matters more than the cache: a store hiccup costs a model call next time.
+          log.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            "result cache not saved",
+          );
+        }
+      }
       if (options.onUsage) {
         const totals = await readTotals(auditPath);
         if (totals) options.onUsage(totals);
       }
 
+      const commentId = await options.state?.store.commentId(job.repository.fullName, job.number);
       const comment = await run(
         options.cli.command,
         [
@@ -142,6 +164,8 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
           String(job.number),
           "--repo",
           job.repository.fullName,
+          ...(commentId === undefined ? [] : ["--comment-id", String(commentId)]),
+          "--json",
         ],
         { cwd: work, env: { ...baseEnv(), ...options.commentEnv, GITHUB_TOKEN: credentials.token }, signal },
       );
@@ -150,7 +174,23 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
           `impact comment exited with ${describeExit(comment)}: ${redact(tail(comment.stderr, 2000))}`,
         );
       }
-      log.info({ output: redact(comment.stdout.trim()) }, "comment done");
+      const written = CommentOutputSchema.safeParse(parseJson(comment.stdout));
+      if (!written.success) {
+        log.warn({ output: redact(tail(comment.stdout, 500)) }, "impact comment printed no JSON result");
+      } else {
+        const { action, id, url, foundBy } = written.data;
+        log.info({ action, id, url, foundBy }, "comment done");
+        const kept = action === "deleted" || action === "none" ? null : (id ?? null);
+        // The comment is written; an id not kept only costs the next job a search.
+        await options.state?.store
+          .setCommentId(job.repository.fullName, job.number, kept)
+          .catch((error: unknown) =>
+            log.warn(
+              { error: error instanceof Error ? error.message : String(error) },
+              "comment id not saved",
+            ),
+          );
+      }
       return { state: "done" };
     } finally {
       if (work) await rm(work, { recursive: true, force: true });
@@ -190,6 +230,76 @@ async function headMovedOn(
   if (parsed.data.state !== "open") return `the pull request is ${parsed.data.state}`;
   if (parsed.data.head.sha !== job.headSha) return `the pull request's head is ${parsed.data.head.sha} now`;
   return undefined;
+}
+
+/** What `impact comment --json` prints. */
+const CommentOutputSchema = z.object({
+  action: z.enum(["created", "updated", "unchanged", "deleted", "none"]),
+  id: z.number().int().positive().optional(),
+  url: z.string().optional(),
+  foundBy: z.enum(["id", "marker"]).optional(),
+});
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Materialized entries get this mtime; `impact run` touches the ones it reads (its LRU mark). */
+const UNTOUCHED = new Date(0);
+
+/**
+ * Writes the repository's cached results from the store into the job's cache folder,
+ * one `<key>.json` each, as `impact run --cache-dir` reads them. The child process gets
+ * files, never a database connection.
+ */
+async function materializeCache(store: JobState, repository: string, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  for (const [key, entry] of await store.cachedResults(repository)) {
+    if (!RESULT_KEY_PATTERN.test(key)) continue;
+    const path = join(dir, `${key}.json`);
+    await writeFile(path, entry);
+    await utimes(path, UNTOUCHED, UNTOUCHED);
+  }
+}
+
+/**
+ * Keeps what the run wrote or read in the job's cache folder: new entries are stored,
+ * entries it read are marked used. Each must be a regular file named by its key, of at
+ * most RESULT_CACHE_ENTRY_MAX_BYTES, and parse as an Impact result for that very key;
+ * anything else is refused (and named), never stored. Entries go under the delivery's
+ * repository, so one repository's results never serve another.
+ */
+async function keepCache(
+  state: NonNullable<PipelineOptions["state"]>,
+  repository: string,
+  dir: string,
+): Promise<{ kept: number; refused: string[] }> {
+  const entries: Array<{ key: string; entry: string }> = [];
+  const refused: string[] = [];
+  const maxBytes = Math.min(RESULT_CACHE_ENTRY_MAX_BYTES, state.cacheBytes);
+  for (const name of await readdir(dir)) {
+    const key = name.endsWith(".json") ? name.slice(0, -".json".length) : "";
+    const path = join(dir, name);
+    const info = await lstat(path);
+    if (info.isFile() && info.mtimeMs <= UNTOUCHED.getTime()) continue;
+    if (!RESULT_KEY_PATTERN.test(key) || !info.isFile() || info.size > maxBytes) {
+      refused.push(name);
+      continue;
+    }
+    const entry = await readFile(path, "utf8");
+    const parsed = ResultCacheEntrySchema.safeParse(parseJson(entry));
+    if (!parsed.success || parsed.data.key !== key) {
+      refused.push(name);
+      continue;
+    }
+    entries.push({ key, entry });
+  }
+  await state.store.putCachedResults(repository, entries, state.cacheBytes);
+  return { kept: entries.length, refused };
 }
 
 const AuditWithTotalsSchema = z.object({ totals: AuditTotalsSchema });

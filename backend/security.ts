@@ -84,55 +84,6 @@ export class RateLimiter {
 }
 
 /**
- * Remembers ids (webhook deliveries) for at least `ttlMs`, at most `max` of them; the
- * oldest go first when full.
- */
-export class SeenIds {
-  readonly #ids = new Map<string, number>();
-  readonly #ttlMs: number;
-  readonly #max: number;
-  readonly #now: () => number;
-
-  constructor(options: { ttlMs: number; max: number; now?: () => number }) {
-    this.#ttlMs = options.ttlMs;
-    this.#max = options.max;
-    this.#now = options.now ?? Date.now;
-  }
-
-  /** Records `id`; returns false when it was already seen (and not expired). */
-  add(id: string): boolean {
-    const now = this.#now();
-    for (const [key, at] of this.#ids) {
-      if (now - at < this.#ttlMs && this.#ids.size < this.#max) break;
-      this.#ids.delete(key);
-    }
-    const at = this.#ids.get(id);
-    if (at !== undefined && now - at < this.#ttlMs) return false;
-    // Delete first so the map stays in time order (set() would keep an old key's place).
-    this.#ids.delete(id);
-    this.#ids.set(id, now);
-    return true;
-  }
-
-  /** Records all of `ids`, or none when any was already seen (and not expired). */
-  addAll(ids: readonly string[]): boolean {
-    const now = this.#now();
-    if (ids.some((id) => now - (this.#ids.get(id) ?? Number.NEGATIVE_INFINITY) < this.#ttlMs)) return false;
-    for (const id of ids) this.add(id);
-    return true;
-  }
-
-  /** Forgets `id` (its delivery was not acted on, so a redelivery may be). */
-  delete(id: string): void {
-    this.#ids.delete(id);
-  }
-
-  get size(): number {
-    return this.#ids.size;
-  }
-}
-
-/**
  * A budget of model tokens per key (a router bearer token) and fixed window: a turn is
  * refused while the key has spent its budget, or when its estimated prompt would pass
  * what is left; each answered turn is charged what the upstream reported.

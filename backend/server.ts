@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { type Logger, pino } from "pino";
 import { UsageError } from "../shared/errors.js";
@@ -9,6 +11,7 @@ import {
   DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_JOB_LEASE_MS,
+  DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY,
 } from "../shared/limits.js";
 import { createOpenAIModelClient } from "../shared/model/openai-client.js";
 import { DEFAULT_MODEL } from "../shared/model/resolve.js";
@@ -29,7 +32,7 @@ export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 120;
 export const DEFAULT_BOT_TIMEOUT_MS = 15 * 60 * 1000;
-/** The server's own state (the state database, the result cache), relative to its working directory. */
+/** The server's own state (the SQLite state database), relative to its working directory. */
 export const DEFAULT_DATA_DIR = ".impact-server";
 
 type Env = Record<string, string | undefined>;
@@ -178,6 +181,12 @@ export async function backendFromEnv(
       positiveNumber(env.IMPACT_BOT_MAX_PENDING_PER_REPOSITORY, "IMPACT_BOT_MAX_PENDING_PER_REPOSITORY") ??
       DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY;
     const leaseMs = positiveNumber(env.IMPACT_JOB_LEASE_MS, "IMPACT_JOB_LEASE_MS") ?? DEFAULT_JOB_LEASE_MS;
+    const cacheBytes = Math.floor(
+      positiveNumber(
+        env.IMPACT_RESULT_CACHE_BYTES_PER_REPOSITORY,
+        "IMPACT_RESULT_CACHE_BYTES_PER_REPOSITORY",
+      ) ?? DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY,
+    );
     const dataDir = resolve(env.IMPACT_DATA_DIR || DEFAULT_DATA_DIR);
     store = await openStateStore({ dataDir, ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}) });
     const bot = new PullRequestQueue({
@@ -192,7 +201,7 @@ export async function backendFromEnv(
       run: createPullRequestPipeline({
         cli: overrides.cli ?? {
           command: process.execPath,
-          args: [join(packageRoot(), "dist", "cli", "bin.js")],
+          args: [builtCli()],
         },
         runEnv,
         commentEnv,
@@ -200,8 +209,9 @@ export async function backendFromEnv(
         headCheck: { apiUrl: env.GITHUB_API_URL || "https://api.github.com" },
         onUsage: metrics.modelUsage,
         timeoutMs,
-        // The result cache outlives each job's clone: a push that changes nothing relevant costs nothing.
-        cacheRoot: join(dataDir, "cache"),
+        // Comment ids and the result cache outlive each job's clone, in the store every
+        // instance shares: a push that changes nothing relevant costs nothing.
+        state: { store, cacheBytes },
         logger,
       }),
     });
@@ -215,11 +225,7 @@ export async function backendFromEnv(
     );
     deps.webhook = {
       secret: env.GITHUB_WEBHOOK_SECRET,
-      enqueue: (job) => bot.enqueue(job),
-      deliveries: {
-        remember: (keys) => stateStore.rememberDelivery(keys),
-        forget: (keys) => stateStore.forgetDelivery(keys),
-      },
+      enqueue: (job, deliveryKeys) => bot.enqueue(job, deliveryKeys),
       requireInstallation: auth.mode === "app",
       ...(concurrentBodies
         ? { bodies: new WebhookBodyGate({ maxConcurrent: Math.floor(concurrentBodies) }) }
@@ -258,6 +264,15 @@ function githubAuthFromEnv(env: Env): GitHubAuth {
     throw new UsageError("GITHUB_WEBHOOK_SECRET is set but neither GITHUB_TOKEN nor GITHUB_APP_ID is");
   }
   return tokenAuth(env.GITHUB_TOKEN);
+}
+
+/**
+ * The CLI of the same build as this server (`cli/bin.js` beside `backend/`), so that jobs
+ * never run another build's CLI; from the sources, the package's `dist/`.
+ */
+function builtCli(): string {
+  const sibling = fileURLToPath(new URL("../cli/bin.js", import.meta.url));
+  return existsSync(sibling) ? sibling : join(packageRoot(), "dist", "cli", "bin.js");
 }
 
 function pick(env: Env, names: string[]): Record<string, string> {

@@ -91,5 +91,13 @@ export const DELIVERY_TTL_MS = 26 * 60 * 60 * 1000;
 export const FINISHED_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Old deliveries and finished jobs are swept this often. */
 export const STORE_SWEEP_MS = 10 * 60 * 1000;
+/**
+ * IMPACT_RESULT_CACHE_BYTES_PER_REPOSITORY: bytes of cached results the state store keeps
+ * per repository (shared by every instance); past it the least recently used go first.
+ * Each job reads its repository's entries, so this also bounds what one job reads.
+ */
+export const DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY = 16 * 1024 * 1024;
+/** A single cached result larger than this is not kept by the PR bot (it is rerun next time). */
+export const RESULT_CACHE_ENTRY_MAX_BYTES = 2 * 1024 * 1024;
 /** Asking the GitHub API for a PR's head, or for an installation token, gives up after this long. */
 export const GITHUB_API_TIMEOUT_MS = 30_000;

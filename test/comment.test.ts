@@ -194,6 +194,73 @@ describe("impact comment", () => {
     expect(readFileSync(summaryPath, "utf8")).toContain("### Impact: 1 doc article needs changes");
   });
 
+  it("updates the comment by --comment-id with no search; a deleted, foreign or other PR's id falls back to the marker", async () => {
+    const github = await startFakeGitHub({ token: TOKEN });
+    const dir = makeTempDir();
+    const env = { GITHUB_TOKEN: TOKEN, GITHUB_API_URL: github.url, ...UNTHROTTLED };
+    const comment = async (audit: Audit, extra: string[] = []) => {
+      writeAudit(dir, audit);
+      const io = captureIo(dir, env);
+      const args = ["comment", "audit.json", "--pr", "7", "--repo", "acme/widgets", "--json", ...extra];
+      expect(await main(args, io)).toBe(0);
+      return JSON.parse(io.out) as { action: string; id: number; foundBy?: string; pr: number };
+    };
+    const changed = (reason: string) => {
+      const audit = sampleAudit();
+      audit.articles[0]!.edits[0]!.reason = reason;
+      return audit;
+    };
+    const paths = (from: number) =>
+      github.requests.slice(from).map((request) => `${request.method} ${request.path}`);
+
+    const created = await comment(sampleAudit());
+    expect(created).toMatchObject({ repository: "acme/widgets", pr: 7, action: "created" });
+    let seen = github.requests.length;
+    const updated = await comment(changed("first push"), ["--comment-id", String(created.id)]);
+    expect(updated).toMatchObject({ action: "updated", id: created.id, foundBy: "id" });
+    expect(paths(seen)).toEqual([
+      `GET /repos/acme/widgets/issues/comments/${created.id}`,
+      `PATCH /repos/acme/widgets/issues/comments/${created.id}`,
+    ]);
+
+    // Someone deleted the comment: 404, then the search, then a new comment whose id is reported.
+    github.comments("acme/widgets", 7).splice(0);
+    seen = github.requests.length;
+    const recreated = await comment(changed("second push"), ["--comment-id", String(created.id)]);
+    expect(recreated).toMatchObject({ action: "created" });
+    expect(recreated.id).not.toBe(created.id);
+    expect(paths(seen)).toEqual([
+      `GET /repos/acme/widgets/issues/comments/${created.id}`,
+      "GET /repos/acme/widgets/issues/7/comments",
+      "POST /repos/acme/widgets/issues/7/comments",
+    ]);
+
+    // A person's comment that carries the marker, and the bot's comment on another PR: never edited.
+    const persons = github.seed("acme/widgets", 7, `${COMMENT_MARKER}\nmine`, "mallory");
+    const otherPr = github.seed("acme/widgets", 8, `${COMMENT_MARKER}\nPR 8`, "impact-bot[bot]");
+    for (const foreign of [persons.id, otherPr.id]) {
+      const result = await comment(changed(`push for ${foreign}`), ["--comment-id", String(foreign)]);
+      expect(result).toMatchObject({ action: "updated", id: recreated.id, foundBy: "marker" });
+    }
+    expect(github.comments("acme/widgets", 7).find((item) => item.id === persons.id)?.body).toBe(
+      `${COMMENT_MARKER}\nmine`,
+    );
+    expect(github.comments("acme/widgets", 8)[0]!.body).toBe(`${COMMENT_MARKER}\nPR 8`);
+
+    // Nothing to post: the comment found by its id is deleted.
+    const deleted = await comment(auditOf([auditArticle("docs/a.md", { status: "unchanged" })]), [
+      "--comment-id",
+      String(recreated.id),
+    ]);
+    expect(deleted).toEqual({
+      repository: "acme/widgets",
+      pr: 7,
+      action: "deleted",
+      id: recreated.id,
+      foundBy: "id",
+    });
+  });
+
   it("posts nothing when nothing is impacted, and deletes its earlier comment", async () => {
     const github = await startFakeGitHub({ token: TOKEN });
     github.seed("acme/widgets", 9, "unrelated review comment");

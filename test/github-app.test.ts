@@ -6,11 +6,11 @@ import { createApp } from "../backend/app.js";
 import { appAuth, JOB_PERMISSIONS } from "../backend/github-auth.js";
 import { createPullRequestPipeline } from "../backend/run-job.js";
 import { createLogger } from "../backend/server.js";
+import { DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY } from "../shared/limits.js";
 import { fixScript, portRepo } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
-import { makeTempDir } from "./helpers/git-repo.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { tempQueue } from "./helpers/state-store.js";
+import { tempQueue, tempStateStore } from "./helpers/state-store.js";
 import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-app-test-not-a-real-secret";
@@ -45,8 +45,10 @@ async function appBot(options: {
   const upstream = await startScriptedModelServer(options.script ?? fixScript(["alpha"]));
   const logs: string[] = [];
   const logger = createLogger((line) => logs.push(line), { OPENAI_API_KEY: KEY });
-  const { queue, store } = await tempQueue({
+  const store = await tempStateStore();
+  const { queue } = await tempQueue({
     logger,
+    store,
     run: createPullRequestPipeline({
       cli: { command: process.execPath, args: [join(buildDir, "cli", "bin.js")] },
       runEnv: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: upstream.url, IMPACT_MODEL: "test-model" },
@@ -58,13 +60,13 @@ async function appBot(options: {
       }),
       headCheck: { apiUrl: github.url },
       timeoutMs: 120_000,
-      cacheRoot: makeTempDir(),
+      state: { store, cacheBytes: DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY },
       logger,
     }),
   });
   const app = createApp({
     logger,
-    webhook: { secret: SECRET, enqueue: (job) => queue.enqueue(job), requireInstallation: true },
+    webhook: { secret: SECRET, enqueue: (job, keys) => queue.enqueue(job, keys), requireInstallation: true },
   });
   const deliver = async (body: string, id: string) => {
     const response = await app.fetch(signedDelivery(SECRET, body, id));

@@ -13,6 +13,8 @@ const GITHUB_TOKEN = "ghs_postgres_not_a_real_token_";
 const KEY = "sk-test-not-a-real-key-postgres";
 const buildDir = inject("builtPackage");
 const BURST = 8;
+/** PRs pushed to again after the burst, on a fresh instance. */
+const PUSHED = 4;
 
 let postgres: TestPostgres | undefined;
 let missing: string | undefined;
@@ -103,6 +105,35 @@ describe("two impact serve processes on one Postgres", () => {
     expect(ran).toBe(BURST);
     for (const instance of instances) instance.child.kill("SIGTERM");
     expect(await Promise.all(instances.map((instance) => instance.exited))).toEqual([0, 0]);
+
+    // A fresh instance (a data folder of its own, nothing on its disk) gets a push to some
+    // PRs that changes nothing the docs depend on: the results the two others cached in the
+    // database answer with no model call, and each comment is updated by the id they stored.
+    // (Jobs of the burst that started after the first ones finished reused those results already.)
+    const modelCalls = upstream.requests.length;
+    expect(modelCalls).toBeGreaterThan(0);
+    const ids = new Map(numbers.map((number) => [number, github.comments("acme/widgets", number)[0]!.id]));
+    const pushed = numbers.slice(0, PUSHED);
+    const fresh = await startServe(buildDir, { ...env(), IMPACT_BOT_CONCURRENCY: String(PUSHED) });
+    for (const number of pushed) {
+      const push = payload({ action: "synchronize", base, head, cloneUrl: repo.dir, number });
+      expect(await deliver(fresh.url, push, `push-${number}`)).toBe(202);
+    }
+    await until(async () => {
+      const values = parseMetrics(await (await fetch(`${fresh.url}/metrics`)).text());
+      return values.get('impact_job_duration_seconds_count{outcome="done"}') === PUSHED;
+    }, 250);
+    expect(upstream.requests).toHaveLength(modelCalls);
+    for (const number of pushed) {
+      const byId = github.requests.filter(
+        (request) => request.path === `/repos/acme/widgets/issues/comments/${ids.get(number)}`,
+      );
+      // Read by its id, then rewritten (it now says the result came from the cache).
+      expect(byId.map((request) => request.method)).toEqual(["GET", "PATCH"]);
+      expect(github.comments("acme/widgets", number).map((comment) => comment.id)).toEqual([ids.get(number)]);
+    }
+    fresh.child.kill("SIGTERM");
+    expect(await fresh.exited).toBe(0);
     await upstream.close();
   }, 300_000);
 });

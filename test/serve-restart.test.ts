@@ -114,6 +114,34 @@ describe("impact serve restarts (real processes, SQLite state)", () => {
     });
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
+
+    // After another restart, a push that changes nothing the doc depends on reuses the
+    // cached result (no model call) and updates the comment by the id the store kept (no search).
+    const modelCalls = w.upstream.requests.length;
+    const commentId = w.github.comments("acme/widgets", 42)[0]!.id;
+    const third = await startServe(buildDir, w.env(dataDir));
+    const push = payload({
+      action: "synchronize",
+      base: w.base,
+      head: w.head,
+      cloneUrl: w.repo.dir,
+      number: 42,
+    });
+    expect((await deliver(third.url, push, "d-42-sync")).status).toBe(202);
+    await until(
+      async () => (await metrics(third.url)).get('impact_job_duration_seconds_count{outcome="done"}') === 1,
+    );
+    expect(w.upstream.requests).toHaveLength(modelCalls);
+    expect(lookups(42)).toHaveLength(1);
+    // Read by its id, then rewritten (it now says the result came from the cache).
+    const byId = w.github.requests.filter(
+      (request) => request.path === `/repos/acme/widgets/issues/comments/${commentId}`,
+    );
+    expect(byId.map((request) => request.method)).toEqual(["GET", "PATCH"]);
+    expect(w.github.comments("acme/widgets", 42).map((comment) => comment.id)).toEqual([commentId]);
+    expect(w.github.comments("acme/widgets", 42)[0]!.body).toContain("1 result reused from the result cache");
+    third.child.kill("SIGTERM");
+    expect(await third.exited).toBe(0);
     await w.upstream.close();
   }, 240_000);
 
@@ -141,7 +169,7 @@ describe("impact serve restarts (real processes, SQLite state)", () => {
     // A job still running when the drain time is up goes back to the queue.
     const w2 = await world();
     w2.github.setPull("acme/widgets", 43, { head: w2.head });
-    // A data folder of its own: the first part's result cache would answer without a model call.
+    // A data folder (state database) of its own: the first part's result cache would answer without a model call.
     const dataDir2 = makeTempDir();
     const short = await startServe(buildDir, w2.env(dataDir2, { IMPACT_DRAIN_TIMEOUT_MS: "500" }));
     expect(

@@ -2,14 +2,20 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../backend/app.js";
 import type { PullRequestJob } from "../backend/job.js";
-import { MIGRATIONS } from "../backend/store/migrations.js";
+import { createLogger } from "../backend/server.js";
+import type { SqlDriver } from "../backend/store/driver.js";
+import { MIGRATIONS, migrate } from "../backend/store/migrations.js";
+import { openPostgres } from "../backend/store/postgres.js";
 import { openSqlite, SQLITE_FILE } from "../backend/store/sqlite.js";
-import { openStateStore, type StateStore } from "../backend/store/state-store.js";
+import { openStateStore, StateStore } from "../backend/store/state-store.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { startPostgres, type TestPostgres } from "./helpers/postgres.js";
+import { pullRequestPayload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const CAPS = { maxPending: 100, maxPendingPerRepository: 100 };
+const SECRET = "whsec-store-not-a-real-secret";
 
 function job(
   id: string,
@@ -43,6 +49,19 @@ beforeAll(async () => {
 
 afterAll(() => postgres?.stop());
 
+/** A migrated driver on a fresh database of the backend named. */
+async function openDriver(name: string): Promise<{ driver: SqlDriver; close: () => Promise<void> }> {
+  let driver: SqlDriver;
+  if (name === "Postgres") {
+    databases += 1;
+    driver = await openPostgres(await postgres!.createDatabase(`store_${databases}`));
+  } else {
+    driver = openSqlite(makeTempDir("impact-state-"));
+  }
+  await migrate(driver);
+  return { driver, close: () => driver.close() };
+}
+
 const backends: Array<{ name: string; open: () => Promise<StateStore> }> = [
   { name: "SQLite", open: () => openStateStore({ dataDir: makeTempDir("impact-state-") }) },
   {
@@ -59,22 +78,108 @@ describe.each(backends)("the state store on $name", ({ name, open }) => {
   const ready = () => name !== "Postgres" || postgres !== undefined;
   const store = open;
 
-  it("remembers deliveries; any key seen before refuses the delivery; forgotten keys are taken again", async (context) => {
+  it("records a delivery with its job: a key seen before is a duplicate, a refused delivery is not recorded", async (context) => {
     if (!ready()) return context.skip(postgresMissing);
     const state = await store();
     try {
-      expect(await state.rememberDelivery(["delivery:1", "body:x"])).toBe(true);
-      expect(await state.rememberDelivery(["delivery:1", "body:y"])).toBe(false);
-      expect(await state.rememberDelivery(["delivery:2", "body:x"])).toBe(false);
-      // Refused as a whole: delivery:2 was not recorded.
-      expect(await state.rememberDelivery(["delivery:2", "body:z"])).toBe(true);
-      await state.forgetDelivery(["delivery:1", "body:x"]);
-      expect(await state.rememberDelivery(["delivery:1", "body:x"])).toBe(true);
+      const caps = { maxPending: 1, maxPendingPerRepository: 10 };
+      const outcome = async (id: string, number: number, keys: string[]) =>
+        (await state.enqueue(job(id, number), caps, keys)).outcome;
+      expect(await outcome("1", 1, ["delivery:1", "body:x"])).toBe("queued");
+      expect(await outcome("1", 1, ["delivery:1", "body:y"])).toBe("duplicate");
+      expect(await outcome("2", 1, ["delivery:2", "body:x"])).toBe("duplicate");
+      // Past the cap: refused as a whole, so delivery:3 was not recorded and its redelivery is taken.
+      expect(await outcome("3", 2, ["delivery:3", "body:z"])).toBe("full");
+      expect(await state.counts()).toMatchObject({ queued: 1 });
+      const claimed = await state.claim("worker");
+      await state.finish(claimed!.job.deliveryId, "worker", "done");
+      expect(await outcome("3", 2, ["delivery:3", "body:z"])).toBe("queued");
     } finally {
       await state.close();
     }
   });
 
+  it("records a delivery and its job in one transaction: a failure between them leaves the delivery unseen", async (context) => {
+    if (!ready()) return context.skip(postgresMissing);
+    const { driver, close } = await openDriver(name);
+    // A driver that fails the job's insert once: the step after the delivery's record.
+    let armed = true;
+    const faulty: SqlDriver = {
+      kind: driver.kind,
+      location: driver.location,
+      query: (sql, params) => driver.query(sql, params),
+      transaction: (work) =>
+        driver.transaction((tx) =>
+          work({
+            query: async (sql, params) => {
+              if (armed && sql.includes("INSERT INTO jobs")) {
+                armed = false;
+                throw new Error("injected: the process died between the two steps");
+              }
+              return tx.query(sql, params);
+            },
+          }),
+        ),
+      close: () => driver.close(),
+    };
+    const state = new StateStore(faulty);
+    try {
+      const app = createApp({
+        logger: createLogger(() => {}, {}),
+        webhook: {
+          secret: SECRET,
+          enqueue: async (next, keys) => (await state.enqueue(next, CAPS, keys)).outcome,
+        },
+      });
+      const body = pullRequestPayload({ base: "b".repeat(40), head: "a".repeat(40), cloneUrl: "/tmp/x" });
+      const first = await app.fetch(signedDelivery(SECRET, body, "crash-1"));
+      expect(first.status).toBe(500);
+      expect(armed).toBe(false);
+      expect(await state.counts()).toMatchObject({ queued: 0 });
+      const [seen] = await driver.query<{ n: number }>("SELECT count(*) AS n FROM deliveries");
+      expect(Number(seen!.n)).toBe(0);
+      // GitHub redelivers (same id, same body): taken, not a duplicate.
+      expect((await app.fetch(signedDelivery(SECRET, body, "crash-1"))).status).toBe(202);
+      expect(await state.job("crash-1")).toMatchObject({ state: "queued" });
+      expect((await app.fetch(signedDelivery(SECRET, body, "crash-1"))).status).toBe(204);
+    } finally {
+      await close();
+    }
+  });
+
+  it("keeps the comment id of each pull request, and each repository's cached results within the cap, oldest out", async (context) => {
+    if (!ready()) return context.skip(postgresMissing);
+    let now = 1_000;
+    const { driver, close } = await openDriver(name);
+    const state = new StateStore(driver, () => now);
+    try {
+      expect(await state.commentId("acme/widgets", 1)).toBeUndefined();
+      await state.setCommentId("acme/widgets", 1, 123456789012);
+      await state.enqueue(job("a", 1), CAPS);
+      expect(await state.commentId("acme/widgets", 1)).toBe(123456789012);
+      expect(await state.commentId("acme/widgets", 2)).toBeUndefined();
+      await state.setCommentId("acme/widgets", 1, null);
+      expect(await state.commentId("acme/widgets", 1)).toBeUndefined();
+
+      const entry = (fill: string) => fill.repeat(100);
+      await state.putCachedResults("acme/widgets", [{ key: "k1", entry: entry("1") }], 250);
+      now += 1;
+      await state.putCachedResults("acme/widgets", [{ key: "k2", entry: entry("2") }], 250);
+      await state.putCachedResults("other/repo", [{ key: "k1", entry: entry("o") }], 250);
+      now += 1;
+      // k1 used again: now k2 is the oldest and goes when k3 comes.
+      await state.putCachedResults("acme/widgets", [{ key: "k1", entry: entry("1") }], 250);
+      now += 1;
+      await state.putCachedResults("acme/widgets", [{ key: "k3", entry: entry("3") }], 250);
+      expect([...(await state.cachedResults("acme/widgets"))].sort()).toEqual([
+        ["k1", entry("1")],
+        ["k3", entry("3")],
+      ]);
+      expect([...(await state.cachedResults("other/repo"))]).toEqual([["k1", entry("o")]]);
+    } finally {
+      await close();
+    }
+  });
   it("keeps one job per pull request (newest wins), refuses stale deliveries, and caps each repository", async (context) => {
     if (!ready()) return context.skip(postgresMissing);
     const state = await store();
@@ -198,6 +303,28 @@ describe("the SQLite state file", () => {
       );
     } finally {
       await driver.close();
+    }
+  });
+
+  it("upgrades a database made by schema version 1, keeping its jobs and pull requests", async () => {
+    const dataDir = makeTempDir();
+    const old = openSqlite(dataDir);
+    await migrate(old, Date.now(), MIGRATIONS.slice(0, 1));
+    await new StateStore(old).enqueue(job("before-upgrade", 7), CAPS, ["delivery:before-upgrade"]);
+    await old.close();
+    const upgraded = await openStateStore({ dataDir });
+    try {
+      expect(await upgraded.job("before-upgrade")).toMatchObject({ state: "queued" });
+      expect(await upgraded.commentId("acme/widgets", 7)).toBeUndefined();
+      await upgraded.setCommentId("acme/widgets", 7, 42);
+      expect(await upgraded.commentId("acme/widgets", 7)).toBe(42);
+      await upgraded.putCachedResults("acme/widgets", [{ key: "k", entry: "{}" }], 1024);
+      expect(await upgraded.cachedResults("acme/widgets")).toEqual(new Map([["k", "{}"]]));
+      expect(
+        (await upgraded.enqueue(job("before-upgrade", 7), CAPS, ["delivery:before-upgrade"])).outcome,
+      ).toBe("duplicate");
+    } finally {
+      await upgraded.close();
     }
   });
 

@@ -1,16 +1,16 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { createApp } from "../backend/app.js";
 import { tokenAuth } from "../backend/github-auth.js";
 import { createPullRequestPipeline } from "../backend/run-job.js";
 import { createLogger } from "../backend/server.js";
+import { DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY } from "../shared/limits.js";
 import { COMMENT_MARKER } from "../shared/render/comment.js";
 import { portRepo } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
-import { makeTempDir } from "./helpers/git-repo.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { tempQueue } from "./helpers/state-store.js";
+import { tempQueue, tempStateStore } from "./helpers/state-store.js";
 import { pullRequestPayload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-e2e-not-a-real-secret";
@@ -49,22 +49,26 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
       "docs/alpha.md": [fix("8080", "9090"), fix("8080", "7070")],
     });
     const github = await startFakeGitHub({ token: GITHUB_TOKEN });
-    const cacheRoot = makeTempDir();
+    const store = await tempStateStore();
     const logs: string[] = [];
     const logger = createLogger((line) => logs.push(line), { GITHUB_TOKEN, OPENAI_API_KEY: KEY });
     const { queue } = await tempQueue({
       logger,
+      store,
       run: createPullRequestPipeline({
         cli: { command: process.execPath, args: [join(buildDir, "cli", "bin.js")] },
         runEnv: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: upstream.url, IMPACT_MODEL: "test-model" },
         commentEnv: { GITHUB_API_URL: github.url },
         auth: tokenAuth(GITHUB_TOKEN),
         timeoutMs: 120_000,
-        cacheRoot,
+        state: { store, cacheBytes: DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY },
         logger,
       }),
     });
-    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (job) => queue.enqueue(job) } });
+    const app = createApp({
+      logger,
+      webhook: { secret: SECRET, enqueue: (job, keys) => queue.enqueue(job, keys) },
+    });
     const deliver = async (action: string, head: string, id: string) => {
       const response = await app.fetch(
         signedDelivery(SECRET, pullRequestPayload({ action, base, head, cloneUrl: repo.dir }), id),
@@ -92,13 +96,13 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
     expect(comments()[0]!.body).toContain("+The server listens on port 7070 by default.");
 
     // A push that changes nothing the doc depends on: the comment is rewritten from the
-    // result cache kept between jobs, with no model call (counted at the end).
+    // result cache kept in the state store between jobs, with no model call (counted at the end).
     const head2b = repo.commit({ "README.txt": "unrelated\n" });
     await deliver("synchronize", head2b, "e2e-2b");
     expect(failures()).toEqual([]);
     expect(comments()[0]!.body).toContain("+The server listens on port 7070 by default.");
     expect(comments()[0]!.body).toContain("1 result reused from the result cache");
-    expect(readdirSync(join(cacheRoot, "acme+widgets"))).toHaveLength(2);
+    expect((await store.cachedResults("acme/widgets")).size).toBe(2);
 
     // The author fixes the doc in the PR: nothing left to say, the comment goes away.
     const head3 = repo.commit({
@@ -109,16 +113,18 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
     expect(comments()).toEqual([]);
 
     expect(upstream.requests).toHaveLength(2);
-    expect(github.requests.map((request) => request.method)).toEqual([
-      "GET",
-      "POST",
-      "GET",
-      "PATCH",
-      "GET",
-      "PATCH",
-      "GET",
-      "DELETE",
+    // The comment is found by its search once; after that by the id the store kept.
+    expect(github.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      "GET /repos/acme/widgets/issues/42/comments",
+      "POST /repos/acme/widgets/issues/42/comments",
+      `GET /repos/acme/widgets/issues/comments/${first.id}`,
+      `PATCH /repos/acme/widgets/issues/comments/${first.id}`,
+      `GET /repos/acme/widgets/issues/comments/${first.id}`,
+      `PATCH /repos/acme/widgets/issues/comments/${first.id}`,
+      `GET /repos/acme/widgets/issues/comments/${first.id}`,
+      `DELETE /repos/acme/widgets/issues/comments/${first.id}`,
     ]);
+    expect(await store.commentId("acme/widgets", 42)).toBeUndefined();
     expect(logs.join("\n")).not.toContain(GITHUB_TOKEN);
     expect(logs.join("\n")).not.toContain(KEY);
     await upstream.close();

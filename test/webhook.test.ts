@@ -5,12 +5,12 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../backend/app.js";
 import { tokenAuth } from "../backend/github-auth.js";
 import type { PullRequestJob } from "../backend/job.js";
-import { createPullRequestPipeline } from "../backend/run-job.js";
-import { SeenIds } from "../backend/security.js";
+import { createPullRequestPipeline, type PipelineOptions } from "../backend/run-job.js";
 import { createLogger } from "../backend/server.js";
 import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../shared/limits.js";
+import { auditArticle } from "./helpers/audit-fixture.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
-import { tempQueue } from "./helpers/state-store.js";
+import { tempQueue, tempStateStore } from "./helpers/state-store.js";
 
 const SECRET = "whsec-test-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_test_not_a_real_token_0000";
@@ -48,15 +48,19 @@ function botApp(options: { fullTimes?: number } = {}) {
   const jobs: PullRequestJob[] = [];
   let fullTimes = options.fullTimes ?? 0;
   const logs: string[] = [];
+  // The store's contract in memory: a delivery is recorded only when its job is queued.
+  const seen = new Set<string>();
   const app = createApp({
     logger: createLogger((line) => logs.push(line), { GITHUB_WEBHOOK_SECRET: SECRET }),
     webhook: {
       secret: SECRET,
-      enqueue: (job) => {
+      enqueue: (job, deliveryKeys) => {
+        if (deliveryKeys.some((key) => seen.has(key))) return "duplicate";
         if (fullTimes > 0) {
           fullTimes -= 1;
           return "full";
         }
+        for (const key of deliveryKeys) seen.add(key);
         jobs.push(job);
         return "queued";
       },
@@ -188,7 +192,7 @@ describe("GitHub webhook", () => {
     expect(response.headers.get("retry-after")).toBe("60");
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("queue_full");
     expect(full.jobs).toHaveLength(0);
-    // The id was forgotten: the redelivery is not taken for a duplicate, and is queued.
+    // The refused delivery was not recorded: the redelivery is no duplicate, and is queued.
     expect((await full.app.fetch(delivery(fixture("pull_request.opened"), { id: "busy" }))).status).toBe(202);
     expect(full.jobs.map((queued) => queued.deliveryId)).toEqual(["busy"]);
   });
@@ -250,7 +254,10 @@ describe("queue fairness", () => {
       maxPending: DEFAULT_BOT_MAX_PENDING,
       maxPendingPerRepository: DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY,
     });
-    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
+    const app = createApp({
+      logger,
+      webhook: { secret: SECRET, enqueue: (next, keys) => queue.enqueue(next, keys) },
+    });
     const pr = (repository: string, number: number) =>
       fixture("pull_request.opened", { head: number.toString(16).padStart(40, "0") })
         .replaceAll('"number": 42', `"number": ${number}`)
@@ -342,10 +349,11 @@ describe("PullRequestQueue", () => {
 
 /**
  * Stands in for `node dist/cli/bin.js`: records how the bot called it and what it saw,
- * and writes an audit for `run`. The real `impact comment` is tested in comment.test.ts.
+ * and writes an audit for `run` (and the cache files FAKE_CACHE_WRITES names). The real
+ * `impact comment` is tested in comment.test.ts.
  */
 const FAKE_CLI = `
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 const [command, ...rest] = process.argv.slice(2);
 const flag = (name) => rest[rest.indexOf(name) + 1];
@@ -366,7 +374,15 @@ if (command === "run") {
     record.mergeBase = null;
   }
   writeFileSync(flag("--out"), "{}");
+  if (rest.includes("--cache-dir")) {
+    const dir = flag("--cache-dir");
+    record.cacheFiles = readdirSync(dir).sort();
+    for (const [name, text] of Object.entries(JSON.parse(process.env.FAKE_CACHE_WRITES ?? "{}"))) {
+      writeFileSync(dir + "/" + name, text);
+    }
+  }
 }
+if (command === "comment") process.stdout.write(JSON.stringify({ action: "created", id: 7001, url: "u" }) + "\\n");
 appendFileSync(process.env.FAKE_IMPACT_LOG, JSON.stringify(record) + "\\n");
 process.exit(Number(process.env[\`FAKE_EXIT_\${command}\`] ?? 0));
 `;
@@ -380,6 +396,7 @@ function fakeCliPipeline(options: {
   commentEnv?: Record<string, string>;
   githubToken?: string;
   logger?: ReturnType<typeof createLogger>;
+  state?: PipelineOptions["state"];
 }) {
   const work = makeTempDir();
   const cli = join(work, "fake-impact.mjs");
@@ -392,6 +409,7 @@ function fakeCliPipeline(options: {
     auth: tokenAuth(options.githubToken ?? "ghs_unused_token_in_this_test_00"),
     timeoutMs: 60_000,
     workRoot: work,
+    ...(options.state ? { state: options.state } : {}),
     logger: options.logger ?? createLogger(() => {}, {}),
   });
   // biome-ignore lint/suspicious/noExplicitAny: the fake CLI's free-form JSON records
@@ -431,7 +449,10 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       logger,
     });
     const { queue } = await tempQueue({ logger, run: pipeline });
-    const app = createApp({ logger, webhook: { secret: SECRET, enqueue: (next) => queue.enqueue(next) } });
+    const app = createApp({
+      logger,
+      webhook: { secret: SECRET, enqueue: (next, keys) => queue.enqueue(next, keys) },
+    });
 
     const body = fixture("pull_request.opened", { base, head, cloneUrl: source.dir });
     expect((await app.fetch(delivery(body, { id: "e2e-1" }))).status).toBe(202);
@@ -467,6 +488,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
         "<work>/<job>/audit.json",
         "--patch",
         "<work>/<job>/impact.patch",
+        "--no-cache",
         "--quiet",
       ]
     `);
@@ -476,11 +498,12 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       "42",
       "--repo",
       "acme/widgets",
+      "--json",
     ]);
     // The run gets the model settings only; the comment gets the GitHub token only.
     expect(runCall.env).toEqual(["FAKE_IMPACT_LOG", "OPENAI_API_KEY"]);
     expect(commentCall.env).toEqual(["FAKE_IMPACT_LOG", "GITHUB_API_URL", "GITHUB_TOKEN"]);
-    expect(logs.join("")).toContain('"msg":"comment done"');
+    expect(logs.join("")).toContain('"action":"created","id":7001,"url":"u","msg":"comment done"');
     expect(logs.join("")).not.toContain(GITHUB_TOKEN);
   });
 
@@ -508,6 +531,60 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     const [runCall] = calls();
     expect(runCall.head).toBe(head);
     expect(runCall.mergeBase).toBe(forkPoint);
+  });
+
+  it("hands the run its repository's cached results only, and keeps only valid entries it wrote, within the cap", async () => {
+    const source = gitRepo({ "docs/a.md": "# A\n" });
+    const base = source.git("rev-parse", "HEAD");
+    const head = source.commit({ "docs/a.md": "# B\n" });
+    const key = (fill: string) => fill.repeat(64);
+    const entry = (entryKey: string, padding = "") =>
+      JSON.stringify({
+        format: "impact-result/1",
+        key: entryKey,
+        articles: [{ ...auditArticle("docs/a.md"), summary: `cached${padding}` }],
+      });
+    const store = await tempStateStore();
+    await store.putCachedResults("acme/widgets", [{ key: key("a"), entry: entry(key("a")) }], 1e6);
+    await store.putCachedResults("other/repo", [{ key: key("b"), entry: entry(key("b")) }], 1e6);
+    const logs: string[] = [];
+    const writes = {
+      [`${key("c")}.json`]: entry(key("c")),
+      [`${key("d")}.json`]: entry(key("c")), // names another key
+      [`${key("e")}.json`]: entry(key("e"), "x".repeat(5000)), // over the cap
+      [`${key("f")}.json`]: "not json",
+      "notes.txt": "hello",
+    };
+    const { pipeline, calls } = fakeCliPipeline({
+      runEnv: { FAKE_CACHE_WRITES: JSON.stringify(writes) },
+      githubToken: GITHUB_TOKEN,
+      logger: createLogger((line) => logs.push(line), {}),
+      state: { store, cacheBytes: 4000 },
+    });
+    await pipeline(
+      {
+        deliveryId: "cache-1",
+        repository: { fullName: "acme/widgets", cloneUrl: `file://${source.dir}` },
+        number: 5,
+        headSha: head,
+        baseSha: base,
+      },
+      new AbortController().signal,
+    );
+    expect(calls()[0].cacheFiles).toEqual([`${key("a")}.json`]);
+    expect([...(await store.cachedResults("acme/widgets")).keys()].sort()).toEqual([key("a"), key("c")]);
+    expect([...(await store.cachedResults("other/repo")).keys()]).toEqual([key("b")]);
+    const warning = logs
+      .map((line) => JSON.parse(line))
+      .find((line) => line.msg === "cache entries not kept");
+    expect(warning.refused.sort()).toEqual([
+      `${key("d")}.json`,
+      `${key("e")}.json`,
+      `${key("f")}.json`,
+      "notes.txt",
+    ]);
+    // The fake comment printed its id: the store keeps it for the next job of the PR.
+    expect(await store.commentId("acme/widgets", 5)).toBe(7001);
   });
 
   it("uses an empty config when the base commit has none, and comments even when articles failed", async () => {
@@ -569,24 +646,5 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
         new AbortController().signal,
       ),
     ).rejects.toThrow(/^git fetch failed: /);
-  });
-});
-
-describe("SeenIds", () => {
-  it("remembers ids for the time to live, and at most `max` of them, oldest out first", () => {
-    let now = 0;
-    const seen = new SeenIds({ ttlMs: 1000, max: 3, now: () => now });
-    expect(["a", "b", "a"].map((id) => seen.add(id))).toEqual([true, true, false]);
-    now = 999;
-    expect(seen.add("a")).toBe(false);
-    now = 1000;
-    expect(seen.add("a")).toBe(true); // expired, seen anew
-    expect(seen.add("c")).toBe(true);
-    expect(seen.size).toBe(2); // "b" expired and went
-    expect(seen.add("d")).toBe(true);
-    expect(seen.add("e")).toBe(true); // full: the oldest ("a") goes
-    expect(seen.size).toBe(3);
-    expect(seen.add("a")).toBe(true);
-    expect(seen.add("e")).toBe(false);
   });
 });

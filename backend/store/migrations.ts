@@ -45,6 +45,24 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       "CREATE INDEX jobs_pull_request ON jobs (repository, number, state)",
     ],
   },
+  {
+    version: 2,
+    statements: [
+      // The id of the bot's comment on each pull request, so a job updates it without a search.
+      "ALTER TABLE pull_requests ADD COLUMN comment_id BIGINT",
+      // The result cache shared by every instance: one row per repository and key, the
+      // entry's JSON text, its size and when a job last used it (the oldest go past the cap).
+      `CREATE TABLE result_cache (
+        repository TEXT NOT NULL,
+        key TEXT NOT NULL,
+        entry TEXT NOT NULL,
+        bytes BIGINT NOT NULL,
+        used_at BIGINT NOT NULL,
+        PRIMARY KEY (repository, key)
+      )`,
+      "CREATE INDEX result_cache_used_at ON result_cache (repository, used_at)",
+    ],
+  },
 ];
 
 const SCHEMA_TABLE =
@@ -52,8 +70,15 @@ const SCHEMA_TABLE =
 /** Instances starting at once on one Postgres take turns migrating. */
 const MIGRATION_LOCK = 7_115_301;
 
-/** Brings the database to the newest schema; refuses one written by a newer Impact. */
-export async function migrate(driver: SqlDriver, now = Date.now()): Promise<number> {
+/**
+ * Brings the database to the newest schema of `migrations` (tests pass an older list to
+ * make the database an older Impact made); refuses one written by a newer Impact.
+ */
+export async function migrate(
+  driver: SqlDriver,
+  now = Date.now(),
+  migrations: typeof MIGRATIONS = MIGRATIONS,
+): Promise<number> {
   return driver.transaction(async (tx) => {
     if (driver.kind === "postgres") await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
     await tx.query(SCHEMA_TABLE);
@@ -61,14 +86,14 @@ export async function migrate(driver: SqlDriver, now = Date.now()): Promise<numb
       "SELECT max(version) AS version FROM schema_migrations",
     );
     const current = Number(row?.version ?? 0);
-    const newest = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+    const newest = migrations[migrations.length - 1]!.version;
     if (current > newest) {
       throw new UsageError(
         `the state database at ${driver.location} has schema version ${current}, newer than this Impact knows (${newest}); run a newer Impact`,
         { code: "config" },
       );
     }
-    for (const migration of MIGRATIONS) {
+    for (const migration of migrations) {
       if (migration.version <= current) continue;
       for (const statement of migration.statements) await tx.query(statement);
       await tx.query("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", [

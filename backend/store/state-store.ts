@@ -13,10 +13,11 @@ export type FinishedState = Extract<JobState, "done" | "failed" | "dropped">;
 
 /**
  * What became of a delivery offered to the queue: `queued`; `superseded` (queued, and an
- * older job of the same PR was dropped or stopped); `stale` (older than the PR's latest
- * delivery: ignored); `full` or `repository_full` (refused; GitHub may redeliver later).
+ * older job of the same PR was dropped or stopped); `duplicate` (its id or body was seen
+ * before: ignored); `stale` (older than the PR's latest delivery: ignored); `full` or
+ * `repository_full` (refused; GitHub may redeliver later).
  */
-export type EnqueueOutcome = "queued" | "superseded" | "stale" | "full" | "repository_full";
+export type EnqueueOutcome = "queued" | "superseded" | "duplicate" | "stale" | "full" | "repository_full";
 
 export interface EnqueueResult {
   outcome: EnqueueOutcome;
@@ -52,7 +53,7 @@ class Refused {
 
 /**
  * The PR bot's durable state: deliveries seen, jobs and their states, each PR's latest
- * head. One implementation over SQL that both SQLite (one instance) and
+ * head and comment id, and each repository's result cache. One implementation over SQL that both SQLite (one instance) and
  * Postgres (several instances, jobs claimed with FOR UPDATE SKIP LOCKED) run.
  */
 export class StateStore {
@@ -73,43 +74,30 @@ export class StateStore {
   }
 
   /**
-   * Records delivery keys; false (and nothing recorded) when any of them was seen within
-   * DELIVERY_TTL_MS.
+   * Records a delivery and queues its job in one transaction, newest wins: the PR's queued
+   * and running jobs are superseded. `duplicate` when any of `deliveryKeys` was seen within
+   * DELIVERY_TTL_MS; refused (`full`, `repository_full`) when past the caps; `stale` when
+   * older than the PR's latest delivery (the keys are recorded, the job is not). A refused
+   * delivery, or a failure anywhere on the way, records nothing, so GitHub's redelivery
+   * is taken.
    */
-  async rememberDelivery(keys: readonly string[]): Promise<boolean> {
+  async enqueue(
+    job: PullRequestJob,
+    caps: QueueCaps,
+    deliveryKeys: readonly string[] = [],
+  ): Promise<EnqueueResult> {
     try {
       return await this.#driver.transaction(async (tx) => {
         const now = this.#now();
-        for (const key of keys) {
+        for (const deliveryKey of deliveryKeys) {
           const inserted = await tx.query(
             `INSERT INTO deliveries (key, seen_at) VALUES ($1, $2)
              ON CONFLICT (key) DO UPDATE SET seen_at = excluded.seen_at WHERE deliveries.seen_at < $3
              RETURNING key`,
-            [key, now, now - DELIVERY_TTL_MS],
+            [deliveryKey, now, now - DELIVERY_TTL_MS],
           );
-          if (inserted.length === 0) throw new Refused("stale");
+          if (inserted.length === 0) throw new Refused("duplicate");
         }
-        return true;
-      });
-    } catch (error) {
-      if (error instanceof Refused) return false;
-      throw error;
-    }
-  }
-
-  /** Forgets delivery keys (their delivery was refused, so a redelivery must be taken). */
-  async forgetDelivery(keys: readonly string[]): Promise<void> {
-    for (const key of keys) await this.#driver.query("DELETE FROM deliveries WHERE key = $1", [key]);
-  }
-
-  /**
-   * Queues a job for its PR's new head, newest wins: the PR's queued and running jobs are
-   * superseded. Refused when the delivery is older than the PR's latest one, or past the caps.
-   */
-  async enqueue(job: PullRequestJob, caps: QueueCaps): Promise<EnqueueResult> {
-    try {
-      return await this.#driver.transaction(async (tx) => {
-        const now = this.#now();
         const key = [job.repository.fullName, job.number] as const;
         // Taking the PR's row first makes concurrent deliveries of one PR take turns.
         await tx.query(
@@ -122,7 +110,7 @@ export class StateStore {
           key,
         );
         if (current?.updated_at && job.updatedAt && job.updatedAt < current.updated_at) {
-          throw new Refused("stale");
+          return { outcome: "stale", stopped: [] };
         }
         const [counts] = await tx.query<{ total: number; repository: number; running: number }>(
           `SELECT count(*) FILTER (WHERE state = 'queued' AND NOT (repository = $1 AND number = $2)) AS total,
@@ -284,6 +272,71 @@ export class StateStore {
         reason: row.reason,
       }
     );
+  }
+
+  /** The id of the bot's comment on a pull request, as the last job left it; undefined when none is known. */
+  async commentId(repository: string, number: number): Promise<number | undefined> {
+    const [row] = await this.#driver.query<{ comment_id: number | null }>(
+      "SELECT comment_id FROM pull_requests WHERE repository = $1 AND number = $2",
+      [repository, number],
+    );
+    return row?.comment_id == null ? undefined : Number(row.comment_id);
+  }
+
+  /** Records the id of the bot's comment on a pull request (null: it has none now). */
+  async setCommentId(repository: string, number: number, id: number | null): Promise<void> {
+    await this.#driver.query(
+      `INSERT INTO pull_requests (repository, number, head_sha, changed_at, comment_id) VALUES ($1, $2, '', $3, $4)
+       ON CONFLICT (repository, number) DO UPDATE SET comment_id = excluded.comment_id`,
+      [repository, number, this.#now(), id],
+    );
+  }
+
+  /** Every cached result of a repository, by key (their JSON text as stored). */
+  async cachedResults(repository: string): Promise<Map<string, string>> {
+    const rows = await this.#driver.query<{ key: string; entry: string }>(
+      "SELECT key, entry FROM result_cache WHERE repository = $1",
+      [repository],
+    );
+    return new Map(rows.map((row) => [row.key, row.entry]));
+  }
+
+  /**
+   * Stores results of a repository (or marks them used, when the entry is the same), then
+   * evicts that repository's least recently used entries until it holds at most `maxBytes`.
+   */
+  async putCachedResults(
+    repository: string,
+    entries: ReadonlyArray<{ key: string; entry: string }>,
+    maxBytes: number,
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    await this.#driver.transaction(async (tx) => {
+      const now = this.#now();
+      // In key order, so two instances storing the same keys at once cannot deadlock.
+      const sorted = [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      for (const { key, entry } of sorted) {
+        await tx.query(
+          `INSERT INTO result_cache (repository, key, entry, bytes, used_at) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (repository, key) DO UPDATE SET entry = excluded.entry, bytes = excluded.bytes, used_at = excluded.used_at`,
+          [repository, key, entry, Buffer.byteLength(entry), now],
+        );
+      }
+      // Eviction takes no lock: entries a concurrent job has not committed yet count at the next put.
+      const rows = await tx.query<{ key: string; bytes: number }>(
+        `SELECT key, bytes FROM result_cache WHERE repository = $1 ORDER BY used_at DESC, key`,
+        [repository],
+      );
+      let total = 0;
+      const evicted: string[] = [];
+      for (const row of rows) {
+        total += Number(row.bytes);
+        if (total > maxBytes) evicted.push(row.key);
+      }
+      for (const key of evicted) {
+        await tx.query("DELETE FROM result_cache WHERE repository = $1 AND key = $2", [repository, key]);
+      }
+    });
   }
 
   /** Drops deliveries past DELIVERY_TTL_MS and finished jobs past FINISHED_JOB_TTL_MS. */

@@ -72,30 +72,109 @@ export interface PullRequestTarget {
   number: number;
 }
 
+/**
+ * What the upsert did, and how it found the comment it changed: `id` when the comment id it
+ * was given still named the bot's comment on this PR, `marker` when it searched the PR's
+ * comments for COMMENT_MARKER.
+ */
 export type UpsertResult =
-  | { action: "created" | "updated" | "unchanged"; id: number; url: string }
-  | { action: "deleted"; id: number }
+  | { action: "created"; id: number; url: string }
+  | { action: "updated" | "unchanged"; id: number; url: string; foundBy: "id" | "marker" }
+  | { action: "deleted"; id: number; foundBy: "id" | "marker" }
   | { action: "none" };
 
 interface IssueComment {
   id: number;
   body?: string;
   html_url: string;
+  issue_url?: string;
   user?: { type?: string } | null;
 }
 
 /**
- * Keeps exactly one Impact comment on a pull request, found by COMMENT_MARKER at the
- * start of its body (a bot's first): creates it, updates it, or (with `body` null)
- * deletes it. Extra marked comments (from an older, racing run) are deleted so there is
- * never a second one.
+ * Keeps exactly one Impact comment on a pull request: creates it, updates it, or (with
+ * `body` null) deletes it. With `commentId` (remembered from an earlier run) that comment
+ * is read directly; when it is gone (404) or is not a bot's marked comment on this PR, the
+ * comment is found as without it: by COMMENT_MARKER at the start of its body (a bot's
+ * first). Extra marked comments found by that search (from an older, racing run) are
+ * deleted so there is never a second one.
  */
 export async function upsertPullRequestComment(
   client: GitHubClient,
   target: PullRequestTarget,
   body: string | null,
+  options: { commentId?: number } = {},
 ): Promise<UpsertResult> {
   const base = { owner: target.owner, repo: target.repo };
+  const byId =
+    options.commentId === undefined ? undefined : await markedCommentById(client, target, options.commentId);
+  const foundBy = byId ? "id" : "marker";
+  const existing = byId ?? (await markedCommentBySearch(client, target));
+  if (body === null) {
+    if (!existing) return { action: "none" };
+    await call(() =>
+      client.request("DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        ...base,
+        comment_id: existing.id,
+      }),
+    );
+    return { action: "deleted", id: existing.id, foundBy };
+  }
+  if (existing) {
+    if (existing.body === body)
+      return { action: "unchanged", id: existing.id, url: existing.html_url, foundBy };
+    const response = await call(() =>
+      client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        ...base,
+        comment_id: existing.id,
+        body,
+      }),
+    );
+    return { action: "updated", id: Number(response.data.id), url: response.data.html_url, foundBy };
+  }
+  const response = await call(() =>
+    client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      ...base,
+      issue_number: target.number,
+      body,
+    }),
+  );
+  return { action: "created", id: Number(response.data.id), url: response.data.html_url };
+}
+
+/**
+ * The comment `id` when it is a bot's comment on this very pull request that starts with
+ * COMMENT_MARKER; undefined when it was deleted (404) or is anything else (a person's, another
+ * PR's), so that a stale or wrong id never makes the bot edit a comment it does not own.
+ */
+async function markedCommentById(
+  client: GitHubClient,
+  target: PullRequestTarget,
+  id: number,
+): Promise<IssueComment | undefined> {
+  let comment: IssueComment;
+  try {
+    const response = await client.request("GET /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+      owner: target.owner,
+      repo: target.repo,
+      comment_id: id,
+    });
+    comment = response.data as IssueComment;
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return undefined;
+    throw gitHubError(error);
+  }
+  const issuePath = `/repos/${target.owner}/${target.repo}/issues/${target.number}`.toLowerCase();
+  const onThisPullRequest = (comment.issue_url ?? "").toLowerCase().endsWith(issuePath);
+  const marked = (comment.body ?? "").trimStart().startsWith(COMMENT_MARKER);
+  return onThisPullRequest && marked && comment.user?.type === "Bot" ? comment : undefined;
+}
+
+/** The PR's marked comment by a search of all its comments; deletes the extras. */
+async function markedCommentBySearch(
+  client: GitHubClient,
+  target: PullRequestTarget,
+): Promise<IssueComment | undefined> {
   const marked = (await listIssueComments(client, target)).filter((comment) =>
     (comment.body ?? "").trimStart().startsWith(COMMENT_MARKER),
   );
@@ -106,40 +185,13 @@ export async function upsertPullRequestComment(
   for (const extra of extras) {
     await call(() =>
       client.request("DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-        ...base,
+        owner: target.owner,
+        repo: target.repo,
         comment_id: extra.id,
       }),
     );
   }
-  if (body === null) {
-    if (!existing) return { action: "none" };
-    await call(() =>
-      client.request("DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-        ...base,
-        comment_id: existing.id,
-      }),
-    );
-    return { action: "deleted", id: existing.id };
-  }
-  if (existing) {
-    if (existing.body === body) return { action: "unchanged", id: existing.id, url: existing.html_url };
-    const response = await call(() =>
-      client.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
-        ...base,
-        comment_id: existing.id,
-        body,
-      }),
-    );
-    return { action: "updated", id: Number(response.data.id), url: response.data.html_url };
-  }
-  const response = await call(() =>
-    client.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-      ...base,
-      issue_number: target.number,
-      body,
-    }),
-  );
-  return { action: "created", id: Number(response.data.id), url: response.data.html_url };
+  return existing;
 }
 
 async function listIssueComments(client: GitHubClient, target: PullRequestTarget): Promise<IssueComment[]> {
@@ -167,23 +219,27 @@ async function call<T>(request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (error) {
-    const status = (error as { status?: number }).status;
-    const { message, fromGitHub } = apiMessage(error);
-    const hint = !fromGitHub
-      ? ""
-      : status === 401
-        ? " (is GITHUB_TOKEN valid?)"
-        : status === 403 || status === 404
-          ? " (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)"
-          : "";
-    throw new ImpactError(
-      "github",
-      redactSecrets(`GitHub API: ${status ?? "request failed"}: ${message}${hint}`),
-      {
-        cause: error,
-      },
-    );
+    throw gitHubError(error);
   }
+}
+
+function gitHubError(error: unknown): ImpactError {
+  const status = (error as { status?: number }).status;
+  const { message, fromGitHub } = apiMessage(error);
+  const hint = !fromGitHub
+    ? ""
+    : status === 401
+      ? " (is GITHUB_TOKEN valid?)"
+      : status === 403 || status === 404
+        ? " (does GITHUB_TOKEN have pull-requests/issues write access to this repository?)"
+        : "";
+  return new ImpactError(
+    "github",
+    redactSecrets(`GitHub API: ${status ?? "request failed"}: ${message}${hint}`),
+    {
+      cause: error,
+    },
+  );
 }
 
 /**

@@ -18,9 +18,9 @@ import { defineCommand } from "./define-command.js";
 export const command = defineCommand({
   name: "comment",
   usage: "<audit.json> --pr N [options]",
-  description: `Posts the audit as one comment on a pull request, found again by a hidden marker and
-updated on every run. When no article was updated or failed, nothing is posted and an
-earlier comment is deleted.`,
+  description: `Posts the audit as one comment on a pull request, found again by a hidden marker (or by
+--comment-id) and updated on every run. When no article was updated or failed, nothing is
+posted and an earlier comment is deleted.`,
   positionals: { usage: "<audit.json>", noun: "audit file", min: 1, max: 1 },
   options: {
     pr: {
@@ -29,11 +29,20 @@ earlier comment is deleted.`,
       help: "the pull request number (default: from GITHUB_EVENT_PATH in Actions)",
     },
     repo: { type: "string", value: "owner/name", help: "the GitHub repository (default: GITHUB_REPOSITORY)" },
+    "comment-id": {
+      type: "string",
+      value: "ID",
+      help: "the comment an earlier run wrote (its id in --json); read directly, no search, unless it is gone or not the bot's",
+    },
     suggestions: {
       type: "boolean",
       help: "also post edits on lines the PR changed as review suggestions (needs the audit's head to be the PR's head)",
     },
     "dry-run": { type: "boolean", help: "print the comment body; write nothing to GitHub" },
+    json: {
+      type: "boolean",
+      help: "print one JSON object: action (created, updated, unchanged, deleted, none), id, url",
+    },
     quiet: OUTPUT_OPTIONS.quiet,
   },
   footer: `Environment: GITHUB_TOKEN (required unless --dry-run), GITHUB_API_URL (GitHub Enterprise),
@@ -46,7 +55,12 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
     const worthy = hasCommentWorthyArticles(audit);
     const rendered = worthy ? renderComment(audit) : null;
 
+    const commentId = parsePositiveInt("comment-id", values["comment-id"]);
     if (values["dry-run"]) {
+      if (values.json) {
+        io.stdout(`${JSON.stringify({ dryRun: true, body: rendered?.body ?? null })}\n`);
+        return 0;
+      }
       io.stdout(
         rendered ? rendered.body : "impact comment: nothing to post (no article was updated or failed)\n",
       );
@@ -69,7 +83,12 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
         if (!values.quiet) io.stderr(`impact comment: ${message}\n`);
       },
     });
-    const result = await upsertPullRequestComment(client, { owner, repo, number }, rendered?.body ?? null);
+    const result = await upsertPullRequestComment(
+      client,
+      { owner, repo, number },
+      rendered?.body ?? null,
+      commentId === undefined ? {} : { commentId },
+    );
 
     let suggested: number | undefined;
     if (values.suggestions && rendered) {
@@ -83,7 +102,12 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
       : "### Impact: no doc article needs changes after this change.\n";
     await writeStepSummary(summary, io.env);
 
-    if (!values.quiet) {
+    if (values.json) {
+      // For the PR bot (and scripts): it keeps `id` and passes it back as --comment-id.
+      io.stdout(
+        `${JSON.stringify({ repository: `${owner}/${repo}`, pr: number, ...result, ...(suggested === undefined ? {} : { suggestions: suggested }) })}\n`,
+      );
+    } else if (!values.quiet) {
       const where = `${owner}/${repo}#${number}`;
       const line =
         result.action === "created"

@@ -1,17 +1,18 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, stat, unlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
-import { type AuditArticle, AuditArticleSchema } from "../../shared/audit.js";
+import type { AuditArticle } from "../../shared/audit.js";
 import { writeFileAtomic } from "../../shared/fs.js";
 import type { ToolDefinition } from "../../shared/model/types.js";
+import {
+  RESULT_ENTRY_FORMAT as ENTRY_FORMAT,
+  ResultCacheEntrySchema as EntrySchema,
+} from "../../shared/result-cache-entry.js";
 
 /** Where `impact run` keeps article results, relative to the repository root. */
 export const RESULT_CACHE_DIR = ".impact/cache/results";
 /** The cache's size bound; past it the least recently used entries go first. */
 export const RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
-/** Marks an entry as ours and of this layout; anything else in the folder is foreign. */
-const ENTRY_FORMAT = "impact-result/1";
 
 /** Everything the model's answer for one article depends on; any change is another key. */
 export interface ResultKeyParts {
@@ -43,13 +44,6 @@ export function resultKey(parts: ResultKeyParts): string {
   }
   return hash.digest("hex");
 }
-
-const EntrySchema = z.object({
-  format: z.literal(ENTRY_FORMAT),
-  key: z.string(),
-  /** The article's own result first, then the articles its loop created. */
-  articles: z.array(AuditArticleSchema).min(1),
-});
 
 /** The runner's view of the cache. */
 export interface ResultCache {

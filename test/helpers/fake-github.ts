@@ -124,7 +124,7 @@ export async function startFakeGitHub(options: { token?: string; app?: FakeApp }
     for (const [key, list] of threads) {
       if (!key.startsWith(`${repository}#`)) continue;
       const index = list.findIndex((comment) => comment.id === id);
-      if (index >= 0) return { list, index };
+      if (index >= 0) return { list, index, number: Number(key.slice(repository.length + 1)) };
     }
     return undefined;
   };
@@ -215,12 +215,18 @@ export async function startFakeGitHub(options: { token?: string; app?: FakeApp }
       return send(201, addComment(repository, Number(number), commentBody, "impact-bot[bot]"));
     }
     match = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
-    if (match && (method === "PATCH" || method === "DELETE")) {
+    if (match && (method === "GET" || method === "PATCH" || method === "DELETE")) {
       const [, repository, id] = match as unknown as [string, string, string];
       requests.push({ method, path: url.pathname, body, token: presented });
       const failure = failures.shift();
       if (failure) return fail(failure);
       const found = findComment(repository, Number(id));
+      if (method === "GET") {
+        // As GitHub answers: the comment with the URL of the issue (the PR) it is on.
+        if (!found) return send(404, { message: "Not Found" });
+        const issueUrl = `http://${request.headers.host}/repos/${repository}/issues/${found.number}`;
+        return send(200, { ...found.list[found.index], issue_url: issueUrl });
+      }
       if (!found) return refuse(`no comment ${id}`);
       if (method === "DELETE") {
         found.list.splice(found.index, 1);
