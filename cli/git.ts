@@ -38,8 +38,11 @@ export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /** git in one repository: each call runs one git process and resolves with its standard output. */
 export interface Git {
-  /** The output of `git <args>` as text; a GitError naming git's first line of complaint when it fails. */
-  raw(args: string[]): Promise<string>;
+  /**
+   * The output of `git <args>` as text, with `input` (when given) on its standard input; a
+   * GitError naming git's first line of complaint when it fails.
+   */
+  raw(args: string[], input?: string): Promise<string>;
   /** `git rev-parse <args>`, trimmed. */
   revparse(args: string[]): Promise<string>;
 }
@@ -53,9 +56,9 @@ const STABLE_CONFIG = ["-c", "core.quotePath=true", "-c", "diff.noprefix=false",
  * more to load than the few calls a plan makes take to run.
  */
 export function gitAt(dir: string): Git {
-  const raw = (args: string[]) =>
+  const raw = (args: string[], input?: string) =>
     new Promise<string>((resolve, reject) => {
-      execFile(
+      const child = execFile(
         "git",
         [...STABLE_CONFIG, ...args],
         { cwd: dir, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
@@ -65,6 +68,10 @@ export function gitAt(dir: string): Git {
           reject(new GitError(`git ${args[0] ?? ""} failed: ${why}`, { cause: error }));
         },
       );
+      if (input !== undefined) {
+        child.stdin?.on("error", () => {});
+        child.stdin?.end(input);
+      }
     });
   return { raw, revparse: async (args) => (await raw(["rev-parse", ...args])).trim() };
 }
@@ -100,6 +107,32 @@ export async function resolveCommit(git: Git, revision: string): Promise<string 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The full shas of several commits, asked of one `git cat-file --batch-check` process instead
+ * of one `rev-parse` each: undefined for a revision that does not resolve to a commit. The
+ * protocol is one name per line, so a revision holding a line break is never asked (it names
+ * no commit anyway).
+ */
+export async function resolveCommits(git: Git, revisions: string[]): Promise<(string | undefined)[]> {
+  const asked = revisions.filter((revision) => !/[\r\n]/.test(revision));
+  let lines: string[] = [];
+  if (asked.length > 0) {
+    try {
+      const input = asked.map((revision) => `${revision}^{commit}\n`).join("");
+      lines = (await git.raw(["cat-file", "--batch-check"], input)).split("\n");
+    } catch {
+      lines = [];
+    }
+  }
+  // Each answer is "<sha> commit <size>", or "<name> missing" / "<name> ambiguous".
+  const answers = new Map<string, string | undefined>();
+  asked.forEach((revision, index) => {
+    const [sha, type] = (lines[index] ?? "").split(" ");
+    answers.set(revision, type === "commit" && sha && /^[0-9a-f]{40,64}$/.test(sha) ? sha : undefined);
+  });
+  return revisions.map((revision) => answers.get(revision));
 }
 
 const execFileAsync = promisify(execFile);
