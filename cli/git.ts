@@ -38,8 +38,11 @@ export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /** git in one repository: each call runs one git process and resolves with its standard output. */
 export interface Git {
-  /** The output of `git <args>` as text; a GitError naming git's first line of complaint when it fails. */
-  raw(args: string[]): Promise<string>;
+  /**
+   * The output of `git <args>` as text, with `input` (when given) on its standard input; a
+   * GitError naming git's first line of complaint when it fails.
+   */
+  raw(args: string[], input?: string): Promise<string>;
   /** `git rev-parse <args>`, trimmed. */
   revparse(args: string[]): Promise<string>;
 }
@@ -53,9 +56,9 @@ const STABLE_CONFIG = ["-c", "core.quotePath=true", "-c", "diff.noprefix=false",
  * more to load than the few calls a plan makes take to run.
  */
 export function gitAt(dir: string): Git {
-  const raw = (args: string[]) =>
+  const raw = (args: string[], input?: string) =>
     new Promise<string>((resolve, reject) => {
-      execFile(
+      const child = execFile(
         "git",
         [...STABLE_CONFIG, ...args],
         { cwd: dir, maxBuffer: 512 * 1024 * 1024, encoding: "utf8" },
@@ -65,6 +68,10 @@ export function gitAt(dir: string): Git {
           reject(new GitError(`git ${args[0] ?? ""} failed: ${why}`, { cause: error }));
         },
       );
+      if (input !== undefined) {
+        child.stdin?.on("error", () => {});
+        child.stdin?.end(input);
+      }
     });
   return { raw, revparse: async (args) => (await raw(["rev-parse", ...args])).trim() };
 }
@@ -102,6 +109,32 @@ export async function resolveCommit(git: Git, revision: string): Promise<string 
   }
 }
 
+/**
+ * The full shas of several commits, asked of one `git cat-file --batch-check` process instead
+ * of one `rev-parse` each: undefined for a revision that does not resolve to a commit. The
+ * protocol is one name per line, so a revision holding a line break is never asked (it names
+ * no commit anyway).
+ */
+export async function resolveCommits(git: Git, revisions: string[]): Promise<(string | undefined)[]> {
+  const asked = revisions.filter((revision) => !/[\r\n]/.test(revision));
+  let lines: string[] = [];
+  if (asked.length > 0) {
+    try {
+      const input = asked.map((revision) => `${revision}^{commit}\n`).join("");
+      lines = (await git.raw(["cat-file", "--batch-check"], input)).split("\n");
+    } catch {
+      lines = [];
+    }
+  }
+  // Each answer is "<sha> commit <size>", or "<name> missing" / "<name> ambiguous".
+  const answers = new Map<string, string | undefined>();
+  asked.forEach((revision, index) => {
+    const [sha, type] = (lines[index] ?? "").split(" ");
+    answers.set(revision, type === "commit" && sha && /^[0-9a-f]{40,64}$/.test(sha) ? sha : undefined);
+  });
+  return revisions.map((revision) => answers.get(revision));
+}
+
 const execFileAsync = promisify(execFile);
 
 /**
@@ -115,42 +148,103 @@ export async function listRepositoryFiles(
   root: string,
   options: { revision?: string; ignoredMatching?: (path: string) => boolean } = {},
 ): Promise<string[]> {
+  return (await listRepositoryEntries(root, options)).map((entry) => entry.path);
+}
+
+/** A listed file, with the sha of the blob its bytes are, when git vouches for that. */
+export interface ListedFile {
+  path: string;
+  /**
+   * With a revision, the file's blob. In the working tree, the index's blob when git found
+   * the file unmodified (not for untracked, modified, assume-unchanged or symlinked files).
+   */
+  sha?: string;
+}
+
+/** listRepositoryFiles, each file with the sha of its bytes when git knows it (same git calls). */
+export async function listRepositoryEntries(
+  root: string,
+  options: { revision?: string; ignoredMatching?: (path: string) => boolean } = {},
+): Promise<ListedFile[]> {
   const git = async (...args: string[]) =>
     (await execFileAsync("git", ["-C", root, ...args], { maxBuffer: 512 * 1024 * 1024 })).stdout;
   if (options.revision !== undefined) {
+    let tree: string;
     try {
-      return unique(splitNul(await git("ls-tree", "-r", "-z", "--name-only", options.revision)));
+      tree = await git("ls-tree", "-r", "-z", options.revision);
     } catch (error) {
       throw new GitError(`cannot list the files of ${options.revision}`, { cause: error });
     }
+    const entries = new Map<string, ListedFile>();
+    for (const entry of splitNul(tree)) {
+      // "<mode> <type> <sha>\t<path>"
+      const tab = entry.indexOf("\t");
+      const [, type, sha] = entry.slice(0, tab).split(" ");
+      const path = entry.slice(tab + 1);
+      entries.set(path, type === "blob" && sha ? { path, sha } : { path });
+    }
+    return sortedEntries(entries);
   }
   let listed: string;
   try {
-    // -t tags each entry, so one call tells the index ("H", "S", "M"…) and untracked ("?")
-    // entries from ones deleted from the working tree ("R"), which are left out.
-    listed = await git("ls-files", "-z", "-t", "--cached", "--deleted", "--others", "--exclude-standard");
+    // -v tags each entry, so one call tells the index ("H", "S"…; lowercase when marked
+    // assume-unchanged) and untracked ("?") entries from ones deleted from the working tree
+    // ("R"), which are left out, and ones modified there ("C"). -s adds each index entry's
+    // mode and blob sha: the sha of the file's bytes when git found it unmodified.
+    listed = await git(
+      "ls-files",
+      "-z",
+      "-v",
+      "-s",
+      "--cached",
+      "--deleted",
+      "--modified",
+      "--others",
+      "--exclude-standard",
+    );
   } catch {
     const entries = await readdir(root, { recursive: true, withFileTypes: true });
     return entries
       .filter((entry) => entry.isFile() || entry.isSymbolicLink())
       .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
       .filter((path) => !path.split("/").includes(".git"))
-      .sort();
+      .sort()
+      .map((path) => ({ path }));
   }
-  const present: string[] = [];
+  const present = new Map<string, ListedFile>();
   const deleted = new Set<string>();
+  const modified = new Set<string>();
   for (const entry of splitNul(listed)) {
-    const path = entry.slice(2);
-    if (entry[0] === "R") deleted.add(path);
-    else present.push(path);
+    const tag = entry[0]!;
+    // Index entries read "<tag> <mode> <sha> <stage>\t<path>"; untracked ones "? <path>".
+    const tab = tag === "?" ? -1 : entry.indexOf("\t");
+    const path = tab < 0 ? entry.slice(2) : entry.slice(tab + 1);
+    if (tag === "R" || tag === "r") deleted.add(path);
+    else if (tag === "C" || tag === "c") modified.add(path);
+    else if (!present.has(path)) {
+      const [mode, sha, stage] = tab < 0 ? [] : entry.slice(2, tab).split(" ");
+      // Only a regular file whose index entry git checks against the disk.
+      const trusted = tag === "H" && stage === "0" && (mode === "100644" || mode === "100755");
+      present.set(path, trusted && sha ? { path, sha } : { path });
+    }
   }
   // Ignored files the config lets the tools read (`readIgnored`), and only those.
   const matching = options.ignoredMatching;
   if (matching) {
     const ignored = await git("ls-files", "-z", "--others", "--ignored", "--exclude-standard");
-    present.push(...splitNul(ignored).filter((path) => matching(path)));
+    for (const path of splitNul(ignored))
+      if (matching(path) && !present.has(path)) present.set(path, { path });
   }
-  return unique(present.filter((path) => !deleted.has(path)));
+  for (const path of deleted) present.delete(path);
+  for (const path of modified) {
+    const entry = present.get(path);
+    if (entry) present.set(path, { path });
+  }
+  return sortedEntries(present);
+}
+
+function sortedEntries(entries: Map<string, ListedFile>): ListedFile[] {
+  return [...entries.keys()].sort().map((path) => entries.get(path)!);
 }
 
 /**
@@ -170,10 +264,6 @@ export async function listTrackedFiles(root: string): Promise<Set<string>> {
 
 function splitNul(output: string): string[] {
   return output.split("\0").filter((entry) => entry !== "");
-}
-
-function unique(paths: string[]): string[] {
-  return [...new Set(paths)].sort();
 }
 
 export async function isShallow(git: Git): Promise<boolean> {

@@ -4,11 +4,9 @@ import { CONCURRENCY_LIMIT, MAX_TURNS_LIMIT } from "../../shared/config.js";
 import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js";
 import { DEFAULT_MODEL, REPLAY_PREFIX } from "../../shared/model/model-names.js";
 import { formatUsd, priceOf } from "../../shared/model/prices.js";
-import { createRecordingModelClient } from "../../shared/model/replay.js";
 import type { ModelClient } from "../../shared/model/types.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural } from "../../shared/render/markdown.js";
-import { renderReport, renderSpend } from "../../shared/render/report.js";
 import { parseShard } from "../../shared/shard.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
@@ -168,7 +166,11 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     const useCache = !values["no-cache"] && values.record === undefined && !replaying;
     const cacheDir = resolve(io.cwd, values["cache-dir"] ?? resolve(built.repoRoot, RESULT_CACHE_DIR));
     const recording = values.record
-      ? createRecordingModelClient(model, resolve(io.cwd, values.record), { env: io.env })
+      ? (await import("../../shared/model/replay.js")).createRecordingModelClient(
+          model,
+          resolve(io.cwd, values.record),
+          { env: io.env },
+        )
       : undefined;
     if (recording) model = recording;
 
@@ -221,9 +223,15 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
 
     const { audit, interrupted, refused } = result;
     // In GitHub Actions, the job summary shows what the run did (reasons and edits, no diffs).
-    await writeStepSummary(renderReport(audit, { omitDiffs: true }), io.env);
+    await writeStepSummary(
+      async () => (await import("../../shared/render/report.js")).renderReport(audit, { omitDiffs: true }),
+      io.env,
+    );
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(summaryOf(audit, out, patch))}\n`);
-    if (!values.json && !values.quiet) io.stdout(renderSummary(audit, out, patch, io));
+    if (!values.json && !values.quiet) {
+      const { renderSpend } = await import("../../shared/render/report.js");
+      io.stdout(renderSummary(audit, out, patch, io, renderSpend));
+    }
     const overBudget = audit.articles.filter((article) => article.skipReason === "budget").length;
     if (overBudget > 0 && !values.quiet) {
       io.stderr(
@@ -276,7 +284,13 @@ function parseMaxCost(value: string | undefined): number | undefined {
   return dollars;
 }
 
-function renderSummary(audit: Audit, out: string, patch: string, io: CommandIo): string {
+function renderSummary(
+  audit: Audit,
+  out: string,
+  patch: string,
+  io: CommandIo,
+  renderSpend: (totals: Audit["totals"]) => string,
+): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
     const edits = article.edits.length > 0 ? ` (${plural(article.edits.length, "edit")})` : "";

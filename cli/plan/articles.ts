@@ -2,7 +2,7 @@ import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs"
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
-import { gitAt, listRepositoryFiles, readBlobs, treeBlobShas } from "../git.js";
+import { gitAt, type ListedFile, listRepositoryEntries, readBlobs, treeBlobShas } from "../git.js";
 
 /** Whether a repository-relative path is an article (docs globs minus ignore globs). */
 export type ArticleSelector = (path: string) => boolean;
@@ -32,10 +32,25 @@ export async function listArticles(
   config: ImpactConfig,
   options: { revision?: string; unmatchedDocsGlobs?: string[] } = {},
 ): Promise<string[]> {
+  return (await listArticleEntries(repoRoot, config, options)).map((entry) => entry.path);
+}
+
+/** listArticles, each article with the sha of its blob when git knows it (see listRepositoryEntries). */
+export async function listArticleEntries(
+  repoRoot: string,
+  config: ImpactConfig,
+  options: { revision?: string; unmatchedDocsGlobs?: string[] } = {},
+): Promise<ListedFile[]> {
   const select = articleSelector(config);
-  const files = await listRepositoryFiles(repoRoot, options);
-  if (options.unmatchedDocsGlobs) options.unmatchedDocsGlobs.push(...unmatchedGlobs(config.docs, files));
-  return files.filter(select);
+  const files = await listRepositoryEntries(repoRoot, options);
+  if (options.unmatchedDocsGlobs)
+    options.unmatchedDocsGlobs.push(
+      ...unmatchedGlobs(
+        config.docs,
+        files.map((file) => file.path),
+      ),
+    );
+  return files.filter((file) => select(file.path));
 }
 
 /** The globs that match none of `files` (a typo such as `doc/**` where the folder is `docs/`). */

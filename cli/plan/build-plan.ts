@@ -6,9 +6,10 @@ import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git.js";
-import { listArticles, readArticles } from "./articles.js";
-
-import { detectImpact, type Explanation, explainImpact } from "./detector.js";
+import { type IndexedArticles, indexArticles, mustRead, termKeys } from "./article-index.js";
+import { listArticleEntries, readArticles } from "./articles.js";
+import type { Dropped } from "./detect/references.js";
+import { type ArticleText, detectImpact, type Explanation, explainImpact, textLookups } from "./detector.js";
 import { genericNames } from "./generic-names.js";
 import { type History, mineHistory, shallowHistoryWarning } from "./history.js";
 
@@ -81,10 +82,12 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     genericPromise.catch(() => {});
     // Which docs globs match nothing is only said for a configured list (see docsGlobWarnings).
     const unmatchedDocsGlobs = usesDefaultDocs(config) ? undefined : [];
-    const paths = await listArticles(repoRoot, config, { revision, unmatchedDocsGlobs });
-    const articles = await readArticles(repoRoot, paths, { revision });
+    const listed = await listArticleEntries(repoRoot, config, { revision, unmatchedDocsGlobs });
+    // Every article's facts (from the article index, or read now) while git works out the change.
+    const indexed = await indexArticles(repoRoot, listed, { revision });
     const generic = await genericPromise;
     const changeSet = await changeSetPromise;
+    const articles = await readNeededArticles({ repoRoot, revision, indexed, changeSet, config, generic });
     // A --diff input has no resolved range: its history (when its revisions are given) starts here.
     const history = await (historyPromise ?? historyAt(repoRoot, changeSet.base));
     const input = {
@@ -107,6 +110,42 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     if (options.extractor === undefined) extractor.close();
   }
 }
+
+/**
+ * The articles as detection reads them: the text of each one that can hold something
+ * detection looks for (a term of the change in its fingerprint, an attention list, or any
+ * article when a removed message is searched as a substring), and empty content for the
+ * rest, which detection would find nothing in. Most of a large docs tree is never opened
+ * again after the article index was built.
+ */
+async function readNeededArticles(input: {
+  repoRoot: string;
+  revision: string | undefined;
+  indexed: IndexedArticles;
+  changeSet: ChangeSet;
+  config: ImpactConfig;
+  generic: Dropped[];
+}): Promise<ArticleText[]> {
+  const paths = [...input.indexed.keys()];
+  const lookups = textLookups({
+    changeSet: input.changeSet,
+    config: input.config,
+    genericNames: input.generic,
+    articlePaths: new Set(paths),
+  });
+  const keys = termKeys(lookups.terms);
+  const needed =
+    lookups.substrings.length > 0 ? paths : paths.filter((path) => mustRead(input.indexed.get(path)!, keys));
+  const read = new Map(
+    (await readArticles(input.repoRoot, needed, { revision: input.revision })).map((article) => [
+      article.path,
+      article.content,
+    ]),
+  );
+  return paths.map((path) => ({ path, content: read.get(path) ?? EMPTY }));
+}
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * A `docs` glob that matches no file is most likely a typo (`doc/**` for `docs/`); said

@@ -8,10 +8,10 @@ import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
 import { recordNames } from "./detect/records.js";
-import { type Dropped, referenceSignals } from "./detect/references.js";
+import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
-import { versionSignals } from "./detect/versions.js";
+import { droppedVersions, versionSignals } from "./detect/versions.js";
 import { type HistoryCommit, historyReasons } from "./history.js";
 import { combineScores, roundScore } from "./score.js";
 
@@ -192,6 +192,30 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       droppedNames: plan.dropped,
     },
   };
+}
+
+/**
+ * What detection looks for in article text, known before any article is read: the terms and
+ * substrings of the reference rule. Besides these, only frontmatter that names `attention`
+ * is read (attentionOf). An article whose text holds none of them is detected the same with
+ * its content left empty, which lets the plan skip reading it; a rule that comes to read
+ * other text must say so here.
+ */
+export function textLookups(
+  input: Pick<DetectInput, "changeSet" | "config" | "genericNames"> & { articlePaths: ReadonlySet<string> },
+): { terms: string[]; substrings: string[] } {
+  const evidence = selectEvidence(input.changeSet, input.articlePaths, input.config);
+  const lookups = referenceLookups({
+    changeSet: input.changeSet,
+    evidence: evidence.files,
+    ignoreSymbols: input.config.ignoreSymbols,
+    genericNames: input.genericNames ?? [],
+    recordNames: recordNames([...evidence.files, ...evidence.otherDocs]),
+    sweeps: findSweeps(evidence.files),
+  });
+  // Versions a manifest dropped are looked for as substrings (the version rule's search).
+  const versions = droppedVersions(evidence.files).map((dropped) => dropped.version);
+  return { terms: lookups.terms, substrings: [...lookups.substrings, ...versions] };
 }
 
 /**

@@ -43,10 +43,7 @@ export class ReferenceMatcher {
     terms.forEach((term, id) => {
       if (!this.ids.has(term)) this.ids.set(term, id);
       if (isStrict(term)) this.strict[id] = 1;
-      const longest = term
-        .split(/[./]/)
-        .reduce((best, part) => (part.length > best.length ? part : best), "");
-      const hash = hashOf(longest, 0, longest.length) & BITMAP_MASK;
+      const hash = termKey(term) & BITMAP_MASK;
       this.bitmap[hash >>> 5]! |= 1 << (hash & 31);
     });
     this.stamps = new Int32Array(terms.length);
@@ -259,6 +256,123 @@ export class ReferenceMatcher {
     }
   }
 }
+
+/**
+ * The key of a term: the hash of its longest part (split at `.` and `/`), as the scan hashes
+ * parts. A run in which the scan finds the term holds that part, so it has this key among its
+ * part hashes (see fingerprint).
+ */
+export function termKey(term: string): number {
+  const longest = term.split(/[./]/).reduce((best, part) => (part.length > best.length ? part : best), "");
+  return hashOf(longest, 0, longest.length) >>> 0;
+}
+
+/**
+ * The hash of every part of every run in `bytes`, each once, cut and hashed exactly as
+ * scanBytes cuts and hashes them (no term set needed). A text in which `scan` finds a term
+ * holds `termKey(term)` among these; a text whose fingerprint holds the key of no term
+ * needs no scan, which is what the persistent article index rests on.
+ */
+export function fingerprint(bytes: Uint8Array): Uint32Array {
+  const seen = parts;
+  seen.reset();
+  const length = bytes.length;
+  let index = 0;
+  while (index < length) {
+    while (TOKEN[bytes[index]!] === 0) {
+      index += 1;
+      if (index >= length) return seen.values();
+    }
+    let hash = FNV_OFFSET;
+    let settled = FNV_OFFSET;
+    let partLength = 0;
+    while (index < length) {
+      const code = bytes[index]!;
+      const kind = TOKEN[code]!;
+      if (kind === 0) break;
+      if (kind === SEPARATOR) {
+        if (partLength > 0) seen.add(settled >>> 0);
+        hash = FNV_OFFSET;
+        settled = FNV_OFFSET;
+        partLength = 0;
+      } else {
+        hash = Math.imul(hash ^ code, FNV_PRIME);
+        if (kind !== DASH) settled = hash;
+        partLength += 1;
+      }
+      index += 1;
+    }
+    if (partLength > 0) seen.add(settled >>> 0);
+  }
+  return seen.values();
+}
+
+/**
+ * A set of 32-bit hashes for fingerprint (open addressing, grown at half full), reused from
+ * one text to the next: a slot counts only when its stamp is the current text's.
+ */
+class PartSet {
+  private slots = new Uint32Array(4096);
+  private stamps = new Uint32Array(4096);
+  private stamp = 0;
+  private order = new Uint32Array(1024);
+  private count = 0;
+
+  reset(): void {
+    this.stamp += 1;
+    this.count = 0;
+    if (this.stamp === 0xffffffff) {
+      this.stamps.fill(0);
+      this.stamp = 1;
+    }
+  }
+
+  add(value: number): void {
+    const mask = this.slots.length - 1;
+    let slot = Math.imul(value, 0x9e3779b1) >>> 0;
+    for (;;) {
+      slot &= mask;
+      if (this.stamps[slot] !== this.stamp) break;
+      if (this.slots[slot] === value) return;
+      slot += 1;
+    }
+    this.stamps[slot] = this.stamp;
+    this.slots[slot] = value;
+    if (this.count === this.order.length) {
+      const grown = new Uint32Array(this.order.length * 2);
+      grown.set(this.order);
+      this.order = grown;
+    }
+    this.order[this.count] = value;
+    this.count += 1;
+    if (this.count * 2 > this.slots.length) this.grow();
+  }
+
+  values(): Uint32Array {
+    return this.order.slice(0, this.count);
+  }
+
+  /** A table twice the size, holding this text's values again. */
+  private grow(): void {
+    this.slots = new Uint32Array(this.slots.length * 2);
+    this.stamps = new Uint32Array(this.slots.length);
+    this.stamp = 1;
+    const mask = this.slots.length - 1;
+    for (let index = 0; index < this.count; index += 1) {
+      const value = this.order[index]!;
+      let slot = Math.imul(value, 0x9e3779b1) >>> 0;
+      for (;;) {
+        slot &= mask;
+        if (this.stamps[slot] !== this.stamp) break;
+        slot += 1;
+      }
+      this.stamps[slot] = this.stamp;
+      this.slots[slot] = value;
+    }
+  }
+}
+
+const parts = new PartSet();
 
 const BITMAP_BITS = 1 << 22;
 const BITMAP_MASK = BITMAP_BITS - 1;

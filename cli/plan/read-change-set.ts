@@ -12,7 +12,7 @@ import {
   isShallow,
   readBlobs,
   repositoryRoot,
-  resolveCommit,
+  resolveCommits,
 } from "../git.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
@@ -238,10 +238,7 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
   if (options.base !== undefined && options.head !== undefined) {
     // When both revisions are at hand, the symbols come from whole files, as with git input.
     const git = gitAt(options.repo);
-    const [baseSha, headSha] = await Promise.all([
-      resolveCommit(git, options.base),
-      resolveCommit(git, options.head),
-    ]);
+    const [baseSha, headSha] = await resolveCommits(git, [options.base, options.head]);
     if (baseSha && headSha) {
       const root = (await git.revparse(["--show-toplevel"])).trim();
       return {
@@ -271,11 +268,8 @@ export async function resolveRange(
   headRevision: string | undefined,
 ): Promise<{ base: string; head: string }> {
   const headName = headRevision ?? "HEAD";
-  // The head and the base (or the head's parent) resolve at the same time.
-  const [head, base] = await Promise.all([
-    resolveCommit(git, headName),
-    resolveCommit(git, baseRevision ?? `${headName}~1`),
-  ]);
+  // The head and the base (or the head's parent) resolve together, in one git process.
+  const [head, base] = await resolveCommits(git, [headName, baseRevision ?? `${headName}~1`]);
   if (!head) {
     if (headRevision === undefined)
       throw new GitError("the repository has no commits yet; commit something first");

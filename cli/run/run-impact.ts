@@ -3,52 +3,24 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
-import { readIgnoredMatcher } from "../../shared/config.js";
-import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
-import type { ModelPrice } from "../../shared/model/prices.js";
-import type { ModelClient } from "../../shared/model/types.js";
 import type { PlannedArticle } from "../../shared/plan.js";
-import { systemPrompt } from "../../shared/prompts.js";
 import { type Shard, shardOf } from "../../shared/shard.js";
-import { buildToolManifest } from "../../shared/tools/manifest.js";
-import { applyAudit, StaleFiles } from "../audit/apply-audit.js";
-import { AuditTrail, redactArticle } from "../audit/audit-trail.js";
+import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
-import { resolveRunLimits } from "./budget.js";
-import type { ProgressSink } from "./progress.js";
-import { ReadBudget } from "./read-budget.js";
-import { ResultCacheFolder } from "./result-cache.js";
-import { ImpactAgentRunner } from "./runner.js";
-import { toolHostSessions } from "./session.js";
-import { Workspace } from "./workspace.js";
+import type { AgentRunOptions } from "./run-agents.js";
 
-export interface RunImpactOptions {
+export interface RunImpactOptions extends AgentRunOptions {
   built: BuiltPlan;
-  model: ModelClient;
   out: string;
   patch: string;
   apply: boolean;
-  allowCreate: boolean;
   /** The plan's articles this run covers and which of them go to the model (`selectArticles`). */
   selection: ArticleSelection;
   shard?: Shard;
-  /** The flags; the config and then the defaults fill in what they leave out. */
-  concurrency?: number;
-  maxTurns?: number;
-  env: Record<string, string | undefined>;
-  signal: AbortSignal;
-  progress?: ProgressSink;
   /** Called once the articles to run are known (for the progress total). */
   onSelected?: (count: number) => void;
   now?: () => Date;
-  /** The result cache's folder and Impact's version (part of every key); absent: no cache. */
-  cache?: { dir: string; impactVersion: string };
-  /** The model's price, for `usage.costUsd` and `--max-cost`. */
-  price?: ModelPrice;
-  maxCostUsd?: number;
-  /** Problems that do not stop the run (a corrupt cache entry). */
-  onWarning?: (message: string) => void;
 }
 
 export interface RunImpactResult {
@@ -65,7 +37,7 @@ export interface RunImpactResult {
  */
 export async function runImpact(options: RunImpactOptions): Promise<RunImpactResult> {
   const now = options.now ?? (() => new Date());
-  const { plan, changeSet, config, repoRoot } = options.built;
+  const { plan, config, repoRoot } = options.built;
   const startedAt = now();
   const trail = new AuditTrail({
     runId: randomUUID(),
@@ -90,52 +62,25 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   }
   options.onSelected?.(toRun.length);
 
-  const limits = resolveRunLimits(options, { ...config, ...config.limits });
-  const readIgnored = readIgnoredMatcher(config);
-  const workspace = new Workspace(repoRoot, {
-    readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
-    ...(readIgnored ? { readIgnored } : {}),
-  });
-  const results = options.cache
-    ? new ResultCacheFolder({
-        dir: options.cache.dir,
-        redact: (article) => redactArticle(article, options.env),
-        warn: options.onWarning ?? (() => undefined),
-      })
-    : undefined;
-  const runner = new ImpactAgentRunner({
-    model: options.model,
-    systemPrompt: await systemPrompt(),
-    tools: buildToolManifest({ allowCreate: options.allowCreate }),
-    changeSet,
-    openArticle: toolHostSessions({
-      root: repoRoot,
-      workspace,
-      changeSet,
-      config,
-      allowCreate: options.allowCreate,
-    }),
-    allowCreate: options.allowCreate,
-    ...limits,
-    ...(options.progress ? { progress: options.progress } : {}),
-    ...(results && options.cache ? { cache: { results, impactVersion: options.cache.impactVersion } } : {}),
-    ...(options.price ? { price: options.price } : {}),
-    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
-  });
-  for (const article of await runner.run(toRun, options.signal)) trail.record(article);
-  await results?.prune();
+  // A change that impacts no article needs no agent: the runner, the tool host, the tool
+  // schemas and the prompts load only when an article goes to the model.
+  if (toRun.length > 0) {
+    const { runAgents } = await import("./run-agents.js");
+    for (const article of await runAgents(options, toRun)) trail.record(article);
+  }
 
   const interrupted = options.signal.aborted;
   const finishedAt = now();
   let audit = trail.build(finishedAt, false);
   let refused: string | undefined;
   if (options.apply && !interrupted) {
+    const apply = await import("../audit/apply-audit.js");
     // The same all-or-nothing, hash-checked write as `impact apply`, from the audit itself.
     try {
-      await applyAudit(audit, repoRoot, config);
+      await apply.applyAudit(audit, repoRoot, config);
       audit = trail.build(finishedAt, true);
     } catch (error) {
-      if (!(error instanceof StaleFiles)) throw error;
+      if (!(error instanceof apply.StaleFiles)) throw error;
       refused = error.problems.join("; ");
     }
   }

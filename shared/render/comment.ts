@@ -1,7 +1,7 @@
 import type { Audit, AuditArticle } from "../audit.js";
 import { parseHunkHeader } from "../patch.js";
 import { escapeHtml, inertMarkdown, oneLine } from "./escape.js";
-import { codeCell, fence, fenceMarks, plural, shortSha } from "./markdown.js";
+import { codeCell, fence, fenceMarks, lineSpan, plural, shortSha } from "./markdown.js";
 import { renderSpend } from "./report.js";
 
 /** The hidden marker that identifies Impact's one comment on a pull request. */
@@ -119,10 +119,7 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
   if (article.edits.length > 0) {
     lines.push("**Edits**", "");
     article.edits.forEach((edit, index) => {
-      const where =
-        edit.startLine === edit.endLine
-          ? `line ${edit.startLine}`
-          : `lines ${edit.startLine}–${edit.endLine}`;
+      const where = lineSpan(edit.startLine, edit.endLine);
       const evidence =
         edit.evidence.length > 0 ? ` (evidence: ${edit.evidence.map((item) => code(item)).join(", ")})` : "";
       lines.push(`${index + 1}. ${edit.kind}, ${where}: ${inline(edit.reason)}${evidence}`);

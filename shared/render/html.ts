@@ -1,7 +1,7 @@
 import type { Audit, AuditArticle, AuditEdit } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
 import { escapeHtml } from "./escape.js";
-import { plural, shortSha } from "./markdown.js";
+import { lineSpan, plural, shortSha } from "./markdown.js";
 import { renderSpend, sortArticles } from "./report.js";
 
 export interface HtmlReportOptions {
@@ -152,8 +152,7 @@ function articleSection(article: AuditArticle, index: number, links: EvidenceLin
 }
 
 function editItem(edit: AuditEdit, links: EvidenceLinker): string {
-  const lines =
-    edit.startLine === edit.endLine ? `line ${edit.startLine}` : `lines ${edit.startLine}–${edit.endLine}`;
+  const lines = lineSpan(edit.startLine, edit.endLine);
   const evidence =
     edit.evidence.length === 0
       ? ""

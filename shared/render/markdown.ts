@@ -56,3 +56,8 @@ export function shortSha(sha: string): string {
 export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : pluralForm}`;
 }
+
+/** An edit's place for people: "line 4", or "lines 4–9" (an en dash, as in the reports). */
+export function lineSpan(startLine: number, endLine: number): string {
+  return startLine === endLine ? `line ${startLine}` : `lines ${startLine}–${endLine}`;
+}

@@ -1,7 +1,7 @@
 import type { ArticleStatus, Audit, AuditArticle, AuditTotals } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
 import { inertMarkdown } from "./escape.js";
-import { inlineCode as code, codeCell, fence, plural, shortSha } from "./markdown.js";
+import { inlineCode as code, codeCell, fence, lineSpan, plural, shortSha } from "./markdown.js";
 
 /** Order of statuses in the summary: what needs a person's eye first. */
 const STATUS_ORDER: ArticleStatus[] = ["failed", "updated", "cancelled", "unchanged", "touched", "skipped"];
@@ -99,10 +99,7 @@ function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolea
   if (article.edits.length > 0) {
     out.push("Edits:", "");
     article.edits.forEach((edit, index) => {
-      const lines =
-        edit.startLine === edit.endLine
-          ? `line ${edit.startLine}`
-          : `lines ${edit.startLine}–${edit.endLine}`;
+      const lines = lineSpan(edit.startLine, edit.endLine);
       out.push(`${index + 1}. ${edit.kind}, ${lines}: ${oneLine(edit.reason)}`);
       if (edit.evidence.length > 0) out.push(`   Evidence: ${edit.evidence.map(code).join(", ")}`);
     });

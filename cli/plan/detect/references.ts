@@ -162,6 +162,19 @@ export function referenceSignals(input: {
   return dropped;
 }
 
+/**
+ * What the reference rule looks for in article bodies: the terms (matched by
+ * ReferenceMatcher) and the substrings (removed messages). An article body holding none of
+ * them gets no reference signal, so a reader may skip it (the article index does).
+ */
+export function referenceLookups(input: Parameters<typeof referenceTerms>[0]): {
+  terms: string[];
+  substrings: string[];
+} {
+  const { texts, messages } = referenceTerms(input);
+  return { terms: texts, substrings: messages.map((message) => message.name) };
+}
+
 const CHANGE_WORDS: Record<ChangedSymbol["change"], string> = {
   added: "added",
   removed: "removed",

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// `npm test`: Biome, then the type check and the vitest suite side by side. The type check
+// is one thread busy for about 20 s; run before the suite, it left every other core idle for
+// that long. Arguments go to vitest (`npm test -- test/x.test.ts`). The type check's report
+// is printed after the suite's, so the two never interleave; any failure fails the whole.
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name) => join(root, "node_modules", ".bin", name);
+
+/** Runs a command in the package root; resolves with its exit code and, when captured, its output. */
+function run(command, args, { capture = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit",
+    });
+    let output = "";
+    if (capture) {
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+    }
+    child.on("error", (error) => resolve({ code: 1, output: `${command}: ${error.message}\n` }));
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+const lint = await run(bin("biome"), ["check", "--error-on-warnings", "."]);
+if (lint.code !== 0) process.exit(lint.code);
+
+const typecheck = run(bin("tsc"), ["-p", "tsconfig.json", "--noEmit"], { capture: true });
+const tests = await run(bin("vitest"), ["run", ...process.argv.slice(2)]);
+const types = await typecheck;
+if (types.code !== 0) process.stderr.write(`\ntsc -p tsconfig.json --noEmit failed:\n${types.output}`);
+process.exit(tests.code || types.code);

@@ -1,0 +1,80 @@
+import { readIgnoredMatcher } from "../../shared/config.js";
+import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
+import type { ModelPrice } from "../../shared/model/prices.js";
+import type { ModelClient } from "../../shared/model/types.js";
+import type { PlannedArticle } from "../../shared/plan.js";
+import { systemPrompt } from "../../shared/prompts.js";
+import { buildToolManifest } from "../../shared/tools/manifest.js";
+import { redactArticle } from "../audit/audit-trail.js";
+import type { BuiltPlan } from "../plan/build-plan.js";
+import { resolveRunLimits } from "./budget.js";
+import type { ProgressSink } from "./progress.js";
+import { ReadBudget } from "./read-budget.js";
+import { ResultCacheFolder } from "./result-cache.js";
+import { ImpactAgentRunner } from "./runner.js";
+import { toolHostSessions } from "./session.js";
+import { Workspace } from "./workspace.js";
+
+/** What the agent loops need of a run (runImpact's options hold these and more). */
+export interface AgentRunOptions {
+  built: Pick<BuiltPlan, "changeSet" | "config" | "repoRoot">;
+  model: ModelClient;
+  allowCreate: boolean;
+  /** The flags; the config and then the defaults fill in what they leave out. */
+  concurrency?: number;
+  maxTurns?: number;
+  env: Record<string, string | undefined>;
+  signal: AbortSignal;
+  progress?: ProgressSink;
+  /** The result cache's folder and Impact's version (part of every key); absent: no cache. */
+  cache?: { dir: string; impactVersion: string };
+  /** The model's price, for `usage.costUsd` and `--max-cost`. */
+  price?: ModelPrice;
+  maxCostUsd?: number;
+  /** Problems that do not stop the run (a corrupt cache entry). */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * The agent half of runImpact: one loop per article in `toRun`, over one workspace, with
+ * the run's limits, the result cache and the price. Loaded only when an article goes to
+ * the model.
+ */
+export async function runAgents(options: AgentRunOptions, toRun: readonly PlannedArticle[]) {
+  const { changeSet, config, repoRoot } = options.built;
+  const limits = resolveRunLimits(options, { ...config, ...config.limits });
+  const readIgnored = readIgnoredMatcher(config);
+  const workspace = new Workspace(repoRoot, {
+    readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
+    ...(readIgnored ? { readIgnored } : {}),
+  });
+  const results = options.cache
+    ? new ResultCacheFolder({
+        dir: options.cache.dir,
+        redact: (article) => redactArticle(article, options.env),
+        warn: options.onWarning ?? (() => undefined),
+      })
+    : undefined;
+  const runner = new ImpactAgentRunner({
+    model: options.model,
+    systemPrompt: await systemPrompt(),
+    tools: buildToolManifest({ allowCreate: options.allowCreate }),
+    changeSet,
+    openArticle: toolHostSessions({
+      root: repoRoot,
+      workspace,
+      changeSet,
+      config,
+      allowCreate: options.allowCreate,
+    }),
+    allowCreate: options.allowCreate,
+    ...limits,
+    ...(options.progress ? { progress: options.progress } : {}),
+    ...(results && options.cache ? { cache: { results, impactVersion: options.cache.impactVersion } } : {}),
+    ...(options.price ? { price: options.price } : {}),
+    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+  });
+  const articles = await runner.run(toRun, options.signal);
+  await results?.prune();
+  return articles;
+}
