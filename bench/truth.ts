@@ -150,7 +150,25 @@ function hasCommit(dir: string, sha: string): boolean {
 /** Fixed-width columns, so each repository's row prints as soon as it is scored. */
 const WIDTHS = [12, 11, 7, 6, 6, 6, 1, 10, 6, 4, 1, 10, 6, 4, 7];
 
-function row(cells: string[]): string {
+/** The score table's columns, shared by the whole-corpus table and the split halves. */
+const HEADER = [
+  "REPOSITORY",
+  "ECOSYSTEM",
+  "COMMITS",
+  "RECALL",
+  "PREC",
+  "FLAG/C",
+  "|",
+  "BASENAME R",
+  "P",
+  "F/C",
+  "|",
+  "MAPPINGS R",
+  "P",
+  "F/C",
+];
+
+function row(cells: readonly string[]): string {
   return cells
     .map((cell, index) => cell.padEnd(WIDTHS[index] ?? 0))
     .join("  ")
@@ -218,25 +236,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     `Truth bench: ${count} commits per repository, config "${variant}", corpus ${folder}${present.length < wanted.length ? ` (${wanted.length - present.length} missing, left out)` : ""}\n`,
   );
 
-  console.log(
-    row([
-      "REPOSITORY",
-      "ECOSYSTEM",
-      "COMMITS",
-      "RECALL",
-      "PREC",
-      "FLAG/C",
-      "|",
-      "BASENAME R",
-      "P",
-      "F/C",
-      "|",
-      "MAPPINGS R",
-      "P",
-      "F/C",
-      "SECONDS",
-    ]),
-  );
+  console.log(row([...HEADER, "SECONDS"]));
   const all: Scores[] = [];
   const scored: Scored[] = [];
   const dump: unknown[] = [];
@@ -330,24 +330,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     ] as const;
     for (const [title, inHalf] of halves) {
       console.log(`\n${title}\n`);
-      console.log(
-        row([
-          "REPOSITORY",
-          "",
-          "COMMITS",
-          "RECALL",
-          "PREC",
-          "FLAG/C",
-          "|",
-          "BASENAME R",
-          "P",
-          "F/C",
-          "|",
-          "MAPPINGS R",
-          "P",
-          "F/C",
-        ]),
-      );
+      console.log(row(HEADER.map((cell) => (cell === "ECOSYSTEM" ? "" : cell))));
       const half: Scores[] = [];
       for (const repository of present) {
         const entries = scored.filter((entry) => entry.repository === repository.name);

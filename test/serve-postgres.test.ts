@@ -5,12 +5,9 @@ import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { startPostgres, type TestPostgres } from "./helpers/postgres.js";
 import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { parseMetrics, startServe, until } from "./helpers/serve-process.js";
+import { parseMetrics, SERVE_FAKES, serveEnv, startServe, until } from "./helpers/serve-process.js";
 import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
 
-const SECRET = "whsec-postgres-not-a-real-secret";
-const GITHUB_TOKEN = "ghs_postgres_not_a_real_token_";
-const KEY = "sk-test-not-a-real-key-postgres";
 const buildDir = inject("builtPackage");
 const BURST = 8;
 /** PRs pushed to again after the burst, on a fresh instance. */
@@ -32,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => postgres?.stop());
 
 const deliver = (url: string, body: string, id: string): Promise<number> =>
-  fetch(signedDelivery(SECRET, body, id, { url })).then((response) => response.status);
+  fetch(signedDelivery(SERVE_FAKES.secret, body, id, { url })).then((response) => response.status);
 
 describe("two impact serve processes on one Postgres", () => {
   it("take a burst of deliveries (each sent to both) and run each job exactly once", async (context) => {
@@ -41,21 +38,14 @@ describe("two impact serve processes on one Postgres", () => {
     const repo = portRepo(["alpha"]);
     const head = repo.git("rev-parse", "HEAD");
     const base = repo.git("rev-parse", "HEAD~1");
-    const github = await startFakeGitHub({ token: GITHUB_TOKEN });
+    const github = await startFakeGitHub({ token: SERVE_FAKES.githubToken });
     const reply = (fixScript(["alpha"]) as Record<string, ScriptStep[]>)["docs/alpha.md"]![0]!;
     const upstream = await startScriptedModelServer(() => reply);
-    const env = () => ({
-      GITHUB_WEBHOOK_SECRET: SECRET,
-      GITHUB_TOKEN,
-      GITHUB_API_URL: github.url,
-      OPENAI_API_KEY: KEY,
-      OPENAI_BASE_URL: upstream.url,
-      IMPACT_MODEL: "test-model",
-      IMPACT_GITHUB_THROTTLE: "off",
-      IMPACT_BOT_CONCURRENCY: "2",
-      DATABASE_URL: databaseUrl,
-      IMPACT_DATA_DIR: makeTempDir(),
-    });
+    const env = () =>
+      serveEnv(
+        { github: github.url, model: upstream.url },
+        { IMPACT_BOT_CONCURRENCY: "2", DATABASE_URL: databaseUrl, IMPACT_DATA_DIR: makeTempDir() },
+      );
     const instances = [await startServe(buildDir, env()), await startServe(buildDir, env())];
     const numbers = Array.from({ length: BURST }, (_, index) => index + 1);
     for (const number of numbers) github.setPull("acme/widgets", number, { head });

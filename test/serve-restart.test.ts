@@ -3,16 +3,13 @@ import { fixScript, portRepo } from "./helpers/audit-fixture.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { parseMetrics, startServe, until } from "./helpers/serve-process.js";
+import { parseMetrics, SERVE_FAKES, serveEnv, startServe, until } from "./helpers/serve-process.js";
 import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
 
-const SECRET = "whsec-restart-not-a-real-secret";
-const GITHUB_TOKEN = "ghs_restart_not_a_real_token_0";
-const KEY = "sk-test-not-a-real-key-restart";
 const buildDir = inject("builtPackage");
 
 const deliver = (url: string, body: string, id: string): Promise<Response> =>
-  fetch(signedDelivery(SECRET, body, id, { url }));
+  fetch(signedDelivery(SERVE_FAKES.secret, body, id, { url }));
 
 async function metrics(url: string): Promise<Map<string, number>> {
   const response = await fetch(`${url}/metrics`);
@@ -28,23 +25,14 @@ async function world(options: { slowMs?: number } = {}) {
   const repo = portRepo(["alpha"]);
   const head = repo.git("rev-parse", "HEAD");
   const base = repo.git("rev-parse", "HEAD~1");
-  const github = await startFakeGitHub({ token: GITHUB_TOKEN });
+  const github = await startFakeGitHub({ token: SERVE_FAKES.githubToken });
   let answering = false;
   const reply = (fixScript(["alpha"]) as Record<string, ScriptStep[]>)["docs/alpha.md"]![0]!;
   const upstream = await startScriptedModelServer(() =>
     answering ? reply : options.slowMs ? { ...reply, delayMs: options.slowMs } : { hang: true },
   );
-  const env = (dataDir: string, extra: Record<string, string> = {}) => ({
-    GITHUB_WEBHOOK_SECRET: SECRET,
-    GITHUB_TOKEN,
-    GITHUB_API_URL: github.url,
-    OPENAI_API_KEY: KEY,
-    OPENAI_BASE_URL: upstream.url,
-    IMPACT_MODEL: "test-model",
-    IMPACT_DATA_DIR: dataDir,
-    IMPACT_GITHUB_THROTTLE: "off",
-    ...extra,
-  });
+  const env = (dataDir: string, extra: Record<string, string> = {}) =>
+    serveEnv({ github: github.url, model: upstream.url }, { IMPACT_DATA_DIR: dataDir, ...extra });
   return { repo, head, base, github, upstream, env, answer: () => (answering = true) };
 }
 

@@ -13,6 +13,33 @@ export interface ServeProcess {
   kill(): Promise<void>;
 }
 
+/** Obvious fakes for `impact serve` in tests: the webhook secret, the GitHub token, the model key. */
+export const SERVE_FAKES = {
+  secret: "whsec-serve-not-a-real-secret",
+  githubToken: "ghs_serve_not_a_real_token_000",
+  modelKey: "sk-test-not-a-real-key-serve",
+} as const;
+
+/**
+ * The environment of an `impact serve` in token mode against a fake GitHub and a scripted
+ * model server (the fakes above), plus `extra`.
+ */
+export function serveEnv(
+  urls: { github: string; model: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    GITHUB_WEBHOOK_SECRET: SERVE_FAKES.secret,
+    GITHUB_TOKEN: SERVE_FAKES.githubToken,
+    GITHUB_API_URL: urls.github,
+    OPENAI_API_KEY: SERVE_FAKES.modelKey,
+    OPENAI_BASE_URL: urls.model,
+    IMPACT_MODEL: "test-model",
+    IMPACT_GITHUB_THROTTLE: "off",
+    ...extra,
+  };
+}
+
 /**
  * `impact serve --port 0` from the built CLI as a real process (its own process group), with
  * exactly `env` (plus PATH/HOME); resolves once it logs "listening". Killed when the test ends.
