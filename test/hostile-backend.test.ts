@@ -1,16 +1,11 @@
 import { createHmac } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
-import { createApp, type RouterDeps } from "../backend/app.js";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../backend/app.js";
 import { createLogger } from "../backend/server.js";
 import { WebhookBodyGate } from "../backend/webhook-body.js";
-import { createOpenAIModelClient } from "../shared/model/openai-client.js";
 import { systemPrompt } from "../shared/prompts.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
-import {
-  type Script,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from "./helpers/scripted-model-server.js";
+import { startRouterApp } from "./helpers/router-app.js";
 
 // Red-team items 16 and 19: webhook floods and the router as a general model proxy.
 
@@ -149,51 +144,11 @@ async function waitFor(condition: () => boolean): Promise<void> {
   expect(condition()).toBe(true);
 }
 
-const UPSTREAM_KEY = "sk-test-not-a-real-key-upstream";
-const TOKEN = "impact-test-token-0123456789";
-
-let upstreams: ScriptedModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(upstreams.map((server) => server.close()));
-  upstreams = [];
-});
-
-async function router(script: Script, options: Partial<RouterDeps> = {}, now?: () => number) {
-  const upstream = await startScriptedModelServer(script);
-  upstreams.push(upstream);
-  const app = createApp({
-    logger: createLogger(() => {}, {}),
-    router: {
-      tokens: [TOKEN],
-      upstream: createOpenAIModelClient({
-        apiKey: UPSTREAM_KEY,
-        baseURL: upstream.url,
-        model: "gpt-test",
-        maxRetries: 0,
-      }),
-      systemPrompt,
-      tools: buildToolManifest,
-      rateLimit: { perMinute: 600 },
-      ...options,
-    },
-    ...(now ? { now } : {}),
-  });
-  const turn = (body: unknown) =>
-    app.fetch(
-      new Request("http://router.test/v1/impact/turn", {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` },
-        body: JSON.stringify(body),
-      }),
-    );
-  return { turn, upstream };
-}
-
 const ARTICLE = { path: "docs/a.md" };
 
 describe("the router is no general model proxy", () => {
   it("serves only its models, with its own prompt, manifest and max_tokens, whatever the client sends", async () => {
-    const { turn, upstream } = await router(
+    const { turn, upstream } = await startRouterApp(
       [{ content: "ok", usage: { promptTokens: 10, completionTokens: 2 } }],
       {
         models: ["gpt-test", "gpt-test-mini"],
@@ -239,14 +194,13 @@ describe("the router is no general model proxy", () => {
   it("a bearer token's token budget runs out: its next turn gets 429 with retry-after, before any upstream call", async () => {
     let now = 1_000_000;
     const usage = { promptTokens: 600, completionTokens: 100 };
-    const { turn, upstream } = await router(
+    const { turn, upstream } = await startRouterApp(
       [
         { content: "one", usage },
         { content: "two", usage },
         { content: "three", usage },
       ],
-      { tokenBudget: { tokens: 1000, windowMs: 60_000 } },
-      () => now,
+      { tokenBudget: { tokens: 1000, windowMs: 60_000 }, now: () => now },
     );
     const body = { article: ARTICLE, messages: [{ role: "user", content: "check docs/a.md" }] };
     expect((await turn(body)).status).toBe(200);
