@@ -1,24 +1,19 @@
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
-import { createApp } from "../backend/app.js";
+import { describe, expect, it } from "vitest";
 import { appAuth, JOB_PERMISSIONS } from "../backend/github-auth.js";
-import { createPullRequestPipeline } from "../backend/run-job.js";
-import { createLogger } from "../backend/server.js";
-import { DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY } from "../shared/limits.js";
 import { fixScript, portRepo } from "./helpers/audit-fixture.js";
+import { startPullRequestBot } from "./helpers/bot.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { tempQueue, tempStateStore } from "./helpers/state-store.js";
-import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
+import { pullRequestPayload as payload } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-app-test-not-a-real-secret";
 const KEY = "sk-test-not-a-real-key-app";
 const APP_ID = 4242;
 const INSTALLATION = 45678901;
 const SUSPENDED = 777;
-const buildDir = inject("builtPackage");
 
 /** A throwaway App key made for this test run (GitHub hands out PKCS#1 PEM files). */
 function appKey() {
@@ -43,41 +38,19 @@ async function appBot(options: {
     },
   });
   const upstream = await startScriptedModelServer(options.script ?? fixScript(["alpha"]));
-  const logs: string[] = [];
-  const logger = createLogger((line) => logs.push(line), { OPENAI_API_KEY: KEY });
-  const store = await tempStateStore();
-  const { queue } = await tempQueue({
-    logger,
-    store,
-    run: createPullRequestPipeline({
-      cli: { command: process.execPath, args: [join(buildDir, "cli", "bin.js")] },
-      runEnv: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: upstream.url, IMPACT_MODEL: "test-model" },
-      commentEnv: { GITHUB_API_URL: github.url },
-      auth: appAuth({
-        appId: options.appId ?? String(APP_ID),
-        privateKey: async () => options.privateKey ?? keys.privateKey,
-        apiUrl: github.url,
-      }),
-      headCheck: { apiUrl: github.url },
-      timeoutMs: 120_000,
-      state: { store, cacheBytes: DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY },
-      logger,
+  const bot = await startPullRequestBot({
+    secret: SECRET,
+    auth: appAuth({
+      appId: options.appId ?? String(APP_ID),
+      privateKey: async () => options.privateKey ?? keys.privateKey,
+      apiUrl: github.url,
     }),
+    githubUrl: github.url,
+    modelUrl: upstream.url,
+    modelKey: KEY,
+    app: true,
   });
-  const app = createApp({
-    logger,
-    webhook: { secret: SECRET, enqueue: (job, keys) => queue.enqueue(job, keys), requireInstallation: true },
-  });
-  const deliver = async (body: string, id: string) => {
-    const response = await app.fetch(signedDelivery(SECRET, body, id));
-    await queue.idle();
-    return response.status;
-  };
-  const failures = () =>
-    logs
-      .map((line) => JSON.parse(line) as { level: number; msg: string; error?: string; code?: string })
-      .filter((entry) => entry.level >= 50);
-  return { github, upstream, logs, failures, deliver, store };
+  return { github, upstream, ...bot };
 }
 
 describe("docs/github-app.md", () => {

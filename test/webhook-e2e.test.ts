@@ -1,24 +1,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
-import { createApp } from "../backend/app.js";
+import { describe, expect, it } from "vitest";
 import { tokenAuth } from "../backend/github-auth.js";
-import { createPullRequestPipeline } from "../backend/run-job.js";
-import { createLogger } from "../backend/server.js";
-import { DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY } from "../shared/limits.js";
 import { COMMENT_MARKER } from "../shared/render/comment.js";
 import { portRepo } from "./helpers/audit-fixture.js";
+import { startPullRequestBot } from "./helpers/bot.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
 import { startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { tempQueue, tempStateStore } from "./helpers/state-store.js";
-import { pullRequestPayload, signedDelivery } from "./helpers/webhook-delivery.js";
+import { pullRequestPayload } from "./helpers/webhook-delivery.js";
 
 const SECRET = "whsec-e2e-not-a-real-secret";
 const GITHUB_TOKEN = "ghs_e2e_not_a_real_token_00000";
 const KEY = "sk-test-not-a-real-key-bot";
-
-/** The bot starts the built CLI (`node …/cli/bin.js`) as a child process: see global-setup.ts. */
-const buildDir = inject("builtPackage");
 
 const fix = (from: string, to: string) => ({
   toolCalls: [
@@ -49,35 +42,23 @@ describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
       "docs/alpha.md": [fix("8080", "9090"), fix("8080", "7070")],
     });
     const github = await startFakeGitHub({ token: GITHUB_TOKEN });
-    const store = await tempStateStore();
-    const logs: string[] = [];
-    const logger = createLogger((line) => logs.push(line), { GITHUB_TOKEN, OPENAI_API_KEY: KEY });
-    const { queue } = await tempQueue({
-      logger,
+    const {
       store,
-      run: createPullRequestPipeline({
-        cli: { command: process.execPath, args: [join(buildDir, "cli", "bin.js")] },
-        runEnv: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: upstream.url, IMPACT_MODEL: "test-model" },
-        commentEnv: { GITHUB_API_URL: github.url },
-        auth: tokenAuth(GITHUB_TOKEN),
-        timeoutMs: 120_000,
-        state: { store, cacheBytes: DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY },
-        logger,
-      }),
-    });
-    const app = createApp({
-      logger,
-      webhook: { secret: SECRET, enqueue: (job, keys) => queue.enqueue(job, keys) },
+      logs,
+      failures,
+      deliver: post,
+    } = await startPullRequestBot({
+      secret: SECRET,
+      auth: tokenAuth(GITHUB_TOKEN),
+      githubUrl: github.url,
+      modelUrl: upstream.url,
+      modelKey: KEY,
+      secrets: { GITHUB_TOKEN },
     });
     const deliver = async (action: string, head: string, id: string) => {
-      const response = await app.fetch(
-        signedDelivery(SECRET, pullRequestPayload({ action, base, head, cloneUrl: repo.dir }), id),
-      );
-      expect(response.status).toBe(202);
-      await queue.idle();
+      expect(await post(pullRequestPayload({ action, base, head, cloneUrl: repo.dir }), id)).toBe(202);
     };
     const comments = () => github.comments("acme/widgets", 42);
-    const failures = () => logs.filter((line) => line.includes('"job failed"'));
 
     await deliver("opened", head1, "e2e-1");
     expect(failures()).toEqual([]);
