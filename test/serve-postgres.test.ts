@@ -9,9 +9,14 @@ import { parseMetrics, SERVE_FAKES, serveEnv, startServe, until } from "./helper
 import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
 
 const buildDir = inject("builtPackage");
-const BURST = 8;
+/**
+ * PRs in the burst: more than the two instances run at once (2 × IMPACT_BOT_CONCURRENCY 2),
+ * so some jobs wait in the shared queue and are claimed later. Each job starts the built CLI
+ * twice (run, comment), the dearest part of the suite, so no more than that.
+ */
+const BURST = 6;
 /** PRs pushed to again after the burst, on a fresh instance. */
-const PUSHED = 4;
+const PUSHED = 2;
 
 let postgres: TestPostgres | undefined;
 let missing: string | undefined;
