@@ -101,7 +101,7 @@ describe("the PR bot as a GitHub App (built CLI, real git, fake GitHub issuing i
     ).toBe(204);
     expect(bot.github.issued).toHaveLength(1);
     await bot.upstream.close();
-  }, 120_000);
+  }, 300_000);
 
   it("drops a replayed delivery of an old head (asks the API), so the comment keeps the current head's result", async () => {
     const repo = portRepo(["alpha"]);
@@ -136,7 +136,7 @@ describe("the PR bot as a GitHub App (built CLI, real git, fake GitHub issuing i
     expect(await bot.deliver(captured, "replayed-2")).toBe(204);
     expect(bot.upstream.requests).toHaveLength(1);
     await bot.upstream.close();
-  }, 120_000);
+  }, 300_000);
 
   it("logs one clear line for a suspended installation, a wrong app id or a malformed key, and keeps serving", async () => {
     const repo = portRepo(["alpha"]);
@@ -180,5 +180,5 @@ describe("the PR bot as a GitHub App (built CLI, real git, fake GitHub issuing i
     ]);
     expect(await malformed.store.job("m-1")).toMatchObject({ state: "failed" });
     await malformed.upstream.close();
-  }, 120_000);
+  }, 300_000);
 });
