@@ -1,8 +1,8 @@
 import { parentPort } from "node:worker_threads";
-import { loadParsers, loadTypeScript } from "./extract-symbols.js";
+import { loadParsers } from "./extract-symbols.js";
 import { inProcessExtractor, type WorkerRequest } from "./extractor.js";
 
-// The thread behind startSymbolExtractor: compile TypeScript now, while the main thread
+// The thread behind startSymbolExtractor: load the JS/TS parser now, while the main thread
 // asks git for the change; load the grammars it is told the change needs; then extract
 // the symbols of each batch of jobs it is sent.
 const port = parentPort;
@@ -19,5 +19,5 @@ if (port) {
       (error: unknown) => port.postMessage({ error: String(error) }),
     );
   });
-  await loadTypeScript().catch(() => {});
+  await loadParsers(["typescript"]).catch(() => {});
 }
