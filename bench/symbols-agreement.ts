@@ -18,8 +18,8 @@ import type { ChangedFile } from "../shared/changeset.js";
  * - changed symbols, as the detector gets them, for the last commits that changed TS/JS
  *   files: from whole files at both sides, and from the hunks alone (a `--diff` input).
  *
- * `npm run build && node dist/bench/symbols-agreement.js /path/to/repo …`; prints the
- * counts and the first differences, and exits 1 when anything differs.
+ * `npm run bench:agreement -- /path/to/repo …`; prints the counts and the first
+ * differences, and exits 1 when anything differs.
  */
 const COMMITS = 40;
 const SHOWN = 5;

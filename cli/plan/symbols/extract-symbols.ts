@@ -30,8 +30,10 @@ export async function loadParsers(languages: Iterable<Language | undefined>): Pr
     [...new Set(languages)].map(async (language) => {
       if (!language) return;
       if (language === "typescript") {
-        parsers.javascript = await loadJavaScriptParser();
+        // The single executable (`bun build --compile`) cannot carry oxc's native addon; it
+        // carries the compiler, which reads the same declarations.
         if (process.versions.bun) parsers.typescript = await preloadTypeScript();
+        else parsers.javascript = await loadJavaScriptParser();
       } else {
         // A grammar that cannot load (a build without its .wasm file) costs that language its
         // declarations, not the plan: flags, env vars and config keys are still read.

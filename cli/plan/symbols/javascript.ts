@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import type {
   BindingPattern,
   Class,
@@ -21,11 +20,7 @@ let parserModule: OxcParser | undefined;
 
 /** Loads oxc's parser once, only when a TS/JS file is read. */
 export async function loadJavaScriptParser(): Promise<JavaScriptParser> {
-  // Under Bun the literal import is what lets `bun build --compile` put the addon into the
-  // single executable; under Node `require` skips ESM's export detection of the wrapper.
-  parserModule ??= process.versions.bun
-    ? await import("oxc-parser")
-    : (createRequire(import.meta.url)("oxc-parser") as OxcParser);
+  parserModule ??= await import("oxc-parser");
   return parserModule.parseSync;
 }
 

@@ -18,8 +18,9 @@ export function typescriptCompiler(): TypeScript {
 }
 
 /**
- * The compiler, loaded ahead: under Bun, whose `bun build --compile` puts it into the single
- * executable only for a literal import (and where importing it is cheap).
+ * The compiler, loaded ahead: under Bun, which reads all TS/JS with it (oxc's native addon
+ * does not go into the single executable; the compiler does, for a literal import, and
+ * importing it is cheap there).
  */
 export async function preloadTypeScript(): Promise<TypeScript> {
   typescriptModule ??= ((await import("typescript")) as { default: TypeScript }).default;
