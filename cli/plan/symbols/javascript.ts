@@ -127,7 +127,12 @@ class Reader {
    */
   private leadingCommentStart(start: number): number {
     const from = this.fullStart(start);
-    const candidates = this.comments.filter((comment) => comment.start >= from && comment.end <= start);
+    const candidates: Comment[] = [];
+    for (let index = this.firstCommentFrom(from); index < this.comments.length; index += 1) {
+      const comment = this.comments[index]!;
+      if (comment.end > start) break;
+      candidates.push(comment);
+    }
     let first = 0;
     if (from !== 0) {
       const lineBreak = this.text.slice(from, start).search(/[\r\n\u2028\u2029]/);
@@ -144,6 +149,18 @@ class Reader {
       segmentStart = comment.start;
     }
     return segmentStart;
+  }
+
+  /** The index of the first comment (they come in source order) that starts at or after `position`. */
+  private firstCommentFrom(position: number): number {
+    let low = 0;
+    let high = this.comments.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.comments[middle]!.start < position) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   private add(
