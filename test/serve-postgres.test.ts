@@ -10,13 +10,13 @@ import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook
 
 const buildDir = inject("builtPackage");
 /**
- * PRs in the burst: more than the two instances run at once (2 × IMPACT_BOT_CONCURRENCY 2),
- * so some jobs wait in the shared queue and are claimed later. Each job starts the built CLI
- * twice (run, comment), the dearest part of the suite, so no more than that.
+ * PRs in the burst, each delivered to both instances: twice what the two instances run at once
+ * (2 × IMPACT_BOT_CONCURRENCY 2), so jobs wait in the shared queue and are claimed later. Each
+ * job starts the built CLI twice (run, comment), the dearest part of the suite.
  */
-const BURST = 6;
+const BURST = 8;
 /** PRs pushed to again after the burst, on a fresh instance. */
-const PUSHED = 2;
+const PUSHED = 4;
 
 let postgres: TestPostgres | undefined;
 let missing: string | undefined;
