@@ -4,7 +4,6 @@ import type { Mapping } from "../../shared/config.js";
 import { plural } from "../../shared/render/markdown.js";
 import { gitAt } from "../git.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
-import { languageOf } from "./symbols/extract-symbols.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
 export interface Proposal {
@@ -128,8 +127,11 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     });
   }
   // mappings: a package README documents the code of its own folder.
-  // Only READMEs no documentation folder took in: one inside `docs/` is a docs page.
-  const packages = packageMappings(input.files, readmes, input.history);
+  const packages = packageMappings(
+    input.files,
+    mapped.filter((path) => /^readme\.(md|mdx|rst)$/i.test(basename(path)) && path.includes("/")),
+    input.history,
+  );
   for (const { mapping, folders, together } of packages) {
     mappings.push({ mapping, names: folders, together });
     proposals.push({
@@ -191,7 +193,7 @@ function namesakeMappings(files: string[], articles: string[], history: HistoryC
 }
 
 /**
- * READMEs of sibling folders of source code document their own folder (the crates of a Rust
+ * READMEs of sibling folders of code document their own folder (the crates of a Rust
  * workspace, the packages of a monorepo): one mapping with a capture,
  * `crates/:package/**` → `crates/:package/README.md`. A lone README may be about anything
  * (a website's build steps), so it gets none.
@@ -199,7 +201,7 @@ function namesakeMappings(files: string[], articles: string[], history: HistoryC
 function packageMappings(files: string[], readmes: string[], history: HistoryCommit[]) {
   const codeFolders = new Set<string>();
   for (const path of files) {
-    if (!languageOf(path) || NOT_DOCS.test(path)) continue;
+    if (DOC_EXTENSIONS.has(extname(path).toLowerCase()) || NOT_DOCS.test(path)) continue;
     for (let folder = posix.dirname(path); folder !== "."; folder = posix.dirname(folder))
       codeFolders.add(folder);
   }
