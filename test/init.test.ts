@@ -101,7 +101,7 @@ describe("impact init", () => {
     expect(readFileSync(join(repo.dir, "impact.config.json"), "utf8")).toBe(written);
   }, 300_000);
 
-  it("leaves out records, test data and blogs, maps only folders with enough namesakes, and sibling package READMEs to their folders", () => {
+  it("leaves out records, test data and blogs, and maps only folders with enough namesakes", () => {
     const { config } = proposeConfig({
       files: [
         "readme.md",
@@ -119,17 +119,13 @@ describe("impact init", () => {
         "crates/cli/src/main.rs",
         "src/api.py",
         "src/index.py",
-        // A lone README beside code may be about anything (how to run the tools): no mapping.
-        "tools/README.md",
-        "tools/build.js",
-        "tools/release.js",
       ],
       history: [],
     });
     expect(config).toEqual({
       docs: ["*.md", "docs/**/*.rst", "**/README.md"],
       ignore: ["HISTORY.md", "docs/blog/**", "**/migration-guide.rst"],
-      mappings: [{ code: "crates/:package/**", docs: "crates/:package/README.md" }],
+      mappings: [],
     });
   });
 });

@@ -126,20 +126,6 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
       evidence: `${plural(names.length, "file")} with a namesake article (${sample(names)}); changed together in ${plural(together, "commit")}`,
     });
   }
-  // mappings: a package README documents the code of its own folder.
-  const packages = packageMappings(
-    input.files,
-    mapped.filter((path) => /^readme\.(md|mdx|rst)$/i.test(basename(path)) && path.includes("/")),
-    input.history,
-  );
-  for (const { mapping, folders, together } of packages) {
-    mappings.push({ mapping, names: folders, together });
-    proposals.push({
-      key: "mappings",
-      value: mapping,
-      evidence: `${plural(folders.length, "package README")} beside its code (${sample(folders)}); changed together in ${plural(together, "commit")}`,
-    });
-  }
   return { config: { docs, ignore, mappings: mappings.map((entry) => entry.mapping) }, proposals };
 }
 
@@ -190,47 +176,6 @@ function namesakeMappings(files: string[], articles: string[], history: HistoryC
     (left, right) =>
       right.names.length - left.names.length || left.mapping.code.localeCompare(right.mapping.code),
   );
-}
-
-/**
- * READMEs of sibling folders of code document their own folder (the crates of a Rust
- * workspace, the packages of a monorepo): one mapping with a capture,
- * `crates/:package/**` → `crates/:package/README.md`. A lone README may be about anything
- * (a website's build steps), so it gets none.
- */
-function packageMappings(files: string[], readmes: string[], history: HistoryCommit[]) {
-  const codeFolders = new Set<string>();
-  for (const path of files) {
-    if (DOC_EXTENSIONS.has(extname(path).toLowerCase()) || NOT_DOCS.test(path)) continue;
-    for (let folder = posix.dirname(path); folder !== "."; folder = posix.dirname(folder))
-      codeFolders.add(folder);
-  }
-  const byParent = new Map<string, string[]>();
-  for (const readme of readmes) {
-    const folder = posix.dirname(readme);
-    if (!codeFolders.has(folder)) continue;
-    const key = `${posix.dirname(folder)}\0${basename(readme)}`;
-    byParent.set(key, [...(byParent.get(key) ?? []), readme]);
-  }
-  const result: { mapping: Mapping; folders: string[]; together: number }[] = [];
-  for (const [key, list] of [...byParent].sort(([left], [right]) => left.localeCompare(right))) {
-    if (list.length < 2) continue;
-    const [parent = ".", name = ""] = key.split("\0");
-    const prefix = parent === "." ? "" : `${parent}/`;
-    const together = history.filter((commit) =>
-      list.some(
-        (readme) =>
-          commit.files.includes(readme) &&
-          commit.files.some((file) => file !== readme && file.startsWith(`${posix.dirname(readme)}/`)),
-      ),
-    ).length;
-    result.push({
-      mapping: { code: `${prefix}:package/**`, docs: `${prefix}:package/${name}` },
-      folders: list.map((readme) => posix.dirname(readme)).sort(),
-      together,
-    });
-  }
-  return result;
 }
 
 function stemOf(path: string): string {
