@@ -32,6 +32,12 @@ export const FRONTMATTER_MAX_ALIASES = 100;
 export const DEFAULT_DIFF_BYTES = 64 * 1024 * 1024;
 /** Bytes of one file's part of the diff; a larger file is listed as skipped in the plan. */
 export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;
+/**
+ * A changed file with a changed line longer than this is minified or generated (a bundled
+ * `highlight.js`, a data table): its symbols are not read. Symbol rules scan each changed
+ * line, some of them in time that grows with the square of the line's length.
+ */
+export const MAX_SYMBOL_LINE_CHARS = 2_000;
 
 /**
  * Bytes of files the read tools (search_repo, read_file, outline_article) hold at once,

@@ -38,7 +38,12 @@ export const ImpactPlanSchema = z.object({
     .default([]),
   /** Impacted articles scoring below this are left out of `articles` and listed in `weak`. */
   minScore: z.number().min(0).max(1).optional(),
-  /** Articles with some evidence, too weak to count: below `minScore`. */
+  /**
+   * The bar in this change: `minScore`, or a share of the strongest impacted article's score
+   * when that is higher (docs/plan.md). Impacted articles below it are listed in `weak`.
+   */
+  threshold: z.number().min(0).max(1).optional(),
+  /** Articles with some evidence, too weak to count: below `threshold`. */
   weak: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
 });
 

@@ -154,6 +154,20 @@ describe("loadChangeSet from git", () => {
     expect(changeSet.symbols.filter((symbol) => symbol.file === "vendor/inner")).toEqual([]);
   });
 
+  it("reads no symbols from a minified file (a changed line over MAX_SYMBOL_LINE_CHARS), and still lists it", async () => {
+    // A bundled script: one long line of unbalanced quotes and flags, as a minifier writes it.
+    const bundle = (flag: string) =>
+      `var a=function(){return"${flag}"+'x'.repeat(3)+"\\"};${"b='\"';".repeat(400)}\n`;
+    const repo = gitRepo({ "theme/bundle.js": bundle("--old-flag"), "src/cli.js": 'opt("--old-flag");\n' });
+    repo.commit({ "theme/bundle.js": bundle("--new-flag"), "src/cli.js": 'opt("--new-flag");\n' });
+    const changeSet = await loadChangeSet({ repo: repo.dir });
+    expect(changeSet.files.map((file) => file.path).sort()).toEqual(["src/cli.js", "theme/bundle.js"]);
+    expect(changeSet.symbols.filter((symbol) => symbol.file === "theme/bundle.js")).toEqual([]);
+    expect(
+      changeSet.symbols.filter((symbol) => symbol.file === "src/cli.js").map((symbol) => symbol.name),
+    ).toContain("--old-flag");
+  });
+
   it("diffs a first commit against the empty tree", async () => {
     const repo = gitRepo({ "src/a.ts": "export function first() {}\n" });
     const changeSet = await loadChangeSet({ repo: repo.dir });

@@ -92,7 +92,8 @@ describe("detectImpact", () => {
       { path: "docs/edited.md", content: "edited\n" },
       { path: "docs/vendor.md", content: "see vendor/lib and src/other.ts\n" },
     ];
-    const plan = detectImpact({ changeSet, articles, config });
+    // The configured bar rises with the strongest article; 0.4 keeps every reason kind in view.
+    const plan = detectImpact({ changeSet, articles, config, minScore: 0.4 });
     expect(plan).toMatchInlineSnapshot(`
       {
         "articles": [
@@ -187,10 +188,37 @@ describe("detectImpact", () => {
         "head": "h",
         "minScore": 0.4,
         "skipped": [],
+        "threshold": 0.4,
         "warnings": [],
         "weak": [],
       }
     `);
+  });
+
+  it("raises the configured bar to a share of the strongest article's score, and keeps the best when all are weak", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [file("src/api.ts")],
+      symbols: [
+        { name: "removedThing", kind: "function", change: "removed", file: "src/api.ts" },
+        { name: "changedThing", kind: "function", change: "signature", file: "src/api.ts" },
+      ],
+    };
+    const strong = { path: "docs/strong.md", content: "`removedThing()`\n" };
+    const mild = { path: "docs/mild.md", content: "`changedThing()`\n" };
+    const config = ConfigSchema.parse({});
+    const both = detectImpact({ changeSet, articles: [strong, mild], config });
+    expect(both.articles.map((article) => [article.path, article.score])).toEqual([["docs/strong.md", 0.8]]);
+    expect(both.threshold).toBe(0.56);
+    expect(both.weak).toEqual([{ path: "docs/mild.md", score: 0.4 }]);
+    // Alone, the mild article is the strongest: the bar is the minimum.
+    const alone = detectImpact({ changeSet, articles: [mild], config });
+    expect(alone.articles.map((article) => article.path)).toEqual(["docs/mild.md"]);
+    expect(alone.threshold).toBe(config.minScore);
+    // An explicit minimum is the whole bar.
+    const explicit = detectImpact({ changeSet, articles: [strong, mild], config, minScore: 0.3 });
+    expect(explicit.articles.map((article) => article.path)).toEqual(["docs/strong.md", "docs/mild.md"]);
   });
 
   it("applies a glob mapping to every changed file it matches", () => {

@@ -48,7 +48,8 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
     repo.commit({
       "index.d.ts": "export interface Options {\n  verbose?: boolean | 'full';\n  encoding?: string;\n}\n",
     });
-    const result = await planJson(repo);
+    // The removed member outweighs the changed type; the whole bar at 0.3 shows both.
+    const result = await planJson(repo, ["--min-score", "0.3"]);
     expect(flagged(result)).toEqual(["docs/tabs.md", "readme.md"]);
     const readme = result.articles.find((article) => article.path === "readme.md")!;
     expect(readme.impact[0]?.detail).toBe("mentions verbose (member of Options, changed)");
@@ -246,20 +247,27 @@ describe("scores and the minimum score", { timeout: 120_000 }, () => {
     return repo;
   }
 
-  it("shows each article's score in the table, strongest first, and --min-score leaves weak ones out of --check", async () => {
+  it("shows each article's score in the table, strongest first; the bar rises with the strongest article, and --min-score alone sets it for --check", async () => {
     const repo = twoArticles();
     const result = await plan(repo);
     expect(result.out).toMatchInlineSnapshot(`
-      "2 articles impacted, 0 touched by the change (<sha>..<sha>)
+      "1 article impacted, 0 touched by the change (<sha>..<sha>)
 
       ARTICLE         STATUS    SCORE  REASON     FILE        DETAIL
       docs/strong.md  impacted  0.94   attention  src/api.ts  attention file src/api.ts (0.90)
                                        reference  src/api.ts  mentions configureClient (function, changed) (0.40)
-      docs/mild.md    impacted  0.40   reference  src/api.ts  mentions configureClient (function, changed) (0.40)
+
+      Below 0.66 (70% of this change's strongest article; the minimum 0.30): docs/mild.md (0.40)
       "
     `);
+    // An explicit --min-score is the whole bar: 0.3 keeps the mild article, 0.7 leaves it out.
+    expect(flagged(await planJson(repo, ["--min-score", "0.3"]))).toEqual(["docs/strong.md", "docs/mild.md"]);
     const strict = await plan(repo, ["--min-score", "0.7"]);
-    expect(strict.out).toContain("Below the minimum score 0.70: docs/mild.md (0.40)");
+    expect(strict.out).toContain("Below the minimum 0.70: docs/mild.md (0.40)");
+    const explained = await plan(repo, ["--explain", "docs/mild.md"]);
+    expect(explained.out.split("\n")[0]).toBe(
+      "docs/mild.md is left out: score 0.40 is below 0.66 (70% of this change's strongest article; the minimum 0.30)",
+    );
     const check = await plan(repo, ["--check", "--min-score", "0.7", "--quiet"]);
     expect(check.code).toBe(3);
     expect(check.err).toContain(
@@ -285,7 +293,7 @@ describe("scores and the minimum score", { timeout: 120_000 }, () => {
     });
     const result = await plan(repo, ["--explain", "./docs/strong.md", "--min-score", "0.5"]);
     expect(result.out).toMatchInlineSnapshot(`
-      "docs/strong.md is impacted: score 0.94 (minimum 0.50)
+      "docs/strong.md is impacted: score 0.94 (the minimum 0.50)
 
       Kept (combined: 1 - the product of (1 - score)):
         SCORE  REASON     FILE        DETAIL

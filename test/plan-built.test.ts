@@ -62,10 +62,11 @@ describe("impact plan, built (symbols on a worker thread) and from source", { ti
       "src/util.py": "def parse_token(raw, strict=False):\n    return raw\n",
     });
 
-    const built = await builtPlan(repo.dir);
+    // The whole bar at 0.3: every article the changed symbols reach, not the ranking among them.
+    const built = await builtPlan(repo.dir, ["--min-score", "0.3"]);
     expect(built.code).toBe(0);
     const io = captureIo(repo.dir);
-    expect(await main(["plan", "--json"], io)).toBe(0);
+    expect(await main(["plan", "--json", "--min-score", "0.3"], io)).toBe(0);
     expect(ImpactPlanSchema.parse(JSON.parse(built.out))).toEqual(ImpactPlanSchema.parse(JSON.parse(io.out)));
     expect(
       JSON.parse(built.out)

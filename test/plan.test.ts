@@ -51,7 +51,7 @@ describe("impact plan", () => {
       "src/legacy.ts": null,
       "README.md": "# Project\n\nNow with passwords.\n",
     });
-    const result = await plan(repo, []);
+    const result = await plan(repo, ["--min-score", "0.3"]);
     expect(result.code).toBe(0);
     expect(result.out).toMatchInlineSnapshot(`
       "5 articles impacted, 1 touched by the change (<sha>..<sha>)
@@ -71,14 +71,14 @@ describe("impact plan", () => {
   it("prints one zod-valid JSON object with --json, and exits 3 with --check", async () => {
     const repo = project();
     repo.commit({ "src/auth.ts": "export function loginUser(user: User) {\n  return user;\n}\n" });
-    const json = await plan(repo, ["--json"]);
+    const json = await plan(repo, ["--json", "--min-score", "0.3"]);
     expect(json.code).toBe(0);
     const parsed = ImpactPlanSchema.parse(JSON.parse(json.raw));
     expect(parsed.head).toBe(repo.git("rev-parse", "HEAD"));
     expect(
       parsed.articles.map((article) => `${article.path} ${article.status} ${article.files.join(",")}`),
     ).toEqual(["docs/auth.md impacted src/auth.ts", "docs/login.md impacted src/auth.ts"]);
-    const check = await plan(repo, ["--check"]);
+    const check = await plan(repo, ["--check", "--min-score", "0.3"]);
     expect(check.code).toBe(3);
     expect(check.err).toMatchInlineSnapshot(`
       "impact plan: 2 articles probably need an update that this change did not make: docs/auth.md, docs/login.md
@@ -191,7 +191,9 @@ describe("impact plan", () => {
     const repo = project();
     symlinkSync(join(outside, "secret.md"), join(repo.dir, "docs", "linked.md"));
     repo.commit({ "src/auth.ts": "export function loginUser(a: number) {}\n" });
-    const result = ImpactPlanSchema.parse(JSON.parse((await plan(repo, ["--json"])).raw));
+    const result = ImpactPlanSchema.parse(
+      JSON.parse((await plan(repo, ["--json", "--min-score", "0.3"])).raw),
+    );
     expect(result.articles.map((article) => article.path)).toEqual(["docs/auth.md", "docs/login.md"]);
   });
 
@@ -200,13 +202,18 @@ describe("impact plan", () => {
     const first = repo.commit({ "src/auth.ts": "export function loginUser(a: number) {}\n" });
     repo.commit({ "docs/login.md": "# Login\n\nNo names here any more.\n" });
     // At `first`, docs/login.md still named loginUser.
-    const atFirst = await buildPlan({ repo: repo.dir, head: first, readStdin: async () => "" });
+    const atFirst = await buildPlan({
+      repo: repo.dir,
+      head: first,
+      minScore: 0.3,
+      readStdin: async () => "",
+    });
     expect(atFirst.articleSource).toEqual({ kind: "revision", revision: first });
     expect(atFirst.plan.articles.map((article) => article.path)).toContain("docs/login.md");
     // An uncommitted edit of the working tree is what the default head sees.
     repo.commit({ "src/auth.ts": "export function loginUser(b: string) {}\n" });
     repo.write({ "docs/login.md": "# Login\n\nloginUser again.\n" });
-    const worktree = await buildPlan({ repo: repo.dir, readStdin: async () => "" });
+    const worktree = await buildPlan({ repo: repo.dir, minScore: 0.3, readStdin: async () => "" });
     expect(worktree.articleSource).toEqual({ kind: "worktree" });
     expect(worktree.plan.articles.map((article) => article.path)).toContain("docs/login.md");
   });

@@ -5,6 +5,7 @@ import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
+import { RELATIVE_MIN_SCORE } from "../plan/score.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
@@ -54,7 +55,8 @@ export const command = defineCommand({
       const loaded = await loadConfig(repoRoot, config);
       const report = await runBacktest({
         repoRoot,
-        config: minScore === undefined ? loaded : { ...loaded, minScore },
+        config: loaded,
+        minScore,
         count: backtest,
         head: values.head,
       });
@@ -125,6 +127,14 @@ function toRepoPath(path: string): string {
 /** A score as the table shows it; "-" for a plan written without scores. */
 const score = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(2));
 
+/** The bar of one change in words: the minimum, or the share of the strongest article that raised it. */
+function bar(plan: { minScore?: number; threshold?: number }): string {
+  const minimum = `the minimum ${score(plan.minScore)}`;
+  if (plan.threshold === undefined || plan.minScore === undefined || plan.threshold <= plan.minScore)
+    return minimum;
+  return `${score(plan.threshold)} (${Math.round(RELATIVE_MIN_SCORE * 100)}% of this change's strongest article; ${minimum})`;
+}
+
 /** `--explain PATH` for people: the verdict, then every signal kept and dropped. */
 export function renderExplanation(explanation: Explanation): string {
   const lines: string[] = [];
@@ -133,8 +143,8 @@ export function renderExplanation(explanation: Explanation): string {
     : explanation.status === "none"
       ? "has no reason to change"
       : explanation.status === "weak"
-        ? `is left out: score ${score(explanation.score)} is below the minimum ${score(explanation.minScore)}`
-        : `is ${explanation.status}: score ${score(explanation.score)} (minimum ${score(explanation.minScore)})`;
+        ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
+        : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(`${explanation.path} ${verdict}`);
   if (explanation.kept.length > 0) {
     lines.push("", "Kept (combined: 1 - the product of (1 - score)):");
@@ -212,7 +222,7 @@ export function renderPlan(plan: ImpactPlan): string {
   if (weak.length > 0 && plan.minScore !== undefined) {
     const shown = weak.slice(0, 10).map((article) => `${article.path} (${score(article.score)})`);
     const more = weak.length > 10 ? `, and ${weak.length - 10} more` : "";
-    lines.push("", `Below the minimum score ${score(plan.minScore)}: ${shown.join(", ")}${more}`);
+    lines.push("", `Below ${bar(plan)}: ${shown.join(", ")}${more}`);
   }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {

@@ -73,6 +73,8 @@ export async function runBacktest(options: {
   repoRoot: string;
   config: ImpactConfig;
   count: number;
+  /** `--min-score`: the whole bar, as in `impact plan` (config.minScore otherwise). */
+  minScore?: number;
   head?: string;
   /** Called with each scored commit's replay (the truth bench scores its baselines here). */
   onReplay?: (replay: BacktestReplay) => void;
@@ -128,6 +130,7 @@ export async function runBacktest(options: {
       config,
       history: history.commits,
       genericNames: generic,
+      minScore: options.minScore,
     });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);

@@ -13,7 +13,7 @@ import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
 import { droppedVersions, versionSignals } from "./detect/versions.js";
 import { type HistoryCommit, historyReasons } from "./history.js";
-import { combineScores, roundScore } from "./score.js";
+import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
 export type { ArticleText } from "./detect/article-text.js";
 export { MAX_DOCUMENT_SHARE, MIN_SYMBOL_LENGTH } from "./detect/references.js";
@@ -24,7 +24,7 @@ export interface DetectInput {
   config: ImpactConfig;
   /** Names this repository uses everywhere (its package's own name): never evidence. */
   genericNames?: Dropped[];
-  /** Overrides `config.minScore` (`--min-score`). */
+  /** Overrides `config.minScore` (`--min-score`), as the whole bar: no share of the strongest article applies. */
   minScore?: number;
   /** The base's own history (never commits after it), for history reasons. */
   history?: HistoryCommit[];
@@ -38,6 +38,8 @@ export interface Explanation {
   status: "impacted" | "touched" | "weak" | "none";
   score: number;
   minScore: number;
+  /** The bar in this change: minScore, or RELATIVE_MIN_SCORE of the strongest article's score if higher. */
+  threshold: number;
   kept: (ImpactReason & { score: number })[];
   dropped: DroppedSignal[];
   /** Changed files no rule used as evidence, and why. */
@@ -134,12 +136,21 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
 
   const planned: (PlannedArticle & { score: number })[] = [];
   const weak: { path: string; score: number }[] = [];
-  for (const path of sortedArticles) {
+  const scores = new Map<string, number>();
+  for (const [path, found] of signals) scores.set(path, articleScore(found));
+  const isTouched = (path: string) => {
     const own = changed.get(path);
-    const touched = own !== undefined && own.status !== "deleted" && own.path === path;
+    return own !== undefined && own.status !== "deleted" && own.path === path;
+  };
+  let best = 0;
+  for (const [path, score] of scores) if (!isTouched(path)) best = Math.max(best, score);
+  // An explicit --min-score is this run's whole bar; the configured one rises with the best article.
+  const threshold = input.minScore ?? scoreThreshold(minScore, best);
+  for (const path of sortedArticles) {
+    const touched = isTouched(path);
     const found = signals.get(path) ?? [];
     if (!touched && found.length === 0) continue;
-    const score = articleScore(found);
+    const score = scores.get(path) ?? 0;
     const impact = found
       .map((signal) => ({
         kind: signal.kind,
@@ -148,7 +159,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
         score: roundScore(signal.score),
       }))
       .sort(compareReasons);
-    if (!touched && score < minScore) {
+    if (!touched && score < threshold) {
       weak.push({ path, score });
       continue;
     }
@@ -165,6 +176,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     warnings: [...warnings, ...skippedWarnings(changeSet.skipped ?? [])],
     skipped: changeSet.skipped ?? [],
     minScore,
+    threshold,
     weak,
   };
   if (explainPath === undefined) return { plan };
@@ -179,6 +191,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       status: entry ? entry.status : weakEntry ? "weak" : "none",
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,
+      threshold,
       kept: found
         .map((signal) => ({
           kind: signal.kind,

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
 import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
-import { DEFAULT_DIFF_BYTES, DEFAULT_FILE_DIFF_BYTES } from "../../shared/limits.js";
+import { DEFAULT_DIFF_BYTES, DEFAULT_FILE_DIFF_BYTES, MAX_SYMBOL_LINE_CHARS } from "../../shared/limits.js";
 import {
   blobSha,
   EMPTY_TREE,
@@ -314,7 +314,12 @@ async function symbolsOf(
   shas: BlobShas = new Map(),
 ) {
   const code = files.filter(
-    (file) => !file.binary && file.status !== "submodule" && !isProse(file.path) && file.hunks.length > 0,
+    (file) =>
+      !file.binary &&
+      file.status !== "submodule" &&
+      !isProse(file.path) &&
+      file.hunks.length > 0 &&
+      !isMinified(file),
   );
   let blobs = new Map<string, string | undefined>();
   const withLanguage = code.filter((file) => languageOf(file.path));
@@ -354,4 +359,9 @@ async function symbolsOf(
     };
   });
   return (await extractor.extract(jobs)).flat();
+}
+
+/** A changed line over MAX_SYMBOL_LINE_CHARS: minified or generated code, whose symbols no article names. */
+function isMinified(file: ChangedFile): boolean {
+  return file.hunks.some((hunk) => hunk.lines.some((line) => line.length > MAX_SYMBOL_LINE_CHARS));
 }

@@ -18,3 +18,16 @@ export function clampScore(score: number): number {
 export function roundScore(score: number): number {
   return Math.round(clampScore(score) * 100) / 100;
 }
+
+/**
+ * An impacted article must also score at least this share of the change's strongest one.
+ * Chosen on the truth bench (docs/plan.md): next to a strong reason, the weak ones are
+ * mostly articles the maintainers left alone; when every reason is weak, the best of them
+ * still counts.
+ */
+export const RELATIVE_MIN_SCORE = 0.7;
+
+/** The bar an impacted article must reach in one change: the minimum, or the share of the best, whichever is higher. */
+export function scoreThreshold(minScore: number, best: number): number {
+  return Math.max(minScore, roundScore(RELATIVE_MIN_SCORE * best));
+}
