@@ -4,6 +4,7 @@ import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan
 import { plural } from "../../shared/render/markdown.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
+import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
@@ -119,6 +120,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   });
   navigationSignals({ files: [...evidence.files, ...evidence.otherDocs], articlePaths, sink });
   versionSignals({ evidence: evidence.files, articles, sink });
+  declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   // Articles that changed together with these files before the base.
   if (input.history) {
     const coupled = historyReasons({
@@ -215,7 +217,21 @@ export function textLookups(
   });
   // Versions a manifest dropped are looked for as substrings (the version rule's search).
   const versions = droppedVersions(evidence.files).map((dropped) => dropped.version);
-  return { terms: lookups.terms, substrings: [...lookups.substrings, ...versions] };
+  const declared = declaredNameLookups(declaredNamesOf(input, evidence.files));
+  return { terms: [...lookups.terms, ...declared], substrings: [...lookups.substrings, ...versions] };
+}
+
+/** The names the change declares in quotes, for the declared-name rule and its lookups. */
+function declaredNamesOf(
+  input: Pick<DetectInput, "changeSet" | "config" | "genericNames">,
+  evidence: readonly ChangedFile[],
+) {
+  return declaredNames({
+    evidence,
+    symbols: input.changeSet.symbols,
+    ignoreSymbols: input.config.ignoreSymbols,
+    genericNames: input.genericNames ?? [],
+  });
 }
 
 /**
