@@ -30,45 +30,58 @@ const flagged = (plan: z.infer<typeof ImpactPlanSchema>) =>
 const details = (plan: z.infer<typeof ImpactPlanSchema>, path: string) =>
   plan.articles.find((article) => article.path === path)?.impact.map((reason) => reason.detail) ?? [];
 
-const FLAGS_GO = (outputHelp: string) =>
+const FLAGS_GO = (groupFlags: string) =>
   [
     "package flags",
     "",
     'import "github.com/spf13/pflag"',
     "",
     "func Parse() {",
-    `\tpflag.StringVarP(&Output, "output", "o", "", "${outputHelp}")`,
-    '\tpflag.BoolVar(&Verbose, "verbose", false, "Prints more.")',
+    '\tpflag.StringVarP(&Output, "output", "o", "", "Sets output style: [interleaved|group].")',
+    groupFlags,
     '\tpflag.BoolVar(&Silent, "silent", false, "Prints less.")',
     "}",
     "",
   ].join("\n");
 
+const GROUP_BEGIN = '\tpflag.StringVar(&Begin, "output-group-begin", "", "Printed before a group.")';
+
 /** A CLI whose flags are declared by name in quotes, with a reference page and a guide. */
 function flagsRepo(): TestRepo {
   return gitRepo({
     "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
-    "internal/flags/flags.go": FLAGS_GO("Sets output style: [interleaved|group]."),
-    "docs/cli.md": "# CLI\n\n| flag | |\n|---|---|\n| `--output` | output style |\n| `--silent` | quiet |\n",
-    "docs/guide.md": "# Guide\n\nThe output of a task is printed as it comes.\n",
+    "internal/flags/flags.go": FLAGS_GO(GROUP_BEGIN),
+    "docs/cli.md":
+      "# CLI\n\n| flag | |\n|---|---|\n| `--output` | output style |\n| `--output-group-begin` | before |\n",
+    "docs/guide.md": "# Guide\n\nThe output group begins with a line.\n",
   });
 }
 
 // Each test builds a real repository and runs the whole plan; slow on a loaded machine.
 describe("declared names: flags, keys and tags the code names in quotes", { timeout: 120_000 }, () => {
-  it("flags the page writing --output when the flag's declaration changes, not the page saying output in prose", async () => {
+  it("flags the page writing --output-group-begin when the flag is removed, not the page saying it in prose", async () => {
     const repo = flagsRepo();
-    repo.commit({ "internal/flags/flags.go": FLAGS_GO("Sets output style: [interleaved|group|prefixed].") });
+    repo.commit({ "internal/flags/flags.go": FLAGS_GO("") });
     const plan = await coldPlanJson(repo);
     expect(flagged(plan)).toEqual(["docs/cli.md"]);
-    expect(details(plan, "docs/cli.md")).toEqual(["writes --output (declared in quotes, changed)"]);
+    expect(details(plan, "docs/cli.md")).toEqual([
+      "writes --output-group-begin (declared in quotes, removed)",
+    ]);
+  });
+
+  it("counts a changed declaration only beside other evidence (below the minimum score alone)", async () => {
+    const repo = flagsRepo();
+    repo.commit({ "internal/flags/flags.go": FLAGS_GO(GROUP_BEGIN.replace("before a group", "first")) });
+    const plan = await coldPlanJson(repo);
+    expect(flagged(plan)).toEqual([]);
+    expect(plan.weak).toEqual([{ path: "docs/cli.md", score: 0.3 }]);
   });
 
   it("finds the same pages when the article index is warm", async () => {
     const repo = flagsRepo();
     // The first plan writes the article index; the articles' blobs stay the same after it.
     await coldPlanJson(repo);
-    repo.commit({ "internal/flags/flags.go": FLAGS_GO("Sets output style: [interleaved|group|prefixed].") });
+    repo.commit({ "internal/flags/flags.go": FLAGS_GO("") });
     const warm = await planJson(repo);
     expect(flagged(warm)).toEqual(["docs/cli.md"]);
     expect(warm).toEqual(await coldPlanJson(repo));
@@ -96,13 +109,13 @@ describe("declared names: flags, keys and tags the code names in quotes", { time
       `package ast\n\ntype Task struct {\n\tCmds []string \`yaml:"cmds"\`\n${extra}\tDir string \`yaml:"dir"\`\n}\n`;
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
-      "taskfile/ast/task.go": task('\tPreconditions []string `yaml:"preconditions"`\n'),
-      "docs/schema.md": "# Schema\n\n- `cmds`: the commands\n- `preconditions`: checks run first\n",
-      "docs/usage.md": "# Usage\n\nSome preconditions apply.\n",
+      "taskfile/ast/task.go": task('\tIgnoreError bool `yaml:"ignore_error"`\n'),
+      "docs/schema.md": "# Schema\n\n- `cmds`: the commands\n- `ignore_error`: goes on after a failure\n",
+      "docs/usage.md": "# Usage\n\nTo ignore an error, see the schema.\n",
     });
     repo.commit({ "taskfile/ast/task.go": task("") });
     const plan = await coldPlanJson(repo);
     expect(flagged(plan)).toEqual(["docs/schema.md"]);
-    expect(details(plan, "docs/schema.md")).toEqual(["writes preconditions (declared in quotes, removed)"]);
+    expect(details(plan, "docs/schema.md")).toEqual(["writes ignore_error (declared in quotes, removed)"]);
   });
 });

@@ -6,6 +6,7 @@ import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
+import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
 import { recordNames } from "./detect/records.js";
@@ -120,6 +121,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   });
   navigationSignals({ files: [...evidence.files, ...evidence.otherDocs], articlePaths, sink });
   versionSignals({ evidence: evidence.files, articles, sink });
+  linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   // Articles that changed together with these files before the base.
   if (input.history) {
@@ -218,7 +220,12 @@ export function textLookups(
   // Versions a manifest dropped are looked for as substrings (the version rule's search).
   const versions = droppedVersions(evidence.files).map((dropped) => dropped.version);
   const declared = declaredNameLookups(declaredNamesOf(input, evidence.files));
-  return { terms: [...lookups.terms, ...declared], substrings: [...lookups.substrings, ...versions] };
+  // Addresses a changed file dropped are looked for as substrings (the link rule's search).
+  const links = removedLinks(evidence.files).map((removed) => removed.link);
+  return {
+    terms: [...lookups.terms, ...declared],
+    substrings: [...lookups.substrings, ...versions, ...links],
+  };
 }
 
 /** The names the change declares in quotes, for the declared-name rule and its lookups. */

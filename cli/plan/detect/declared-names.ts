@@ -5,6 +5,7 @@ import { isRecord } from "./records.js";
 import { MAX_DOCUMENT_SHARE, MIN_ARTICLES_FOR_SHARE, tooShortWhy } from "./references.js";
 import type { SignalSink } from "./signal.js";
 import type { Sweep } from "./sweeps.js";
+import { isManifest } from "./versions.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
 
 /** A quoted name: an identifier, kebab-case or not (`output-group-begin`, `absPath`, `rename_all`). */
@@ -31,6 +32,17 @@ const DECLARATIONS: readonly RegExp[] = [
 const MAX_NAMES = 200;
 /** Documented siblings an added name needs: one could be chance. */
 const SIBLINGS_NEEDED = 2;
+/** A file losing or changing more quoted names than this was rewritten, not edited: those names say little. */
+const MAX_CHANGED_PER_FILE = 12;
+
+/**
+ * A name that is evidence on its own when removed: compound (`output-group-begin`,
+ * `rename_all`, `absPath`, `TASK_EXE`). A single word (`headers`, `html`) is on many pages
+ * for other reasons.
+ */
+export function isDistinctive(name: string): boolean {
+  return /[-_]/.test(name) || /[a-z][A-Z]/.test(name) || /[A-Za-z]\d|\d[A-Za-z]/.test(name);
+}
 
 export interface DeclaredName {
   name: string;
@@ -62,7 +74,8 @@ export function declaredNames(input: {
     !known.has(`${file}\u0000--${name}`);
   const found: DeclaredName[] = [];
   for (const file of input.evidence) {
-    if (file.binary || isRecord(file.path)) continue;
+    // Manifests declare dependencies by name in quotes: a version bump is not a changed option.
+    if (file.binary || isRecord(file.path) || isManifest(file.path)) continue;
     const removed = new Set<string>();
     const added = new Set<string>();
     const kept = new Set<string>();
@@ -82,14 +95,12 @@ export function declaredNames(input: {
       return { context, addedHere };
     });
     const before = new Set([...removed, ...kept]);
-    for (const name of removed) {
-      if (!usable(name, file.path)) continue;
-      found.push({
-        name,
-        file: file.path,
-        change: added.has(name) || kept.has(name) ? "changed" : "removed",
-        siblings: [],
-      });
+    const gone = [...removed].filter((name) => usable(name, file.path));
+    if (gone.length <= MAX_CHANGED_PER_FILE) {
+      for (const name of gone) {
+        const change = added.has(name) || kept.has(name) ? "changed" : "removed";
+        found.push({ name, file: file.path, change, siblings: [] });
+      }
     }
     for (const { context, addedHere } of hunks) {
       for (const name of addedHere) {
@@ -192,13 +203,16 @@ export function declaredNameSignals(input: {
       let detail: string;
       let score: number;
       if (entry.change === "added") {
-        if (hits.length < Math.min(SIBLINGS_NEEDED, entry.siblings.length) || hits.length === 0) continue;
+        if (hits.length < SIBLINGS_NEEDED) continue;
         const documented = hits.slice(0, 3).map((hit) => texts[hit[hit.length - 1]!]!);
         detail = `${entry.name} (declared, added); the article documents ${documented.join(", ")}`;
         score = REASON_SCORES.declaredSibling;
       } else {
         detail = `writes ${texts[hits[0]![hits[0]!.length - 1]!]} (declared in quotes, ${entry.change})`;
-        score = entry.change === "removed" ? REASON_SCORES.declaredRemoved : REASON_SCORES.declared;
+        score =
+          entry.change === "removed" && isDistinctive(entry.name)
+            ? REASON_SCORES.declaredRemoved
+            : REASON_SCORES.declared;
       }
       score *= factor;
       const previous = best.get(entry.file);
