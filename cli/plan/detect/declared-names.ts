@@ -32,13 +32,15 @@ const DECLARATIONS: readonly RegExp[] = [
 const MAX_NAMES = 200;
 /** Documented siblings an added name needs: one could be chance. */
 const SIBLINGS_NEEDED = 2;
-/** A file losing or changing more quoted names than this was rewritten, not edited: those names say little. */
-const MAX_CHANGED_PER_FILE = 12;
+/** A file losing more quoted names than this was rewritten, not edited: those names say little. */
+const MAX_REMOVED_PER_FILE = 12;
 
 /**
- * A name that is evidence on its own when removed: compound (`output-group-begin`,
+ * A name that is evidence when removed: compound (`output-group-begin`,
  * `rename_all`, `absPath`, `TASK_EXE`). A single word (`headers`, `html`) is on many pages
- * for other reasons.
+ * for other reasons
+ * (on the truth bench a removed single word, or a declaration line that changed, was
+ * right about 1 time in 10).
  */
 export function isDistinctive(name: string): boolean {
   return /[-_]/.test(name) || /[a-z][A-Z]/.test(name) || /[A-Za-z]\d|\d[A-Za-z]/.test(name);
@@ -47,17 +49,16 @@ export function isDistinctive(name: string): boolean {
 export interface DeclaredName {
   name: string;
   file: string;
-  /** `changed`: on a changed line of both sides (its value, default or help changed). */
-  change: "added" | "removed" | "changed";
+  change: "added" | "removed";
   /** For added names: names declared the same way beside it (the same hunk), still there. */
   siblings: string[];
 }
 
 /**
  * Names the change's code declares in quotes (flag names, config keys, struct tags, table
- * keys) on its changed lines. A name on removed lines only is removed, on both sides
- * changed, on added lines only (and nowhere in the hunks before) added. Names the symbol
- * extraction already reports for the file (`--color`) are left to the reference rule.
+ * keys) on its changed lines: compound names (isDistinctive) on removed lines only, and
+ * names on added lines only (nowhere in the hunks before). Names the symbol extraction
+ * already reports for the file (`--color`) are left to the reference rule.
  */
 export function declaredNames(input: {
   evidence: readonly ChangedFile[];
@@ -95,12 +96,12 @@ export function declaredNames(input: {
       return { context, addedHere };
     });
     const before = new Set([...removed, ...kept]);
-    const gone = [...removed].filter((name) => usable(name, file.path));
-    if (gone.length <= MAX_CHANGED_PER_FILE) {
-      for (const name of gone) {
-        const change = added.has(name) || kept.has(name) ? "changed" : "removed";
-        found.push({ name, file: file.path, change, siblings: [] });
-      }
+    const gone = [...removed].filter(
+      (name) => !added.has(name) && !kept.has(name) && usable(name, file.path),
+    );
+    if (gone.length <= MAX_REMOVED_PER_FILE) {
+      for (const name of gone)
+        if (isDistinctive(name)) found.push({ name, file: file.path, change: "removed", siblings: [] });
     }
     for (const { context, addedHere } of hunks) {
       for (const name of addedHere) {
@@ -143,12 +144,12 @@ export function declaredNameLookups(names: readonly DeclaredName[]): string[] {
 }
 
 /**
- * reference (declared name): the article writes, as code or as a `--flag`, a name the
- * change declares in quotes: a flag, config key or struct tag removed (REASON_SCORES
- * declaredRemoved) or whose declaration line changed (declared: its default, type or help
- * text), or the siblings of an added one (declaredSibling: the page that lists a command's
- * other flags or a table's other keys must gain the new one). A name many articles write
- * says less about each (shareFactor); one in most articles of a large docs set, nothing.
+ * reference (declared name): the article writes, as code or as a `--flag`, a compound
+ * name the change declares in quotes that is gone (a flag, config key or struct tag
+ * removed: REASON_SCORES.declaredRemoved), or the siblings of an added one
+ * (declaredSibling: the page that lists a command's other flags or a table's other keys
+ * must gain the new one). A name many articles write says less about each (shareFactor);
+ * one in most articles of a large docs set, nothing.
  */
 export function declaredNameSignals(input: {
   names: readonly DeclaredName[];
@@ -208,11 +209,8 @@ export function declaredNameSignals(input: {
         detail = `${entry.name} (declared, added); the article documents ${documented.join(", ")}`;
         score = REASON_SCORES.declaredSibling;
       } else {
-        detail = `writes ${texts[hits[0]![hits[0]!.length - 1]!]} (declared in quotes, ${entry.change})`;
-        score =
-          entry.change === "removed" && isDistinctive(entry.name)
-            ? REASON_SCORES.declaredRemoved
-            : REASON_SCORES.declared;
+        detail = `writes ${texts[hits[0]![hits[0]!.length - 1]!]} (declared in quotes, removed)`;
+        score = REASON_SCORES.declaredRemoved;
       }
       score *= factor;
       const previous = best.get(entry.file);

@@ -42,11 +42,6 @@ export const REASON_SCORES = {
   version: 0.5,
   /** A compound name the change declares in quotes (a flag, config key, struct tag) removed, written by the article. */
   declaredRemoved: 0.7,
-  /**
-   * A quoted declaration's line changed (its default, type or help text), or a single-word one
-   * removed, the article writing the name: right about 1 time in 4, so only beside other evidence.
-   */
-  declared: 0.3,
   /** An address a changed file no longer names (a moved site, a dropped link), quoted by the article. */
   link: 0.6,
   /** A quoted name added beside names declared the same way that the article documents. */
