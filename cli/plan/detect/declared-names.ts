@@ -30,17 +30,18 @@ const DECLARATIONS: readonly RegExp[] = [
 ];
 /** Names taken from one change, at most (each is a term every article is scanned for). */
 const MAX_NAMES = 200;
+/** Siblings looked for per added name, at most. */
+const MAX_SIBLINGS = 40;
 /** Documented siblings an added name needs: one could be chance. */
 const SIBLINGS_NEEDED = 2;
 /** A file losing more quoted names than this was rewritten, not edited: those names say little. */
 const MAX_REMOVED_PER_FILE = 12;
 
 /**
- * A name that is evidence when removed: compound (`output-group-begin`,
- * `rename_all`, `absPath`, `TASK_EXE`). A single word (`headers`, `html`) is on many pages
- * for other reasons
- * (on the truth bench a removed single word, or a declaration line that changed, was
- * right about 1 time in 10).
+ * A name that is evidence when removed: compound (`output-group-begin`, `rename_all`,
+ * `absPath`, `TASK_EXE`). A single word (`headers`, `html`) is on many pages for other
+ * reasons (on the truth bench a removed single word, or a declaration line that changed,
+ * was right about 1 time in 10).
  */
 export function isDistinctive(name: string): boolean {
   return /[-_]/.test(name) || /[a-z][A-Z]/.test(name) || /[A-Za-z]\d|\d[A-Za-z]/.test(name);
@@ -106,10 +107,11 @@ export function declaredNames(input: {
     for (const { context, addedHere } of hunks) {
       for (const name of addedHere) {
         if (before.has(name) || !usable(name, file.path)) continue;
-        const siblings = [...context, ...[...addedHere].filter((other) => removed.has(other))].filter(
-          (other) => other !== name && usable(other, file.path),
-        );
-        found.push({ name, file: file.path, change: "added", siblings });
+        const siblings = [...context, ...[...addedHere].filter((other) => removed.has(other))]
+          .filter((other) => other !== name && usable(other, file.path))
+          .slice(0, MAX_SIBLINGS);
+        if (siblings.length >= SIBLINGS_NEEDED)
+          found.push({ name, file: file.path, change: "added", siblings });
       }
     }
     if (found.length >= MAX_NAMES) break;
