@@ -1,28 +1,40 @@
 import type { Parser } from "web-tree-sitter";
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
 import { compareDeclarations, type Declaration } from "./declarations.js";
+import { type JavaScriptParser, javascriptDeclarations, loadJavaScriptParser } from "./javascript.js";
 import { GRAMMARS, type GrammarLanguage, isProse, type Language, languageOf } from "./languages/index.js";
 import { lineSymbols } from "./line-symbols.js";
 import { loadGrammar, treeSitterDeclarations } from "./tree-sitter.js";
-import { loadTypeScript, type TypeScript, typescriptDeclarations } from "./typescript.js";
+import {
+  preloadTypeScript,
+  type TypeScript,
+  typescriptCompiler,
+  typescriptDeclarations,
+} from "./typescript.js";
 
 export { isProse, type Language, languageOf } from "./languages/index.js";
-export { loadTypeScript } from "./typescript.js";
 
 /** The parsers a batch of files needs, loaded before the (synchronous) extraction. */
 export interface Parsers {
+  /** oxc's parser for TS/JS; without it (a reference reading), the compiler reads everything. */
+  javascript?: JavaScriptParser;
+  /** The TypeScript compiler, for TS/JS text oxc does not parse cleanly; loaded on first such text when absent. */
   typescript?: TypeScript;
   grammars: Partial<Record<GrammarLanguage, Parser>>;
 }
 
-/** Loads the parsers of the given languages only: the TS compiler or a tree-sitter grammar each. */
+/** Loads the parsers of the given languages only: oxc's for TS/JS, a tree-sitter grammar for the others. */
 export async function loadParsers(languages: Iterable<Language | undefined>): Promise<Parsers> {
   const parsers: Parsers = { grammars: {} };
   await Promise.all(
     [...new Set(languages)].map(async (language) => {
       if (!language) return;
-      if (language === "typescript") parsers.typescript = await loadTypeScript();
-      else {
+      if (language === "typescript") {
+        // The single executable (`bun build --compile`) cannot carry oxc's native addon; it
+        // carries the compiler, which reads the same declarations.
+        if (process.versions.bun) parsers.typescript = await preloadTypeScript();
+        else parsers.javascript = await loadJavaScriptParser();
+      } else {
         // A grammar that cannot load (a build without its .wasm file) costs that language its
         // declarations, not the plan: flags, env vars and config keys are still read.
         const grammar = await loadGrammar(GRAMMARS[language]).catch((error: unknown) => {
@@ -52,7 +64,8 @@ export function declarationsWith(parsers: Parsers, path: string, text: string): 
   const language = languageOf(path);
   if (!language) return undefined;
   if (language === "typescript") {
-    return parsers.typescript ? typescriptDeclarations(parsers.typescript, text, path) : undefined;
+    const read = parsers.javascript && javascriptDeclarations(parsers.javascript, text, path);
+    return read ?? typescriptDeclarations(parsers.typescript ?? typescriptCompiler(), text, path);
   }
   const parser = parsers.grammars[language];
   return parser ? treeSitterDeclarations(parser, GRAMMARS[language], text) : undefined;
@@ -95,7 +108,7 @@ export function extractSymbols(input: {
 }
 
 /** The old (`-`) or new (`+`) side of a file as far as the hunks show it; hunks separated by blank lines. */
-function fragment(file: ChangedFile, side: "-" | "+"): string {
+export function fragment(file: ChangedFile, side: "-" | "+"): string {
   const parts: string[] = [];
   for (const hunk of file.hunks) {
     for (const line of hunk.lines) {

@@ -44,68 +44,73 @@ export function languagesOf(files: readonly ChangedFile[]): (Language | undefine
 export type WorkerRequest = { prepare: (Language | undefined)[] } | { jobs: SymbolJob[] };
 
 /**
- * Extraction on a worker thread that starts loading the TypeScript compiler at once.
- * Compiling the 9 MB compiler and parsing both sides of every changed file is most of the
- * CPU a plan needs besides reading the articles; on its own thread it overlaps with git and
- * with reading the articles instead of following them. TypeScript is loaded on the guess
- * that a TS/JS file changed (the common case); `prepare` then loads the tree-sitter
- * grammars the diff needs, or stops the worker when the diff names no code file at all
- * (a doc-only or config-only change), so its compiling costs no more CPU.
+ * Extraction on a worker thread, started once the change is known to touch code
+ * (`prepare` with at least one language): parsing both sides of every changed file is most
+ * of the CPU a plan needs besides reading the articles, and on its own thread it overlaps
+ * with reading the articles instead of following them. A change that names no code file
+ * (a doc-only or config-only change, the most common pull request) starts no thread at
+ * all. The worker loads the JS/TS parser at once, then the tree-sitter grammars `prepare`
+ * names.
  *
  * The worker runs compiled JavaScript; from TypeScript sources (the tests) there is none,
  * and extraction stays in-process.
  */
 export function startSymbolExtractor(): SymbolExtractor {
   if (!existsSync(fileURLToPath(WORKER_FILE))) return inProcessExtractor;
-  const worker = new Worker(WORKER_FILE);
-  // Until a job is pending, the worker must not keep the process alive.
-  worker.unref();
+  let worker: Worker | undefined;
   let alive = true;
   let pending:
     | { jobs: SymbolJob[]; resolve: (symbols: ChangedSymbol[][]) => void; reject: (error: unknown) => void }
     | undefined;
-  // The worker only saves time: whatever goes wrong there (TypeScript missing, a crash, an
+  // The worker only saves time: whatever goes wrong there (a parser missing, a crash, an
   // extraction error) is done again in-process, which succeeds or fails exactly as before.
   const fallBack = () => {
     const job = pending;
     pending = undefined;
     if (job) inProcessExtractor.extract(job.jobs).then(job.resolve, job.reject);
   };
-  worker.on("message", (message: { symbols: ChangedSymbol[][] } | { error: string }) => {
-    worker.unref();
-    if ("error" in message) return fallBack();
-    const job = pending;
-    pending = undefined;
-    job?.resolve(message.symbols);
-  });
+  const start = (): Worker => {
+    const started = new Worker(WORKER_FILE);
+    // Until a job is pending, the worker must not keep the process alive.
+    started.unref();
+    started.on("message", (message: { symbols: ChangedSymbol[][] } | { error: string }) => {
+      started.unref();
+      if ("error" in message) return fallBack();
+      const job = pending;
+      pending = undefined;
+      job?.resolve(message.symbols);
+    });
+    const stop = () => {
+      alive = false;
+      fallBack();
+    };
+    started.on("error", stop);
+    started.on("exit", stop);
+    return started;
+  };
   const stop = () => {
     alive = false;
-    fallBack();
+    if (worker) void worker.terminate();
   };
-  worker.on("error", stop);
-  worker.on("exit", stop);
-  const send = (request: WorkerRequest) => worker.postMessage(request);
   return {
     prepare(languages) {
       if (!alive) return;
       const wanted = [...new Set(languages)].filter((language) => language !== undefined);
-      if (wanted.length > 0) return send({ prepare: wanted });
       // Nothing to parse: what little is left (flags, env vars on changed lines) runs here.
-      alive = false;
-      void worker.terminate();
+      if (wanted.length === 0) return stop();
+      worker ??= start();
+      worker.postMessage({ prepare: wanted } satisfies WorkerRequest);
     },
     extract(jobs) {
       if (jobs.length === 0) return Promise.resolve([]);
-      if (!alive || pending) return inProcessExtractor.extract(jobs);
+      if (!alive || !worker || pending) return inProcessExtractor.extract(jobs);
+      const running = worker;
       return new Promise((resolve, reject) => {
         pending = { jobs, resolve, reject };
-        worker.ref();
-        send({ jobs });
+        running.ref();
+        running.postMessage({ jobs } satisfies WorkerRequest);
       });
     },
-    close() {
-      alive = false;
-      void worker.terminate();
-    },
+    close: stop,
   };
 }

@@ -7,16 +7,23 @@ export type TypeScript = typeof import("typescript");
 let typescriptModule: TypeScript | undefined;
 
 /**
- * Loads the TypeScript compiler API once, only when a TS/JS file is read. `require` rather
- * than `import`: importing the 9 MB CommonJS bundle from ESM costs most of a second of
- * export detection on top of compiling it.
+ * The TypeScript compiler API, loaded on first use: only for text oxc does not parse
+ * cleanly (hunk fragments, files with syntax errors), where the compiler's error recovery
+ * still finds declarations. `require` rather than `import`: importing the 9 MB CommonJS
+ * bundle from ESM costs most of a second of export detection on top of compiling it.
  */
-export async function loadTypeScript(): Promise<TypeScript> {
-  // Under Bun the import is cheap, and its literal name is what lets `bun build --compile`
-  // put the compiler into the single executable.
-  typescriptModule ??= process.versions.bun
-    ? ((await import("typescript")) as { default: TypeScript }).default
-    : (createRequire(import.meta.url)("typescript") as TypeScript);
+export function typescriptCompiler(): TypeScript {
+  typescriptModule ??= createRequire(import.meta.url)("typescript") as TypeScript;
+  return typescriptModule;
+}
+
+/**
+ * The compiler, loaded ahead: under Bun, which reads all TS/JS with it (oxc's native addon
+ * does not go into the single executable; the compiler does, for a literal import, and
+ * importing it is cheap there).
+ */
+export async function preloadTypeScript(): Promise<TypeScript> {
+  typescriptModule ??= ((await import("typescript")) as { default: TypeScript }).default;
   return typescriptModule;
 }
 
@@ -24,7 +31,8 @@ export async function loadTypeScript(): Promise<TypeScript> {
 const CONFIG_VARIABLE = /(?:config|schema|defaults?|settings|options)$/i;
 
 /**
- * The declarations of a TS/JS file (compiler API): top-level functions, classes with their
+ * The declarations of a TS/JS file (compiler API), for the text oxc does not read
+ * (javascript.ts reads the rest the same way): top-level functions, classes with their
  * members, interfaces, types, enums, variables and named exports, plus the keys of config
  * and defaults objects.
  */

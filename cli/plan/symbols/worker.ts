@@ -1,10 +1,10 @@
 import { parentPort } from "node:worker_threads";
-import { loadParsers, loadTypeScript } from "./extract-symbols.js";
+import { loadParsers } from "./extract-symbols.js";
 import { inProcessExtractor, type WorkerRequest } from "./extractor.js";
 
-// The thread behind startSymbolExtractor: compile TypeScript now, while the main thread
-// asks git for the change; load the grammars it is told the change needs; then extract
-// the symbols of each batch of jobs it is sent.
+// The thread behind startSymbolExtractor: load the parsers it is told the change needs
+// while the main thread reads the blobs; then extract the symbols of each batch of jobs it
+// is sent.
 const port = parentPort;
 if (port) {
   port.on("message", (request: WorkerRequest) => {
@@ -19,5 +19,4 @@ if (port) {
       (error: unknown) => port.postMessage({ error: String(error) }),
     );
   });
-  await loadTypeScript().catch(() => {});
 }
