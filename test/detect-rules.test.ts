@@ -79,6 +79,27 @@ describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
     expect(details(plan, "README.md")).toEqual(["quotes version 3.8, which setup.py no longer names"]);
   });
 
+  it("flags the pages quoting an address a changed file no longer names, not one quoting an address still named", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md", "README.md"] }),
+      "setup.py":
+        'setup(\n    url="https://old-site.example.org/lib",\n    project_urls={"Source": "https://github.example/lib/lib"},\n)\n',
+      "README.md": "# lib\n\nDocs: https://old-site.example.org/lib/latest\n",
+      "docs/source.md": "# Source\n\nCode at https://github.example/lib/lib.\n",
+    });
+    // A plan before the change writes the article index, so the one after reads it warm.
+    await planJson(repo);
+    repo.commit({
+      "setup.py":
+        'setup(\n    url="https://lib.example.dev",\n    project_urls={"Source": "https://github.example/lib/lib"},\n)\n',
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["README.md"]);
+    expect(details(plan, "README.md")).toEqual([
+      "quotes https://old-site.example.org/lib, which setup.py no longer names",
+    ]);
+  });
+
   it("counts the names a changelog entry of the change writes as code, where the article writes them as code", async () => {
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),

@@ -4,7 +4,9 @@ import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan
 import { plural } from "../../shared/render/markdown.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
+import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
+import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
 import { recordNames } from "./detect/records.js";
@@ -121,6 +123,8 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   });
   navigationSignals({ files: [...evidence.files, ...evidence.otherDocs], articlePaths, sink });
   versionSignals({ evidence: evidence.files, articles, sink });
+  linkSignals({ evidence: evidence.files, articles, sink });
+  declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   // Articles that changed together with these files before the base.
   if (input.history) {
     const coupled = historyReasons({
@@ -228,7 +232,26 @@ export function textLookups(
   });
   // Versions a manifest dropped are looked for as substrings (the version rule's search).
   const versions = droppedVersions(evidence.files).map((dropped) => dropped.version);
-  return { terms: lookups.terms, substrings: [...lookups.substrings, ...versions] };
+  const declared = declaredNameLookups(declaredNamesOf(input, evidence.files));
+  // Addresses a changed file dropped are looked for as substrings (the link rule's search).
+  const links = removedLinks(evidence.files).map((removed) => removed.link);
+  return {
+    terms: [...lookups.terms, ...declared],
+    substrings: [...lookups.substrings, ...versions, ...links],
+  };
+}
+
+/** The names the change declares in quotes, for the declared-name rule and its lookups. */
+function declaredNamesOf(
+  input: Pick<DetectInput, "changeSet" | "config" | "genericNames">,
+  evidence: readonly ChangedFile[],
+) {
+  return declaredNames({
+    evidence,
+    symbols: input.changeSet.symbols,
+    ignoreSymbols: input.config.ignoreSymbols,
+    genericNames: input.genericNames ?? [],
+  });
 }
 
 /**

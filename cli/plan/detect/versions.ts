@@ -10,6 +10,8 @@ import { REASON_SCORES, shareFactor } from "./weights.js";
  */
 const MANIFEST =
   /(?:^|\/)(?:setup\.py|setup\.cfg|pyproject\.toml|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|package\.json|[^/]+\.gemspec|Gemfile|rust-toolchain(?:\.toml)?|\.python-version|\.nvmrc|\.node-version|\.tool-versions|mise\.toml|build\.gradle(?:\.kts)?|pom\.xml|[^/]+\.csproj)$/;
+/** Whether the file is a build or package manifest (MANIFEST). */
+export const isManifest = (path: string): boolean => MANIFEST.test(path);
 /** A dotted version (`3.8`, `1.70.0`), not part of a longer number or name. */
 const VERSION = /(?<![\w.])\d+\.\d+(?:\.\d+)*(?!\.?\d|\w)/g;
 /** Versions looked for per change, at most (each is a search over the docs). */

@@ -40,6 +40,12 @@ export const REASON_SCORES = {
   navigation: 0.6,
   /** A version a build or package manifest no longer names (a supported runtime dropped), quoted by the article. */
   version: 0.5,
+  /** A compound name the change declares in quotes (a flag, config key, struct tag) removed, written by the article. */
+  declaredRemoved: 0.7,
+  /** An address a changed file no longer names (a moved site, a dropped link), quoted by the article. */
+  link: 0.6,
+  /** A quoted name added beside names declared the same way that the article documents. */
+  declaredSibling: 0.45,
 } as const;
 
 /** A single common word (`lines`, `verbose`) found only where the article writes it as code. */

@@ -1,0 +1,68 @@
+import type { ChangedFile } from "../../../shared/changeset.js";
+import type { ArticleText } from "./article-text.js";
+import type { SignalSink } from "./signal.js";
+import { REASON_SCORES } from "./weights.js";
+
+/** A web address as code, templates and configs write it, up to a quote, bracket or space. */
+const LINK = /https?:\/\/[^\s"'<>()[\]`{}|\\^]+/g;
+/** Removed addresses looked for per change, at most (each is a substring search over the docs). */
+const MAX_LINKS = 30;
+/** Shorter than this, an address is a bare host (`https://github.com`) that many pages name for other reasons. */
+const MIN_LINK_LENGTH = 20;
+
+/**
+ * Addresses on the removed lines of changed files that no added line of the change names
+ * again: a project moved its site, docs host, chat or funding page, or dropped a link, in a
+ * template, a package manifest or a help text.
+ */
+export function removedLinks(files: readonly ChangedFile[]): { link: string; file: string }[] {
+  const removed = new Map<string, string>();
+  const added = new Set<string>();
+  for (const file of files) {
+    if (file.binary) continue;
+    for (const hunk of file.hunks) {
+      for (const line of hunk.lines) {
+        if (line[0] !== "-" && line[0] !== "+") continue;
+        for (const match of line.slice(1).matchAll(LINK)) {
+          const link = match[0].replace(/[.,;:!?*_#/]+$/, "");
+          if (line[0] === "+") added.add(link);
+          else if (link.length >= MIN_LINK_LENGTH && !removed.has(link)) removed.set(link, file.path);
+        }
+      }
+    }
+  }
+  return [...removed]
+    .filter(([link]) => !added.has(link))
+    .slice(0, MAX_LINKS)
+    .map(([link, file]) => ({ link, file }));
+}
+
+/**
+ * reference (link): the article quotes an address that a changed file no longer names
+ * (REASON_SCORES.link). The page carries the same link and goes stale with it: a moved
+ * site, a renamed repository, a dropped sponsor or service.
+ */
+export function linkSignals(input: {
+  evidence: readonly ChangedFile[];
+  articles: readonly ArticleText[];
+  sink: SignalSink;
+}): void {
+  const links = removedLinks(input.evidence);
+  if (links.length === 0) return;
+  for (const article of input.articles) {
+    const bytes =
+      typeof article.content === "string"
+        ? Buffer.from(article.content)
+        : Buffer.from(article.content.buffer, article.content.byteOffset, article.content.byteLength);
+    for (const { link, file } of links) {
+      if (!bytes.includes(link)) continue;
+      input.sink.add({
+        article: article.path,
+        kind: "reference",
+        source: file,
+        detail: `quotes ${link}, which ${file} no longer names`,
+        score: REASON_SCORES.link,
+      });
+    }
+  }
+}
