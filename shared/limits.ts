@@ -34,8 +34,8 @@ export const DEFAULT_DIFF_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;
 /**
  * A changed file with a changed line longer than this is minified or generated (a bundled
- * `highlight.js`, a data table): its symbols are not read. Symbol rules scan each changed
- * line, some of them in time that grows with the square of the line's length.
+ * `highlight.js`, a data table): its symbols are not read. No article names them, and each
+ * changed line is scanned by several patterns.
  */
 export const MAX_SYMBOL_LINE_CHARS = 2_000;
 

@@ -169,6 +169,18 @@ describe("flags, environment variables and config keys on changed lines", () => 
     expect(rust).toContain("added env RUST_LOG_DIR");
   });
 
+  it("reads past an unclosed literal full of backslashes (once a backtracking hang), and through escaped quotes", async () => {
+    // 40 escaped backslashes and no closing backtick: a pattern whose escape and plain-character
+    // branches overlap tries 2^40 ways to split them before giving up.
+    const unclosed = `const pattern = \`${"\\\\x".repeat(40)}\\`;
+    const after = [unclosed, 'program.option("--kept", "say \\"--quoted-flag\\" here");', ""].join("\n");
+    expect(await symbolsOf("cli/flags.js", "", after, { whole: false })).toEqual([
+      "added constant pattern",
+      "added flag --kept",
+      "added flag --quoted-flag",
+    ]);
+  });
+
   it("reads config keys from a changed config or schema file, and nothing from prose", async () => {
     expect(
       await symbolsOf("config/defaults.yaml", "timeout: 30\nretries: 2\n", "timeout: 60\nbackoff: 2\n", {

@@ -44,6 +44,12 @@ export function bodyOf(content: string | Uint8Array): string | Uint8Array {
     : content.subarray(Buffer.byteLength(block));
 }
 
+/** Whether the article's text holds `needle`; bytes are searched as they are, without decoding or copying. */
+export function includesText(content: string | Uint8Array, needle: string): boolean {
+  if (typeof content === "string") return content.includes(needle);
+  return Buffer.from(content.buffer, content.byteOffset, content.byteLength).includes(needle);
+}
+
 /** The article's `attention` entries; problems become warnings and the entry is skipped. */
 export function attentionOf(article: ArticleText, warnings: string[]): AttentionEntry[] {
   const { path } = article;

@@ -1,5 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
-import type { ArticleText } from "./article-text.js";
+import { type ArticleText, includesText } from "./article-text.js";
 import type { SignalSink } from "./signal.js";
 import { REASON_SCORES } from "./weights.js";
 
@@ -50,12 +50,8 @@ export function linkSignals(input: {
   const links = removedLinks(input.evidence);
   if (links.length === 0) return;
   for (const article of input.articles) {
-    const bytes =
-      typeof article.content === "string"
-        ? Buffer.from(article.content)
-        : Buffer.from(article.content.buffer, article.content.byteOffset, article.content.byteLength);
     for (const { link, file } of links) {
-      if (!bytes.includes(link)) continue;
+      if (!includesText(article.content, link)) continue;
       input.sink.add({
         article: article.path,
         kind: "reference",

@@ -5,7 +5,12 @@ import { isWordChar } from "./declarations.js";
 const CONFIG_PATH =
   /(?:^|[/._-])(?:config|configuration|schema|defaults?|settings|options)(?:[/._-]|s?\.|$)/i;
 
-const STRING_LITERAL = /(["'`])((?:\\.|(?!\1).)*)\1/g;
+/**
+ * A quoted literal, escapes included. A backslash is only ever consumed with the character it
+ * escapes, so the two branches never overlap: an unclosed literal full of backslashes fails after
+ * one pass instead of backtracking through every way of splitting them (2^n tries).
+ */
+const STRING_LITERAL = /(["'`])((?:\\.|(?!\1)[^\\])*)\1/g;
 const FLAG = /(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])/g;
 /** node:util parseArgs / yargs style option tables: `"dry-run": { type: "boolean" }`. */
 const OPTION_TABLE =
