@@ -17,9 +17,21 @@ const OUTPUT_TAIL = 16 * 1024;
 /** After SIGTERM, a child gets this long to write its partial audit before SIGKILL. */
 const KILL_GRACE_MS = 10_000;
 
+/**
+ * Runs one `impact` command (`args` after the program) to its end. The bot's own is a child
+ * process (see `run`); tests may run the CLI in process where the boundary is not the point.
+ */
+export type CliRunner = (
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; signal: AbortSignal },
+) => Promise<ProcessResult>;
+
 export interface PipelineOptions {
-  /** How to start the impact CLI: `node dist/cli/bin.js` by default (see server.ts). */
-  cli: { command: string; args: string[] };
+  /**
+   * How to start the impact CLI: a program and its leading arguments (`node dist/cli/bin.js`
+   * by default, see server.ts), started as a child process for each command; or a runner.
+   */
+  cli: { command: string; args: string[] } | CliRunner;
   /** Environment for `impact run`: the model settings only (no GitHub token, no webhook secret). */
   runEnv: Record<string, string>;
   /** Environment for `impact comment` (GITHUB_API_URL); the job's token is added as GITHUB_TOKEN. */
@@ -74,6 +86,11 @@ export interface ProcessResult {
  * the CLI (a process boundary between the server and untrusted repository content).
  */
 export function createPullRequestPipeline(options: PipelineOptions): RunJob {
+  const cli = options.cli;
+  const impact: CliRunner =
+    typeof cli === "function"
+      ? cli
+      : (args, runOptions) => run(cli.command, [...cli.args, ...args], runOptions);
   return async (job, outerSignal): Promise<JobResult> => {
     const signal = AbortSignal.any([outerSignal, AbortSignal.timeout(options.timeoutMs)]);
     const log = options.logger.child({ delivery: job.deliveryId });
@@ -107,10 +124,8 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
       const auditPath = join(work, "audit.json");
       const cacheDir = join(work, "cache");
       if (options.state) await materializeCache(options.state.store, job.repository.fullName, cacheDir);
-      const impact = await run(
-        options.cli.command,
+      const ran = await impact(
         [
-          ...options.cli.args,
           "run",
           "--repo",
           clone,
@@ -130,12 +145,10 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
         { cwd: clone, env: { ...baseEnv(), ...options.runEnv }, signal },
       );
       // 0: all fine; 1: some articles failed, the audit is written and worth a comment.
-      if (impact.code !== 0 && impact.code !== 1) {
-        throw new Error(
-          `impact run exited with ${describeExit(impact)}: ${redact(tail(impact.stderr, 2000))}`,
-        );
+      if (ran.code !== 0 && ran.code !== 1) {
+        throw new Error(`impact run exited with ${describeExit(ran)}: ${redact(tail(ran.stderr, 2000))}`);
       }
-      log.info({ exit: impact.code }, "impact run finished");
+      log.info({ exit: ran.code }, "impact run finished");
       if (options.state) {
         try {
           const kept = await keepCache(options.state, job.repository.fullName, cacheDir);
@@ -154,10 +167,8 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
       }
 
       const commentId = await options.state?.store.commentId(job.repository.fullName, job.number);
-      const comment = await run(
-        options.cli.command,
+      const comment = await impact(
         [
-          ...options.cli.args,
           "comment",
           auditPath,
           "--pr",

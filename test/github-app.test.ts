@@ -62,7 +62,7 @@ describe("docs/github-app.md", () => {
   });
 });
 
-describe("the PR bot as a GitHub App (built CLI, real git, fake GitHub issuing installation tokens)", () => {
+describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub issuing installation tokens)", () => {
   it("runs each job with its own installation token, scoped to the delivery's repository, and revokes it", async () => {
     const repo = portRepo(["alpha"]);
     const head = repo.git("rev-parse", "HEAD");

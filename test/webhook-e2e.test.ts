@@ -33,7 +33,7 @@ const fix = (from: string, to: string) => ({
   ],
 });
 
-describe("the PR bot end to end (built CLI, real git, fake GitHub)", () => {
+describe("the PR bot end to end (the CLI in process, real git, fake GitHub)", () => {
   it("comments on a PR, updates the same comment on a push, and deletes it when the PR fixes the doc itself", async () => {
     const repo = portRepo(["alpha"]);
     const head1 = repo.git("rev-parse", "HEAD");

@@ -1,11 +1,11 @@
-import { join } from "node:path";
-import { inject } from "vitest";
 import { createApp } from "../../backend/app.js";
 import type { GitHubAuth } from "../../backend/github-auth.js";
-import { createPullRequestPipeline } from "../../backend/run-job.js";
+import { type CliRunner, createPullRequestPipeline } from "../../backend/run-job.js";
 import { createLogger } from "../../backend/server.js";
 import type { StateStore } from "../../backend/store/state-store.js";
+import { main } from "../../cli/main.js";
 import { DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY } from "../../shared/limits.js";
+import { captureIo } from "./io.js";
 import { tempQueue, tempStateStore } from "./state-store.js";
 import { signedDelivery } from "./webhook-delivery.js";
 
@@ -21,9 +21,20 @@ export interface PullRequestBot {
 }
 
 /**
- * The PR bot in process (webhook app, queue on a temp SQLite store, the real pipeline) that
- * starts the built CLI (`node …/cli/bin.js`, see global-setup.ts) for each job, against a
- * model server at `modelUrl` and a GitHub API at `githubUrl`, authenticated by `auth`.
+ * The CLI's `main` in this process, with the cwd, environment and signal the pipeline gives
+ * a child: the bot's tests check the pipeline, not the process start, which `impact serve`'s
+ * own tests (serve-restart, serve-postgres) cover with real processes.
+ */
+export const inProcessCli: CliRunner = async (args, { cwd, env, signal }) => {
+  const io = captureIo(cwd, env, { signal });
+  const code = await main(args, io);
+  return { code, signal: null, stdout: io.out, stderr: io.err };
+};
+
+/**
+ * The PR bot in process (webhook app, queue on a temp SQLite store, the real pipeline
+ * running the CLI in process too, see `inProcessCli`), against a model server at
+ * `modelUrl` and a GitHub API at `githubUrl`, authenticated by `auth`.
  */
 export async function startPullRequestBot(options: {
   secret: string;
@@ -46,13 +57,14 @@ export async function startPullRequestBot(options: {
     logger,
     store,
     run: createPullRequestPipeline({
-      cli: { command: process.execPath, args: [join(inject("builtPackage"), "cli", "bin.js")] },
+      cli: inProcessCli,
       runEnv: {
         OPENAI_API_KEY: options.modelKey,
         OPENAI_BASE_URL: options.modelUrl,
         IMPACT_MODEL: "test-model",
       },
-      commentEnv: { GITHUB_API_URL: options.githubUrl },
+      // Octokit's throttling spaces writes a second apart; the fake GitHub has no rate limit.
+      commentEnv: { GITHUB_API_URL: options.githubUrl, IMPACT_GITHUB_THROTTLE: "off" },
       auth: options.auth,
       ...(options.app ? { headCheck: { apiUrl: options.githubUrl } } : {}),
       timeoutMs: 120_000,
