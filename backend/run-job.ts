@@ -353,8 +353,22 @@ async function fetchPullRequest(
     const result = await run("git", args, { cwd: tmpdir(), env, signal });
     if (result.code !== 0) throw new Error(`git ${step} failed: ${redact(tail(result.stderr, 1000))}`);
   };
+  // The clone lives for one job: no `git maintenance run --auto` process after each fetch.
   const fetch = (depth: string) =>
-    git("fetch", ["-C", clone, "fetch", "-q", "--no-tags", depth, "--", url, job.headSha, job.baseSha]);
+    git("fetch", [
+      "-C",
+      clone,
+      "-c",
+      "maintenance.auto=false",
+      "fetch",
+      "-q",
+      "--no-tags",
+      depth,
+      "--",
+      url,
+      job.headSha,
+      job.baseSha,
+    ]);
   await git("init", ["init", "-q", clone]);
   await fetch("--depth=1");
   // impact run diffs from the merge base (what GitHub shows as the PR's change), so deepen

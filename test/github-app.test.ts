@@ -15,13 +15,17 @@ const APP_ID = 4242;
 const INSTALLATION = 45678901;
 const SUSPENDED = 777;
 
-/** A throwaway App key made for this test run (GitHub hands out PKCS#1 PEM files). */
+/** A throwaway App key made for this file's tests, once (GitHub hands out PKCS#1 PEM files). */
+let madeKey: { privateKey: string; publicKey: string } | undefined;
 function appKey() {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  return {
-    privateKey: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
-    publicKey: publicKey.export({ type: "spki", format: "pem" }).toString(),
-  };
+  if (!madeKey) {
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    madeKey = {
+      privateKey: privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+      publicKey: publicKey.export({ type: "spki", format: "pem" }).toString(),
+    };
+  }
+  return madeKey;
 }
 
 async function appBot(options: {

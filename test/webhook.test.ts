@@ -1,11 +1,12 @@
+import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../backend/app.js";
 import { tokenAuth } from "../backend/github-auth.js";
 import type { PullRequestJob } from "../backend/job.js";
-import { createPullRequestPipeline, type PipelineOptions } from "../backend/run-job.js";
+import { type CliRunner, createPullRequestPipeline, type PipelineOptions } from "../backend/run-job.js";
 import { createLogger } from "../backend/server.js";
 import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../shared/limits.js";
 import { auditArticle } from "./helpers/audit-fixture.js";
@@ -347,49 +348,68 @@ describe("PullRequestQueue", () => {
   });
 });
 
-/**
- * Stands in for `node dist/cli/bin.js`: records how the bot called it and what it saw,
- * and writes an audit for `run` (and the cache files FAKE_CACHE_WRITES names). The real
- * `impact comment` is tested in comment.test.ts.
- */
-const FAKE_CLI = `
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
-const [command, ...rest] = process.argv.slice(2);
-const flag = (name) => rest[rest.indexOf(name) + 1];
-const record = {
-  command,
-  argv: rest,
-  env: Object.keys(process.env).filter((key) => /GITHUB|OPENAI|IMPACT|FAKE/.test(key)).sort(),
-};
-if (command === "run") {
-  const repo = flag("--repo");
-  record.head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo, encoding: "utf8" }).trim();
-  record.readme = readFileSync(repo + "/docs/a.md", "utf8");
-  record.config = readFileSync(flag("--config"), "utf8");
-  record.gitConfig = readFileSync(repo + "/.git/config", "utf8");
-  try {
-    record.mergeBase = execFileSync("git", ["merge-base", flag("--base"), flag("--head")], { cwd: repo, encoding: "utf8" }).trim();
-  } catch {
-    record.mergeBase = null;
-  }
-  writeFileSync(flag("--out"), "{}");
-  if (rest.includes("--cache-dir")) {
-    const dir = flag("--cache-dir");
-    record.cacheFiles = readdirSync(dir).sort();
-    for (const [name, text] of Object.entries(JSON.parse(process.env.FAKE_CACHE_WRITES ?? "{}"))) {
-      writeFileSync(dir + "/" + name, text);
-    }
-  }
+/** What the fake CLI below saw of one call. */
+interface FakeCliCall {
+  command: string;
+  argv: string[];
+  /** The names of the model, GitHub and Impact settings in its environment. */
+  env: string[];
+  head?: string;
+  readme?: string;
+  config?: string;
+  gitConfig?: string;
+  mergeBase?: string | null;
+  cacheFiles?: string[];
 }
-if (command === "comment") process.stdout.write(JSON.stringify({ action: "created", id: 7001, url: "u" }) + "\\n");
-appendFileSync(process.env.FAKE_IMPACT_LOG, JSON.stringify(record) + "\\n");
-process.exit(Number(process.env[\`FAKE_EXIT_\${command}\`] ?? 0));
-`;
 
 /**
- * The PR pipeline with the fake CLI above in a temp work folder: `runEnv`/`commentEnv`
- * get FAKE_IMPACT_LOG added, and `calls()` reads back what the fake CLI recorded.
+ * Stands in for the CLI the bot starts: records how the bot called it and what it saw, and
+ * writes an audit for `run` (and the cache files FAKE_CACHE_WRITES names); FAKE_EXIT_<command>
+ * sets its exit code. The real `impact comment` is tested in comment.test.ts.
+ */
+function fakeCli(calls: FakeCliCall[]): CliRunner {
+  return async (args, { env }) => {
+    const [command = "", ...rest] = args;
+    const flag = (name: string) => rest[rest.indexOf(name) + 1]!;
+    const record: FakeCliCall = {
+      command,
+      argv: rest,
+      env: Object.keys(env)
+        .filter((key) => /GITHUB|OPENAI|IMPACT|FAKE/.test(key))
+        .sort(),
+    };
+    let stdout = "";
+    if (command === "run") {
+      const repo = flag("--repo");
+      const git = (...gitArgs: string[]) =>
+        execFileSync("git", gitArgs, { cwd: repo, encoding: "utf8", stdio: "pipe" }).trim();
+      record.head = git("rev-parse", "HEAD");
+      record.readme = readFileSync(join(repo, "docs/a.md"), "utf8");
+      record.config = readFileSync(flag("--config"), "utf8");
+      record.gitConfig = readFileSync(join(repo, ".git/config"), "utf8");
+      try {
+        record.mergeBase = git("merge-base", flag("--base"), flag("--head"));
+      } catch {
+        record.mergeBase = null;
+      }
+      writeFileSync(flag("--out"), "{}");
+      if (rest.includes("--cache-dir")) {
+        const dir = flag("--cache-dir");
+        record.cacheFiles = readdirSync(dir).sort();
+        for (const [name, text] of Object.entries(JSON.parse(env.FAKE_CACHE_WRITES ?? "{}") as object)) {
+          writeFileSync(join(dir, name), String(text));
+        }
+      }
+    }
+    if (command === "comment") stdout = `${JSON.stringify({ action: "created", id: 7001, url: "u" })}\n`;
+    calls.push(record);
+    return { code: Number(env[`FAKE_EXIT_${command}`] ?? 0), signal: null, stdout, stderr: "" };
+  };
+}
+
+/**
+ * The PR pipeline with the fake CLI above, cloning into a temp work folder; `calls()`
+ * returns what the fake CLI recorded.
  */
 function fakeCliPipeline(options: {
   runEnv?: Record<string, string>;
@@ -399,25 +419,18 @@ function fakeCliPipeline(options: {
   state?: PipelineOptions["state"];
 }) {
   const work = makeTempDir();
-  const cli = join(work, "fake-impact.mjs");
-  writeFileSync(cli, FAKE_CLI);
-  const log = join(work, "calls.jsonl");
+  const recorded: FakeCliCall[] = [];
   const pipeline = createPullRequestPipeline({
-    cli: { command: process.execPath, args: [cli] },
-    runEnv: { ...options.runEnv, FAKE_IMPACT_LOG: log },
-    commentEnv: { ...options.commentEnv, FAKE_IMPACT_LOG: log },
+    cli: fakeCli(recorded),
+    runEnv: { ...options.runEnv },
+    commentEnv: { ...options.commentEnv },
     auth: tokenAuth(options.githubToken ?? "ghs_unused_token_in_this_test_00"),
     timeoutMs: 60_000,
     workRoot: work,
     ...(options.state ? { state: options.state } : {}),
     logger: options.logger ?? createLogger(() => {}, {}),
   });
-  // biome-ignore lint/suspicious/noExplicitAny: the fake CLI's free-form JSON records
-  const calls = (): any[] =>
-    readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line));
+  const calls = (): FakeCliCall[] => [...recorded];
   return { work, pipeline, calls };
 }
 
@@ -460,7 +473,8 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
 
     const calls = readCalls();
     expect(calls.map((call) => call.command)).toEqual(["run", "comment"]);
-    const [runCall, commentCall] = calls;
+    const runCall = calls[0]!;
+    const commentCall = calls[1]!;
     expect(runCall.head).toBe(head);
     expect(runCall.readme).toBe("# A\n\nRun `impact login --user NAME`.\n");
     expect(runCall.config).toBe('{"docs": ["docs/**/*.md"]}\n');
@@ -501,8 +515,8 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       "--json",
     ]);
     // The run gets the model settings only; the comment gets the GitHub token only.
-    expect(runCall.env).toEqual(["FAKE_IMPACT_LOG", "OPENAI_API_KEY"]);
-    expect(commentCall.env).toEqual(["FAKE_IMPACT_LOG", "GITHUB_API_URL", "GITHUB_TOKEN"]);
+    expect(runCall.env).toEqual(["OPENAI_API_KEY"]);
+    expect(commentCall.env).toEqual(["GITHUB_API_URL", "GITHUB_TOKEN"]);
     expect(logs.join("")).toContain('"action":"created","id":7001,"url":"u","msg":"comment done"');
     expect(logs.join("")).not.toContain(GITHUB_TOKEN);
   });
@@ -528,7 +542,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       },
       new AbortController().signal,
     );
-    const [runCall] = calls();
+    const runCall = calls()[0]!;
     expect(runCall.head).toBe(head);
     expect(runCall.mergeBase).toBe(forkPoint);
   });
@@ -571,7 +585,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       },
       new AbortController().signal,
     );
-    expect(calls()[0].cacheFiles).toEqual([`${key("a")}.json`]);
+    expect(calls()[0]!.cacheFiles).toEqual([`${key("a")}.json`]);
     expect([...(await store.cachedResults("acme/widgets")).keys()].sort()).toEqual([key("a"), key("c")]);
     expect([...(await store.cachedResults("other/repo")).keys()]).toEqual([key("b")]);
     const warning = logs
@@ -610,7 +624,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     );
     const calls = readCalls();
     expect(calls.map((call) => call.command)).toEqual(["run", "comment"]);
-    expect(calls[0].config).toBe("{}\n");
+    expect(calls[0]!.config).toBe("{}\n");
   });
 
   it("fails the job without a comment when impact run fails with a usage error", async () => {
