@@ -23,7 +23,7 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * `--config default` scores the defaults (no impact.config.json), `--config init` what
  * `impact init` proposes for each repository. `--split` also scores each repository's older
  * half of commits (where the defaults were tuned) and its newer half (held out) apart.
- * `--min-score` overrides the config's threshold; `--dump` writes every scored commit
+ * `--min-score` is the whole bar, as in `impact plan` (no share of the strongest article); `--dump` writes every scored commit
  * (truth, flagged and weak articles with their scores and reasons) as JSON for analysis.
  *
  * The repositories are not downloaded here: each must already be a clone under
@@ -241,8 +241,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   const scored: Scored[] = [];
   const dump: unknown[] = [];
   for (const repository of present) {
-    const proposed = await configFor(variant, repository, join(folder, repository.name));
-    const config = minScore === undefined ? proposed : { ...proposed, minScore };
+    const config = await configFor(variant, repository, join(folder, repository.name));
     const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
     const started = performance.now();
     const basenames = new Map<string, string[]>();
@@ -252,6 +251,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       config,
       count,
       head: repository.sha,
+      // As `impact plan --min-score`: the whole bar, no share of the change's strongest article.
+      minScore,
       onReplay: (replay) => {
         basenames.set(replay.sha, basenameBaseline(replay));
         truths.set(replay.sha, replay.truth);

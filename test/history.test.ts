@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { BacktestReportSchema } from "../cli/plan/backtest.js";
 import {
+  coChanges,
   HISTORY_CACHE_DIR,
   HISTORY_MAX_FILES_PER_COMMIT,
   historyReasons,
@@ -105,6 +106,70 @@ describe("history coupling", () => {
     ]);
   }, 120_000);
 
+  it("takes no evidence from a path the article names but never changed with", async () => {
+    // The contributing guide points at the engine's file; the engine changed three times
+    // without it. The tuning page names the file and the constant; the streams page names
+    // the file too, and changed with it once before.
+    const repo = gitRepo({
+      "src/engine.ts": "export const engineSpeed = 1;\n",
+      "docs/contributing.md": "# Contributing\n\nThe engine lives in [src/engine.ts](../src/engine.ts).\n",
+      "docs/tuning.md": "# Tuning\n\nSet `engineSpeed` in src/engine.ts.\n",
+      "docs/streams.md": "# Streams\n\nSource code: src/engine.ts\n",
+    });
+    repo.commit(
+      {
+        "src/engine.ts": "export const engineSpeed = 2;\n",
+        "docs/streams.md": "# Streams\n\nSource code: src/engine.ts (fast)\n",
+      },
+      "speed 2",
+    );
+    for (const step of [3, 4])
+      repo.commit({ "src/engine.ts": `export const engineSpeed = ${step};\n` }, `speed ${step}`);
+    repo.commit({ "src/engine.ts": "export const engineSpeed = 5;\n" }, "the change");
+    const { plan } = await planJson(repo.dir, "--min-score", "0");
+    // streams: the path, and 1 of 3 commits together (33%); contributing: the path, 0 of 3;
+    // tuning: the constant counts, its path does not.
+    expect(
+      plan.articles.map((article) => [article.path, article.impact.map((reason) => reason.detail)]),
+    ).toEqual([
+      [
+        "docs/streams.md",
+        [
+          "mentions the path src/engine.ts (modified)",
+          "changed together in 1 of 3 commits that touched src/engine.ts",
+        ],
+      ],
+      ["docs/tuning.md", ["mentions engineSpeed (constant, changed)"]],
+    ]);
+    const io = captureIo(repo.dir);
+    expect(await main(["plan", "--explain", "docs/contributing.md"], io)).toBe(0);
+    expect(io.out).toContain(
+      "names the path without describing the file: src/engine.ts changed in 3 commits before, the article with it in 0",
+    );
+    // Without history (a --diff with no base), the path is evidence as before.
+    const diff = repo.git("diff", "HEAD~1", "HEAD");
+    const diffFile = join(makeTempDir(), "change.diff");
+    writeFileSync(diffFile, diff);
+    const { plan: fromDiff } = await planJson(repo.dir, "--diff", diffFile, "--min-score", "0");
+    expect(fromDiff.articles.map((article) => [article.path, article.impact[0]?.detail])).toEqual([
+      ["docs/tuning.md", "mentions engineSpeed (constant, changed), the path src/engine.ts (modified)"],
+      ["docs/contributing.md", "mentions the path src/engine.ts (modified)"],
+      ["docs/streams.md", "mentions the path src/engine.ts (modified)"],
+    ]);
+  }, 120_000);
+
+  it("keeps a path the history has too few commits to judge", async () => {
+    const repo = gitRepo({
+      "src/engine.ts": "export const speed = 1;\n",
+      "docs/contributing.md": "# Contributing\n\nThe engine lives in src/engine.ts.\n",
+    });
+    repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "speed 2");
+    repo.commit({ "src/engine.ts": "export const speed = 3;\n" }, "the change");
+    // One earlier commit touched the file (the first commit is an import): too few to disown it.
+    const { plan } = await planJson(repo.dir, "--min-score", "0");
+    expect(plan.articles.map((article) => article.path)).toEqual(["docs/contributing.md"]);
+  }, 120_000);
+
   it("is bounded in commits and caches only complete scans", async () => {
     const repo = coupledRepo();
     const head = repo.git("rev-parse", "HEAD");
@@ -128,24 +193,30 @@ describe("history coupling", () => {
       ...alone,
     ];
     // docs/b.md changed in 1 of the 21 commits that touched src/x.ts: under the confidence bound.
-    expect(historyReasons({ commits, changedFiles: [{ path: "src/x.ts" }], articles })).toEqual(new Map());
-    const once = historyReasons({
-      commits: [{ sha: "1", files: ["src/y.ts", "docs/b.md"] }],
-      changedFiles: [{ path: "src/y.ts" }],
-      articles,
-    });
+    expect(historyReasons(coChanges({ commits, changedFiles: [{ path: "src/x.ts" }], articles }))).toEqual(
+      new Map(),
+    );
+    const once = historyReasons(
+      coChanges({
+        commits: [{ sha: "1", files: ["src/y.ts", "docs/b.md"] }],
+        changedFiles: [{ path: "src/y.ts" }],
+        articles,
+      }),
+    );
     // One co-change of a file changed once: √(1 / 2), to three decimals.
     expect(once.get("docs/b.md")?.map((reason) => [reason.detail, reason.score])).toEqual([
       ["changed together in 1 of 1 commits that touched src/y.ts", Math.round(Math.SQRT1_2 * 1000) / 1000],
     ]);
-    const renamed = historyReasons({
-      commits: [
-        { sha: "1", files: ["src/old.ts", "docs/a.md"] },
-        { sha: "2", files: ["src/old.ts", "docs/a.md"] },
-      ],
-      changedFiles: [{ path: "src/new.ts", oldPath: "src/old.ts" }],
-      articles,
-    });
+    const renamed = historyReasons(
+      coChanges({
+        commits: [
+          { sha: "1", files: ["src/old.ts", "docs/a.md"] },
+          { sha: "2", files: ["src/old.ts", "docs/a.md"] },
+        ],
+        changedFiles: [{ path: "src/new.ts", oldPath: "src/old.ts" }],
+        articles,
+      }),
+    );
     expect(renamed.get("docs/a.md")?.map((reason) => [reason.source, reason.detail])).toEqual([
       ["src/new.ts", "changed together in 2 of 2 commits that touched src/new.ts"],
     ]);

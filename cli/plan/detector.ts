@@ -14,7 +14,7 @@ import { type Dropped, referenceLookups, referenceSignals } from "./detect/refer
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
 import { droppedVersions, versionSignals } from "./detect/versions.js";
-import { type HistoryCommit, historyReasons } from "./history.js";
+import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
 export type { ArticleText } from "./detect/article-text.js";
@@ -102,6 +102,10 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
 
   const evidence = selectEvidence(changeSet, articlePaths, config);
   const sweeps = findSweeps(evidence.files);
+  // How the changed files and the articles changed together before the base.
+  const coupling = input.history
+    ? coChanges({ commits: input.history, changedFiles: evidence.files, articles: articlePaths })
+    : undefined;
   attentionSignals({ articles, changed, evidence: evidence.files, warnings, sink });
   mappingSignals({
     mappings: config.mappings,
@@ -119,6 +123,9 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     genericNames: input.genericNames ?? [],
     recordNames: recordNames([...evidence.files, ...evidence.otherDocs]),
     sweeps,
+    ...(coupling
+      ? { disowns: (file: string, article: string) => historyDisowns(coupling, file, article) }
+      : {}),
     sink,
   });
   navigationSignals({ files: [...evidence.files, ...evidence.otherDocs], articlePaths, sink });
@@ -126,13 +133,8 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   // Articles that changed together with these files before the base.
-  if (input.history) {
-    const coupled = historyReasons({
-      commits: input.history,
-      changedFiles: evidence.files,
-      articles: articlePaths,
-    });
-    for (const [article, reasons] of coupled) {
+  if (coupling) {
+    for (const [article, reasons] of historyReasons(coupling)) {
       for (const reason of reasons)
         sink.add({ article, ...reason, score: reason.score ?? HISTORY_DEFAULT_SCORE });
     }

@@ -136,19 +136,24 @@ export function parseLog(text: string, cutOff: boolean): HistoryCommit[] {
 }
 
 /**
- * History reasons (pure): for each changed code file, the articles that changed in the
- * same commits often enough (support and confidence above the bounds), strongest first.
- * The score is the co-change ratio shrunk toward 0 for thin evidence, c / (n + 1), then
- * square-rooted: on the truth bench a pair with ratio 0.25 was right about half the time,
- * one with 0.1 about a third (historyScore).
+ * How often each changed file changed, and with which articles (pure): over the commits of
+ * the base's history that are no sweep, with renames followed to today's paths. What
+ * historyReasons and the path check (pathsHistoryDisowns) both read.
  */
-export function historyReasons(input: {
+export interface CoChanges {
+  /** Commits that touched each changed file (by its path in the change). */
+  touching: Map<string, number>;
+  /** For each changed file, the articles that changed in the same commits, and how often. */
+  together: Map<string, Map<string, number>>;
+}
+
+export function coChanges(input: {
   commits: HistoryCommit[];
   /** Changed non-article files of the change (a rename lists both paths). */
   changedFiles: { path: string; oldPath?: string }[];
   /** The articles at the base. */
-  articles: Set<string>;
-}): Map<string, ImpactReason[]> {
+  articles: ReadonlySet<string>;
+}): CoChanges {
   const wanted = new Map<string, string>();
   for (const file of input.changedFiles) {
     wanted.set(file.path, file.path);
@@ -176,6 +181,17 @@ export function historyReasons(input: {
     }
     for (const [from, to] of commit.renames ?? []) today.set(from, today.get(to) ?? to);
   }
+  return { touching, together };
+}
+
+/**
+ * History reasons (pure, from coChanges): for each changed code file, the articles that changed in the
+ * same commits often enough (support and confidence above the bounds), strongest first.
+ * The score is the co-change ratio shrunk toward 0 for thin evidence, c / (n + 1), then
+ * square-rooted: on the truth bench a pair with ratio 0.25 was right about half the time,
+ * one with 0.1 about a third (historyScore).
+ */
+export function historyReasons({ touching, together }: CoChanges): Map<string, ImpactReason[]> {
   const reasons = new Map<string, ImpactReason[]>();
   for (const [source, counts] of together) {
     const total = touching.get(source) ?? 0;
@@ -196,6 +212,31 @@ export function historyReasons(input: {
     }
   }
   return reasons;
+}
+
+/**
+ * A file the history knows well enough to disown a path: it changed in at least this many
+ * commits (no sweep) of the base's history.
+ */
+export const HISTORY_MIN_COMMITS_TO_DISOWN = 3;
+
+/**
+ * Whether the history says an article names `file` only to point at it (a "Source code:"
+ * link, a file tree): the file changed in HISTORY_MIN_COMMITS_TO_DISOWN commits or more,
+ * and the article with it in less than HISTORY_MIN_CONFIDENCE of them (too rarely for a
+ * history reason). On the truth bench, leaving such paths out of the evidence removed a
+ * tenth of the false flags for 1% of recall (docs/plan.md). Returns the counts when it
+ * does, for the explanation.
+ */
+export function historyDisowns(
+  coupling: CoChanges,
+  file: string,
+  article: string,
+): { commits: number; together: number } | undefined {
+  const commits = coupling.touching.get(file) ?? 0;
+  if (commits < HISTORY_MIN_COMMITS_TO_DISOWN) return undefined;
+  const together = coupling.together.get(file)?.get(article) ?? 0;
+  return together / commits < HISTORY_MIN_CONFIDENCE ? { commits, together } : undefined;
 }
 
 /** The score of an article changed in `count` of the `total` commits that touched a file. */

@@ -31,7 +31,19 @@ interface TermEntry {
   codeOnly: boolean;
   /** For the siblings of an added member: which member they speak for. */
   sibling?: { key: string; label: string; needed: number };
+  /**
+   * A changed file's path with a folder in it (or a tail of it): what an article names to
+   * point at the file, which the history may disown. A bare root name (`package.json`) is
+   * weak evidence already.
+   */
+  path?: boolean;
 }
+
+/** How often a changed file and an article changed together before the base (history.ts disowns). */
+export type PathCoupling = (
+  file: string,
+  article: string,
+) => { commits: number; together: number } | undefined;
 
 /**
  * reference: the article's text names something the change touched. One pass over each
@@ -47,9 +59,15 @@ export function referenceSignals(input: {
   /** Names the change's own changelog or release-note entries write as code. */
   recordNames: readonly { name: string; file: string }[];
   sweeps: ReadonlyMap<string, Sweep>;
+  /**
+   * When the history has seen the file change often without the article: the article names
+   * the path only to point at it (a "Source code:" link, a file tree), and the path is no
+   * evidence for it. Absent without history.
+   */
+  disowns?: PathCoupling;
   sink: SignalSink;
 }): Dropped[] {
-  const { articles, sweeps, sink } = input;
+  const { articles, sweeps, sink, disowns } = input;
   const { texts, entries, messages, dropped } = referenceTerms(input);
   const matcher = new ReferenceMatcher(texts, (text) =>
     (entries.get(text) ?? []).every((entry) => entry.codeOnly),
@@ -108,6 +126,18 @@ export function referenceSignals(input: {
               source: entry.file,
               detail: `mentions ${entry.label}`,
               why: "written as prose, not as code",
+            });
+          continue;
+        }
+        const disowned = entry.path ? disowns?.(entry.file, article) : undefined;
+        if (disowned) {
+          if (explain)
+            sink.drop({
+              article,
+              kind: "reference",
+              source: entry.file,
+              detail: `mentions ${entry.label}`,
+              why: `names the path without describing the file: ${entry.file} changed in ${disowned.commits} commits before, the article with it in ${disowned.together}`,
             });
           continue;
         }
@@ -224,12 +254,13 @@ function referenceTerms(input: {
         label,
         score: path.includes("/") ? REASON_SCORES.path : REASON_SCORES.barePath,
         codeOnly: false,
+        path: path.includes("/"),
       });
       // `commands/plan.ts` names the file too; a bare file name (`index.ts`) does not.
       for (let at = path.indexOf("/"); at >= 0; at = path.indexOf("/", at + 1)) {
         const suffix = path.slice(at + 1);
         if (suffix.includes("/"))
-          add(suffix, { file: file.path, label, score: REASON_SCORES.path, codeOnly: false });
+          add(suffix, { file: file.path, label, score: REASON_SCORES.path, codeOnly: false, path: true });
       }
     }
   }
