@@ -8,6 +8,7 @@ import { z } from "zod";
 import { type BacktestReplay, runBacktest } from "../cli/plan/backtest.js";
 import { selectEvidence } from "../cli/plan/detect/evidence.js";
 import { proposeRepositoryConfig } from "../cli/plan/propose-config.js";
+import { languageOf } from "../cli/plan/symbols/languages/index.js";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
 
 /**
@@ -122,6 +123,45 @@ function basenameBaseline(replay: BacktestReplay): string[] {
       return names.some((name) => text.includes(name));
     })
     .map((article) => article.path);
+}
+
+/** A commit editing this many articles or more is a site rewrite, a move or a sweep. */
+export const MANY_ARTICLES = 6;
+
+/** Why the plan missed changed articles, counted over the commits scored. */
+export interface Misses {
+  /** In commits that edit MANY_ARTICLES articles or more. */
+  manyArticles: number;
+  /** With evidence, below the change's bar (the plan's `weak` list). */
+  belowBar: number;
+  /** From a change with no source file among its evidence (build, theme, packaging, templates). */
+  noSource: number;
+  /** From source changes that give the article no reason: it describes them in prose. */
+  noReason: number;
+}
+
+export const emptyMisses = (): Misses => ({ manyArticles: 0, belowBar: 0, noSource: 0, noReason: 0 });
+
+/** Adds one commit's missed articles to `misses`, each under the first of its categories that applies. */
+export function countMisses(
+  misses: Misses,
+  commit: {
+    truth: ReadonlySet<string>;
+    flagged: Iterable<string>;
+    weak: Iterable<string>;
+    evidence: readonly string[];
+  },
+): void {
+  const flagged = new Set(commit.flagged);
+  const weak = new Set(commit.weak);
+  const hasSource = commit.evidence.some((path) => languageOf(path) !== undefined);
+  for (const path of commit.truth) {
+    if (flagged.has(path)) continue;
+    if (commit.truth.size >= MANY_ARTICLES) misses.manyArticles += 1;
+    else if (weak.has(path)) misses.belowBar += 1;
+    else if (!hasSource) misses.noSource += 1;
+    else misses.noReason += 1;
+  }
 }
 
 /** The maintainer's config from the corpus, the defaults, or what `impact init` proposes at the pinned tip. */
@@ -240,6 +280,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   const all: Scores[] = [];
   const scored: Scored[] = [];
   const dump: unknown[] = [];
+  const misses = emptyMisses();
   for (const repository of present) {
     const config = await configFor(variant, repository, join(folder, repository.name));
     const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
@@ -256,6 +297,19 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       onReplay: (replay) => {
         basenames.set(replay.sha, basenameBaseline(replay));
         truths.set(replay.sha, replay.truth);
+        const evidence = selectEvidence(
+          replay.changeSet,
+          new Set(replay.articles.map((article) => article.path)),
+          config,
+        ).files;
+        countMisses(misses, {
+          truth: replay.truth,
+          flagged: replay.plan.articles
+            .filter((article) => article.status === "impacted")
+            .map((article) => article.path),
+          weak: (replay.plan.weak ?? []).map((article) => article.path),
+          evidence: evidence.map((file) => file.path),
+        });
         if (values.dump)
           dump.push({
             repository: repository.name,
@@ -264,11 +318,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
             truth: [...replay.truth].sort(),
             files: replay.changeSet.files.map((file) => file.path),
             all: replay.articles.map((article) => article.path),
-            evidence: selectEvidence(
-              replay.changeSet,
-              new Set(replay.articles.map((article) => article.path)),
-              config,
-            ).files.map((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])),
+            evidence: evidence.map((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])),
             articles: replay.plan.articles
               .filter((article) => article.status === "impacted")
               .map((article) => ({ path: article.path, score: article.score, impact: article.impact })),
@@ -317,6 +367,10 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   console.log(`\nGoal: ${checks.map(([name, met]) => `${name} ${met ? "met" : "not met"}`).join("; ")}`);
   console.log(
     "Recall and precision are micro-averaged over commits (found/changed, found/flagged); baselines ran on the same commits.",
+  );
+  const missed = misses.manyArticles + misses.belowBar + misses.noSource + misses.noReason;
+  console.log(
+    `Missed: ${missed} changed articles: ${misses.manyArticles} in commits editing ${MANY_ARTICLES} or more, ${misses.belowBar} below the bar, ${misses.noSource} from changes with no source file among the evidence, ${misses.noReason} with no reason (described in prose).`,
   );
   if (values.split) {
     const halves = [
