@@ -24,18 +24,14 @@ export function navigationSignals(input: {
   sink: SignalSink;
 }): void {
   const { files, sink } = input;
-  const bySuffix = suffixIndex(input.articlePaths);
-  for (const file of files) {
-    if (file.binary) continue;
+  // Each file's runs as the keys they look up; the index then holds only those keys, not
+  // every suffix of every article (most of the work on a large docs tree).
+  const keysOf = files.map((file) => (file.binary ? [] : lookupKeys(file)));
+  const bySuffix = suffixIndex(input.articlePaths, new Set(keysOf.flat()));
+  files.forEach((file, position) => {
     const named = new Set<string>();
-    for (const hunk of file.hunks) {
-      for (const line of hunk.lines) {
-        if (line[0] !== "+" && line[0] !== "-") continue;
-        for (const match of line.slice(1).matchAll(PATH_RUN)) {
-          for (const article of articlesNamed(match[0], bySuffix)) named.add(article);
-        }
-      }
-    }
+    for (const key of keysOf[position]!)
+      for (const article of articlesNamed(key, bySuffix)) named.add(article);
     for (const article of named) {
       if (article === file.path || article === file.oldPath) continue;
       sink.add({
@@ -46,13 +42,29 @@ export function navigationSignals(input: {
         score: REASON_SCORES.navigation,
       });
     }
-  }
+  });
 }
 
-/** Every trailing run of path segments of every article, with and without its extension. */
-function suffixIndex(articlePaths: ReadonlySet<string>): Map<string, string[]> {
+/** The lookup key (lookupKey) of every path-like run on a changed line of `file`, in order. */
+function lookupKeys(file: ChangedFile): string[] {
+  const keys: string[] = [];
+  for (const hunk of file.hunks) {
+    for (const line of hunk.lines) {
+      if (line[0] !== "+" && line[0] !== "-") continue;
+      for (const match of line.slice(1).matchAll(PATH_RUN)) {
+        const key = lookupKey(match[0]);
+        if (key !== "") keys.push(key);
+      }
+    }
+  }
+  return keys;
+}
+
+/** Every trailing run of path segments of every article, with and without its extension, that is one of `wanted`. */
+function suffixIndex(articlePaths: ReadonlySet<string>, wanted: ReadonlySet<string>): Map<string, string[]> {
   const index = new Map<string, string[]>();
   const add = (key: string, path: string) => {
+    if (!wanted.has(key)) return;
     const list = index.get(key);
     if (!list) index.set(key, [path]);
     else if (!list.includes(path)) list.push(path);
@@ -70,15 +82,17 @@ function suffixIndex(articlePaths: ReadonlySet<string>): Map<string, string[]> {
   return index;
 }
 
-/** The articles one path-like run names: none, or the one(s) its trailing segments point at. */
-function articlesNamed(run: string, bySuffix: ReadonlyMap<string, string[]>): string[] {
-  let path = run
+/** What a path-like run is looked up by: without leading `./`, `/` or `~` and trailing punctuation; a built page (`guide/install.html`) by its source's name. "" for none. */
+function lookupKey(run: string): string {
+  const path = run
     .replace(/^(?:\.{1,2}\/)+/, "")
     .replace(/^[/~]+/, "")
     .replace(/[./-]+$/, "");
-  if (path === "") return [];
-  // A built page (`guide/install.html`) names its source.
-  if (/\.html?$/i.test(path)) path = path.replace(/\.html?$/i, "");
+  return /\.html?$/i.test(path) ? path.replace(/\.html?$/i, "") : path;
+}
+
+/** The articles one lookup key (lookupKey) names: none, or the one(s) its trailing segments point at. */
+function articlesNamed(path: string, bySuffix: ReadonlyMap<string, string[]>): string[] {
   const found = bySuffix.get(path);
   if (!found) return [];
   if (!path.includes("/") && (!ARTICLE_EXTENSION.test(path) || found.length > MAX_NAMESAKES)) return [];
