@@ -68,6 +68,14 @@ export function referenceSignals(input: {
   sink: SignalSink;
 }): Dropped[] {
   const { articles, sweeps, sink, disowns } = input;
+  /** Why the history disowns `entry`'s path for `article` (it names the file only to point at it), if it does. */
+  const disownedWhy = (entry: TermEntry, article: string): string | undefined => {
+    const disowned = entry.path ? disowns?.(entry.file, article) : undefined;
+    return (
+      disowned &&
+      `names the path without describing the file: ${entry.file} changed in ${disowned.commits} commits before, the article with it in ${disowned.together}`
+    );
+  };
   const { texts, entries, messages, dropped } = referenceTerms(input);
   const matcher = new ReferenceMatcher(texts, (text) =>
     (entries.get(text) ?? []).every((entry) => entry.codeOnly),
@@ -118,26 +126,16 @@ export function referenceSignals(input: {
       }
       const factor = shareFactor(documentCount[id]!);
       for (const entry of entries.get(text) ?? []) {
-        if (entry.codeOnly && !inCode[index]) {
+        const refused =
+          entry.codeOnly && !inCode[index] ? "written as prose, not as code" : disownedWhy(entry, article);
+        if (refused !== undefined) {
           if (explain)
             sink.drop({
               article,
               kind: "reference",
               source: entry.file,
               detail: `mentions ${entry.label}`,
-              why: "written as prose, not as code",
-            });
-          continue;
-        }
-        const disowned = entry.path ? disowns?.(entry.file, article) : undefined;
-        if (disowned) {
-          if (explain)
-            sink.drop({
-              article,
-              kind: "reference",
-              source: entry.file,
-              detail: `mentions ${entry.label}`,
-              why: `names the path without describing the file: ${entry.file} changed in ${disowned.commits} commits before, the article with it in ${disowned.together}`,
+              why: refused,
             });
           continue;
         }
