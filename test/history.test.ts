@@ -158,6 +158,21 @@ describe("history coupling", () => {
     ]);
   }, 120_000);
 
+  it("keeps a bare root name the history never saw with the article (it is weak evidence already)", async () => {
+    // engine.ts sits at the root: named in the article, it changed three times without it.
+    const repo = gitRepo({
+      "engine.ts": "export const speed = 1;\n",
+      "docs/contributing.md": "# Contributing\n\nThe engine lives in engine.ts.\n",
+    });
+    for (const step of [2, 3, 4])
+      repo.commit({ "engine.ts": `export const speed = ${step};\n` }, `speed ${step}`);
+    repo.commit({ "engine.ts": "export const speed = 5;\n" }, "the change");
+    const { plan } = await planJson(repo.dir, "--min-score", "0");
+    expect(plan.articles.map((article) => [article.path, article.impact[0]?.detail])).toEqual([
+      ["docs/contributing.md", "mentions the path engine.ts (modified)"],
+    ]);
+  }, 120_000);
+
   it("keeps a path the history has too few commits to judge", async () => {
     const repo = gitRepo({
       "src/engine.ts": "export const speed = 1;\n",
