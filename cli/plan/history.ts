@@ -138,7 +138,7 @@ export function parseLog(text: string, cutOff: boolean): HistoryCommit[] {
 /**
  * How often each changed file changed, and with which articles (pure): over the commits of
  * the base's history that are no sweep, with renames followed to today's paths. What
- * historyReasons and the path check (pathsHistoryDisowns) both read.
+ * historyReasons and the path check (historyDisowns) both read.
  */
 export interface CoChanges {
   /** Commits that touched each changed file (by its path in the change). */

@@ -122,6 +122,9 @@ export function declaredNames(input: {
 /** Quoted names in declaration positions on one line of code. */
 function namesOn(text: string): Set<string> {
   const names = new Set<string>();
+  // Every declaration quotes its name; most changed lines quote nothing (the patterns are
+  // unanchored, and this runs on every changed line twice per plan: lookups, then signals).
+  if (!text.includes('"') && !text.includes("'")) return names;
   for (const pattern of DECLARATIONS) {
     for (const match of text.matchAll(pattern)) names.add(match.groups!.name!);
   }
