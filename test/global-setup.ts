@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,7 @@ const STALE_BUILD_MS = 24 * 60 * 60 * 1000;
  * build in dist/ does. Tests that start the CLI as a child process, or need compiled-only
  * parts such as the symbol worker, use it.
  *
- * The build emits what `tsc -p tsconfig.build.json` emits (the same compiler and options)
+ * The build emits what `tsc -p tsconfig.build.json` and .ci/bundle.mjs emit (the same compiler and options)
  * without type-checking: `npm test` type-checks the whole tree before vitest starts, and
  * checking it again here cost more than the rest of the build. Each run builds afresh into
  * its own folder, so a stale file can never stand in for a deleted source.
@@ -35,6 +36,8 @@ export default function setup(project: TestProject): () => void {
   }
   const outDir = mkdtempSync(join(cache, "run-"));
   buildWithoutTypeCheck(root, outDir);
+  // The second half of `npm run build`: cli/bin.js then starts the bundle, as the package does.
+  execFileSync(process.execPath, [join(root, ".ci", "bundle.mjs"), outDir], { stdio: "pipe" });
   if (!existsSync(join(outDir, "cli", "bin.js"))) throw new Error("the package did not build for the tests");
   project.provide("builtPackage", outDir);
   return () => rmSync(outDir, { recursive: true, force: true });

@@ -45,6 +45,8 @@ describe("the npm package", () => {
       .filter(Boolean)
       .map((line) => line.replace(/^package\//, ""));
     expect(files).toContain("dist/cli/bin.js");
+    expect(files).toContain("dist/bundle/bin.js");
+    expect(files).toContain("dist/bundle/worker.js");
     expect(files).toContain("prompts/system.md");
     expect(files).toContain("LICENSE");
     expect(files.filter((file) => /^dist\/(test|bench)\/|\.map$|tsbuildinfo/.test(file))).toEqual([]);

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -10,20 +10,25 @@ import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
 /**
- * `impact plan --json <args>` from the built package (its cli/main.js, in this process: the
- * compiled modules with the symbol worker thread; the process boundary itself is tested where
- * it is the point, in signals, pipes, mcp and package tests). Returns the exit code and stdout.
+ * `impact plan --json <args>` from the built package, as users start it: its cli/bin.js in a
+ * process of its own, which runs the bundle (.ci/bundle.mjs) with the symbol worker thread.
+ * Returns the exit code and the output.
  */
 async function builtPlan(
   dir: string,
   args: string[] = [],
 ): Promise<{ code: number; out: string; err: string }> {
-  const built = (await import(pathToFileURL(join(inject("builtPackage"), "cli", "main.js")).href)) as {
-    main: typeof main;
-  };
-  const io = captureIo(dir);
-  const code = await built.main(["plan", "--json", ...args], io);
-  return { code, out: io.out, err: io.err };
+  const result = spawnSync(
+    process.execPath,
+    [join(inject("builtPackage"), "cli", "bin.js"), "plan", "--json", ...args],
+    {
+      cwd: dir,
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  return { code: result.status ?? 1, out: result.stdout, err: result.stderr };
 }
 
 /**
@@ -40,7 +45,7 @@ async function expectSamePlan(dir: string, args: string[] = []): Promise<{ artic
 }
 
 /**
- * The built CLI extracts symbols on a worker thread (cli/plan/symbols/worker.ts, compiled
+ * The built CLI extracts symbols on a worker thread (cli/plan/symbols/worker.ts, bundled
  * only); the sources, as vitest runs them, extract in-process. Both must plan the same.
  */
 describe("impact plan, built (symbols on a worker thread) and from source", { timeout: 120_000 }, () => {
