@@ -287,11 +287,35 @@ export async function isShallow(git: Git): Promise<boolean> {
  * path holding a newline would ask for other objects and shift every answer after it.
  */
 export function readBlobs(repoRoot: string, specs: string[]): Promise<Map<string, string | undefined>> {
-  const result = new Map<string, string | undefined>();
-  if (specs.length === 0) return Promise.resolve(result);
   const bad = specs.find((spec) => !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(spec));
   if (bad !== undefined)
     return Promise.reject(new Error(`bug: readBlobs takes object shas, got ${JSON.stringify(bad)}`));
+  return batchRead(repoRoot, specs);
+}
+
+/**
+ * Reads files of `revision` by fixed path, through one `git cat-file --batch` (instead of an
+ * `ls-tree` for the shas, then a read): path → text, undefined when absent or not a blob.
+ * Only for paths Impact itself names (the root's manifests), never ones read from a
+ * repository or a user: a line break would shift every answer after it, so one is refused.
+ */
+export function readFilesAt(
+  repoRoot: string,
+  revision: string,
+  paths: string[],
+): Promise<Map<string, string | undefined>> {
+  const bad = [revision, ...paths].find((name) => /[\r\n]/.test(name));
+  if (bad !== undefined)
+    return Promise.reject(new Error(`bug: readFilesAt takes one-line names, got ${JSON.stringify(bad)}`));
+  return batchRead(
+    repoRoot,
+    paths.map((path) => `${revision}:${path}`),
+  ).then((blobs) => new Map(paths.map((path) => [path, blobs.get(`${revision}:${path}`)])));
+}
+
+function batchRead(repoRoot: string, specs: string[]): Promise<Map<string, string | undefined>> {
+  const result = new Map<string, string | undefined>();
+  if (specs.length === 0) return Promise.resolve(result);
   return new Promise((resolve, reject) => {
     const child = spawn("git", ["cat-file", "--batch"], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
     let parts: Buffer[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gitAt, repositoryRoot } from "../cli/git.js";
+import { gitAt, readFilesAt, repositoryRoot } from "../cli/git.js";
 import { genericNames } from "../cli/plan/generic-names.js";
 import { GitError } from "../shared/errors.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
@@ -23,7 +23,7 @@ describe("git through plain child processes", () => {
     expect(await repositoryRoot(repo.dir)).toBe(repo.git("rev-parse", "--show-toplevel"));
   });
 
-  it("reads the package's own names from every manifest at the root of a revision, in one listing", async () => {
+  it("reads the package's own names from every manifest at the root of a revision, in one read", async () => {
     const repo = gitRepo({
       "package.json": JSON.stringify({ name: "@acme/widget" }),
       "go.mod": "module github.com/acme/gadget\n",
@@ -39,5 +39,22 @@ describe("git through plain child processes", () => {
     ]);
     expect((await genericNames(repo.dir, "HEAD")).map((name) => name.symbol)).toContain("later");
     expect(await genericNames(repo.dir, "no-such-revision")).toEqual([]);
+  });
+
+  it("reads files of a revision by fixed path in one batch, and refuses a name with a line break", async () => {
+    const repo = gitRepo({ "package.json": "{}\n", "sub/file.txt": "nested\n" });
+    const texts = await readFilesAt(repo.dir, "HEAD", [
+      "package.json",
+      "missing.json",
+      "sub",
+      "sub/file.txt",
+    ]);
+    expect([...texts]).toEqual([
+      ["package.json", "{}\n"],
+      ["missing.json", undefined],
+      ["sub", undefined],
+      ["sub/file.txt", "nested\n"],
+    ]);
+    await expect(readFilesAt(repo.dir, "HEAD", ["a\nHEAD:package.json"])).rejects.toThrow(/one-line names/);
   });
 });

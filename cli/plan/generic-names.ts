@@ -1,4 +1,4 @@
-import { gitAt, readBlobs } from "../git.js";
+import { readFilesAt } from "../git.js";
 
 /** Manifests that name the package, and how to read the name from each. */
 const MANIFESTS: { path: string; names: (text: string) => string[] }[] = [
@@ -47,35 +47,17 @@ export async function genericNames(
   repoRoot: string,
   revision: string,
 ): Promise<{ symbol: string; why: string }[]> {
-  // One `git ls-tree` names every manifest's blob; blobs are then read by sha only (a path
-  // never goes into git's batch input).
-  const shas = await manifestShas(repoRoot, revision);
-  const wanted = [...shas.values()];
-  const blobs =
-    wanted.length === 0
-      ? new Map<string, string | undefined>()
-      : await readBlobs(repoRoot, wanted).catch(() => new Map<string, string | undefined>());
+  // One `git cat-file --batch` reads every manifest at the root (one process, not two).
+  const texts = await readFilesAt(
+    repoRoot,
+    revision,
+    MANIFESTS.map((manifest) => manifest.path),
+  ).catch(() => new Map<string, string | undefined>());
   const names = new Map<string, string>();
   for (const manifest of MANIFESTS) {
-    const sha = shas.get(manifest.path);
-    const text = sha === undefined ? undefined : blobs.get(sha);
+    const text = texts.get(manifest.path);
     if (text === undefined) continue;
     for (const name of manifest.names(text)) names.set(name, `the package's own name (${manifest.path})`);
   }
   return [...names].map(([symbol, why]) => ({ symbol, why }));
-}
-
-/** Path → blob sha of the manifests present at the root of `revision` (none when it does not resolve). */
-async function manifestShas(repoRoot: string, revision: string): Promise<Map<string, string>> {
-  const paths = MANIFESTS.map((manifest) => manifest.path);
-  const listing = await gitAt(repoRoot)
-    .raw(["ls-tree", "-z", "--full-tree", revision, "--", ...paths])
-    .catch(() => "");
-  const shas = new Map<string, string>();
-  for (const entry of listing.split("\0")) {
-    const tab = entry.indexOf("\t");
-    const [, type, sha] = entry.slice(0, tab).split(" ");
-    if (tab > 0 && type === "blob" && sha) shas.set(entry.slice(tab + 1), sha);
-  }
-  return shas;
 }
