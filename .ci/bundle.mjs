@@ -30,6 +30,25 @@ export const EXTERNAL = [
   "@octokit/*",
 ];
 
+/**
+ * zod's `z.locales` holds the error messages of ~60 languages (over a quarter of the bundle's
+ * bytes, compiled on every start); Impact speaks English only, so only `en` is bundled.
+ */
+const englishOnlyZod = {
+  name: "english-only-zod",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), "..", "locales", "en.js"), namespace: "english-only-zod" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "english-only-zod" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 /** Bundles the CLI from the sources in `root` into `outDir`/bundle and points `outDir`/cli/bin.js at it. */
 export async function bundle(root, outDir) {
   const target = join(outDir, "bundle");
@@ -55,6 +74,7 @@ export async function bundle(root, outDir) {
     banner: {
       js: 'import { createRequire as __impactRequire } from "node:module"; const require = __impactRequire(import.meta.url);',
     },
+    plugins: [englishOnlyZod],
     logLevel: "warning",
   });
   const entry = join(outDir, "cli", "bin.js");
