@@ -162,4 +162,16 @@ describe("fingerprint", () => {
     expect(parts.length).toBe(new Set(parts).size);
     expect([...parts]).toEqual([termKey("load"), termKey("cli"), termKey("ts")]);
   });
+
+  it("keeps each text's fingerprint intact while later texts are fingerprinted", () => {
+    const first = fingerprint(Buffer.from("alpha beta gamma"));
+    // More distinct parts than one slab of values holds, so the shared store is replaced.
+    const words = Array.from({ length: 300_000 }, (_, index) => `w${index}`);
+    const large = fingerprint(Buffer.from(words.join(" ")));
+    const last = fingerprint(Buffer.from("delta epsilon"));
+    expect([...first]).toEqual(["alpha", "beta", "gamma"].map(termKey));
+    expect(large.length).toBe(new Set(words.map(termKey)).size);
+    expect([large[0], large[299_999]]).toEqual([termKey("w0"), termKey("w299999")]);
+    expect([...last]).toEqual(["delta", "epsilon"].map(termKey));
+  });
 });
