@@ -161,15 +161,20 @@ export async function run(): Promise<void> {
   await runColdStart();
 }
 
-/** `impact plan --json` in `dir`: the measure and the impacted articles' paths. */
-function plan(dir: string): Measure & { articles: Set<string> } {
-  const result = measure(process.execPath, [BIN, "plan", "--json", "--repo", dir], dir);
+/** `impact plan --json` in `dir` by the CLI `bin`: the measure and the impacted articles' paths. */
+function plan(dir: string, bin = BIN): Measure & { articles: Set<string> } {
+  const result = measure(process.execPath, [bin, "plan", "--json", "--repo", dir], dir);
   const articles = (JSON.parse(result.stdout) as { articles: { path: string }[] }).articles;
   return { ...result, articles: new Set(articles.map((article) => article.path)) };
 }
 
 /** The CLI measured: this build, or another one's `cli/bin.js` (to measure a baseline, such as main's, the same way). */
 const BIN = process.env.IMPACT_BENCH_CLI ?? join(here, "..", "cli", "bin.js");
+/**
+ * Another build's `cli/bin.js` (such as main's) measured in the same run, each of its runs
+ * right after the same run of BIN, so that load on the machine hits both alike.
+ */
+const BASELINE = process.env.IMPACT_BENCH_BASELINE_CLI;
 
 async function planAgainstRipgrep(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "impact-plan-bench-"));
@@ -185,23 +190,45 @@ async function planAgainstRipgrep(): Promise<void> {
     const cache = join(dir, ".impact");
     // Cold: no cache left by an earlier plan (history, article index), as on a fresh CI runner.
     const coldRuns: Measure[] = [];
+    const baselineColdRuns: Measure[] = [];
     let impacted = new Set<string>();
+    let baselineImpacted = new Set<string>();
     for (let attempt = 0; attempt < RUNS; attempt += 1) {
       rmSync(cache, { recursive: true, force: true });
       const result = plan(dir);
       impacted = result.articles;
       coldRuns.push(result);
+      if (BASELINE) {
+        rmSync(cache, { recursive: true, force: true });
+        const baseline = plan(dir, BASELINE);
+        baselineImpacted = baseline.articles;
+        baselineColdRuns.push(baseline);
+      }
     }
     const cold = best(coldRuns);
-    // Warm: the cache the run before left.
-    plan(dir);
+    // Warm: the cache the run before left (each build its own).
     const warmRuns: Measure[] = [];
-    for (let attempt = 0; attempt < RUNS; attempt += 1) warmRuns.push(plan(dir));
+    const baselineWarmRuns: Measure[] = [];
+    for (const [bin, runs] of [
+      [BIN, warmRuns],
+      ...(BASELINE ? [[BASELINE, baselineWarmRuns] as const] : []),
+    ] as const) {
+      rmSync(cache, { recursive: true, force: true });
+      plan(dir, bin);
+      for (let attempt = 0; attempt < RUNS; attempt += 1) runs.push(plan(dir, bin));
+    }
     const warm = best(warmRuns);
     const describe = (name: string, figures: Measure) =>
       `${name}: ${round(figures.ms)} ms wall, ${round(figures.cpuMs)} ms CPU (best of ${RUNS}), peak ${Math.round(figures.maxKiB / 1024)} MB`;
     console.log(`${describe("impact plan, cold", cold)}, ${impacted.size} articles impacted`);
     console.log(describe("impact plan, warm", warm));
+    if (BASELINE) {
+      const same = [...impacted].sort().join("\n") === [...baselineImpacted].sort().join("\n");
+      console.log(
+        `${describe("baseline plan, cold", best(baselineColdRuns))}, ${baselineImpacted.size} articles impacted (${same ? "the same articles" : "OTHER articles"})`,
+      );
+      console.log(describe("baseline plan, warm", best(baselineWarmRuns)));
+    }
     if (spawnSync("rg", ["--version"]).status !== 0) {
       console.log(
         "ripgrep (rg) is not installed, so the plan has no baseline here: apt-get install ripgrep (or brew install ripgrep)",
@@ -230,6 +257,12 @@ async function planAgainstRipgrep(): Promise<void> {
     console.log(
       `warm ratio impact/rg: ${(warm.ms / rg.ms).toFixed(2)}× wall, ${(warm.cpuMs / rg.cpuMs).toFixed(2)}× CPU`,
     );
+    if (BASELINE) {
+      const [baseCold, baseWarm] = [best(baselineColdRuns), best(baselineWarmRuns)];
+      console.log(
+        `baseline ratios to rg: cold ${(baseCold.ms / rg.ms).toFixed(2)}× wall, ${(baseCold.cpuMs / rg.cpuMs).toFixed(2)}× CPU; warm ${(baseWarm.ms / rg.ms).toFixed(2)}× wall, ${(baseWarm.cpuMs / rg.cpuMs).toFixed(2)}× CPU`,
+      );
+    }
     console.log(
       `articles ripgrep finds that the plan flags: ${found.length - missed.length} of ${found.length} (goal all: ${met(missed.length === 0)})${missed.length > 0 ? `; missed ${missed.slice(0, 5).join(", ")}` : ""}`,
     );
@@ -256,17 +289,34 @@ async function runColdStart(): Promise<void> {
     const check = plan(dir);
     if (check.articles.size > 0)
       throw new Error(`the doc-neutral change impacts ${[...check.articles].join(", ")}`);
-    const times: Record<"run" | "node" | "version", number[]> = { run: [], node: [], version: [] };
+    const times: Record<"run" | "node" | "version" | "baselineRun" | "baselineVersion", number[]> = {
+      run: [],
+      node: [],
+      version: [],
+      baselineRun: [],
+      baselineVersion: [],
+    };
     for (let attempt = 0; attempt < START_RUNS; attempt += 1) {
       times.node.push(measure(process.execPath, ["-e", "0"], dir).ms);
       times.version.push(measure(process.execPath, [BIN, "--version"], dir).ms);
       times.run.push(measure(process.execPath, [BIN, "run", "--quiet"], dir).ms);
+      if (!BASELINE) continue;
+      times.baselineVersion.push(measure(process.execPath, [BASELINE, "--version"], dir).ms);
+      times.baselineRun.push(measure(process.execPath, [BASELINE, "run", "--quiet"], dir).ms);
     }
     const show = (values: number[]) =>
       `${round(Math.min(...values))} ms best, ${round(median(values))} ms median`;
     console.log(`impact run, doc-neutral change (demo repository): ${show(times.run)} (${START_RUNS} runs)`);
     console.log(`node -e 0: ${show(times.node)}`);
     console.log(`impact --version: ${show(times.version)}`);
+    if (BASELINE) {
+      console.log(
+        `baseline impact run: ${show(times.baselineRun)}; baseline impact --version: ${show(times.baselineVersion)}`,
+      );
+      console.log(
+        `baseline impact run − node -e 0: ${round(Math.min(...times.baselineRun) - Math.min(...times.node))} ms`,
+      );
+    }
     const over = Math.min(...times.run) - Math.min(...times.node);
     console.log(
       `impact run − node -e 0: ${round(over)} ms (goal ≤ ${START_GOAL_MS} ms: ${met(over <= START_GOAL_MS)}); impact run − impact --version: ${round(Math.min(...times.run) - Math.min(...times.version))} ms`,
