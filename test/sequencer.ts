@@ -1,13 +1,17 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * The files whose single tests take longest (a package installed from its tarball, the
- * single executable, the PR bot's chain of processes, the CLI under Bun, a browser), in
- * that order. Started first, they run beside the many short files instead of after them;
- * vitest's own order only knows this once a run has left its timings in the cache.
+ * The files whose single tests take longest (`impact serve` restarted and on Postgres, a
+ * package installed from its tarball, the single executable, the PR bot's chain of
+ * processes, the CLI under Bun, a browser), in that order. Started first, they run beside
+ * the many short files instead of after them; vitest's own order only knows this once a run
+ * has left its timings in the cache (never in CI's fresh clone).
  */
 const LONGEST_FIRST = [
+  "test/serve-restart.test.ts",
+  "test/serve-postgres.test.ts",
   "test/package.test.ts",
+  "test/serve-drain.test.ts",
   "test/webhook-e2e.test.ts",
   "test/run.test.ts",
   "test/bun.test.ts",

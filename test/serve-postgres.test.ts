@@ -6,17 +6,19 @@ import { makeTempDir } from "./helpers/git-repo.js";
 import { startPostgres, type TestPostgres } from "./helpers/postgres.js";
 import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
 import { parseMetrics, SERVE_FAKES, serveEnv, startServe, until } from "./helpers/serve-process.js";
-import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
+import { deliverTo } from "./helpers/serve-world.js";
+import { pullRequestPayload as payload } from "./helpers/webhook-delivery.js";
 
 const buildDir = inject("builtPackage");
 /**
- * PRs in the burst, each delivered to both instances: twice what the two instances run at once
- * (2 × IMPACT_BOT_CONCURRENCY 2), so jobs wait in the shared queue and are claimed later. Each
- * job starts the built CLI twice (run, comment), the dearest part of the suite.
+ * PRs in the burst, each delivered to both instances: more than the two instances run at once
+ * (2 × IMPACT_BOT_CONCURRENCY 2), so two jobs wait in the shared queue and are claimed later.
+ * Each job starts the built CLI twice (run, comment), the dearest part of the suite: no more
+ * jobs than the claim needs.
  */
-const BURST = 8;
-/** PRs pushed to again after the burst, on a fresh instance. */
-const PUSHED = 4;
+const BURST = 6;
+/** PRs pushed to again after the burst, on a fresh instance: two, run at once. */
+const PUSHED = 2;
 
 let postgres: TestPostgres | undefined;
 let missing: string | undefined;
@@ -34,7 +36,7 @@ beforeAll(async () => {
 afterAll(() => postgres?.stop());
 
 const deliver = (url: string, body: string, id: string): Promise<number> =>
-  fetch(signedDelivery(SERVE_FAKES.secret, body, id, { url })).then((response) => response.status);
+  deliverTo(url, body, id).then((response) => response.status);
 
 describe("two impact serve processes on one Postgres", () => {
   it("take a burst of deliveries (each sent to both) and run each job exactly once", async (context) => {

@@ -1,39 +1,15 @@
 import { describe, expect, inject, it } from "vitest";
-import { fixScript, portRepo } from "./helpers/audit-fixture.js";
-import { startFakeGitHub } from "./helpers/fake-github.js";
 import { makeTempDir } from "./helpers/git-repo.js";
-import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { parseMetrics, SERVE_FAKES, serveEnv, startServe, until } from "./helpers/serve-process.js";
-import { pullRequestPayload as payload, signedDelivery } from "./helpers/webhook-delivery.js";
+import { parseMetrics, startServe, until } from "./helpers/serve-process.js";
+import { deliverTo as deliver, serveWorld as world } from "./helpers/serve-world.js";
+import { pullRequestPayload as payload } from "./helpers/webhook-delivery.js";
 
 const buildDir = inject("builtPackage");
-
-const deliver = (url: string, body: string, id: string): Promise<Response> =>
-  fetch(signedDelivery(SERVE_FAKES.secret, body, id, { url }));
 
 async function metrics(url: string): Promise<Map<string, number>> {
   const response = await fetch(`${url}/metrics`);
   expect(response.headers.get("content-type")).toContain("text/plain");
   return parseMetrics(await response.text());
-}
-
-/**
- * A PR fixture repository, a fake GitHub knowing its PRs, and a model whose calls hang
- * until `answer()` (or, with `slowMs`, answer after that long).
- */
-async function world(options: { slowMs?: number } = {}) {
-  const repo = portRepo(["alpha"]);
-  const head = repo.git("rev-parse", "HEAD");
-  const base = repo.git("rev-parse", "HEAD~1");
-  const github = await startFakeGitHub({ token: SERVE_FAKES.githubToken });
-  let answering = false;
-  const reply = (fixScript(["alpha"]) as Record<string, ScriptStep[]>)["docs/alpha.md"]![0]!;
-  const upstream = await startScriptedModelServer(() =>
-    answering ? reply : options.slowMs ? { ...reply, delayMs: options.slowMs } : { hang: true },
-  );
-  const env = (dataDir: string, extra: Record<string, string> = {}) =>
-    serveEnv({ github: github.url, model: upstream.url }, { IMPACT_DATA_DIR: dataDir, ...extra });
-  return { repo, head, base, github, upstream, env, answer: () => (answering = true) };
 }
 
 describe("impact serve restarts (real processes, SQLite state)", () => {
@@ -131,56 +107,5 @@ describe("impact serve restarts (real processes, SQLite state)", () => {
     third.child.kill("SIGTERM");
     expect(await third.exited).toBe(0);
     await w.upstream.close();
-  }, 240_000);
-
-  it("on SIGTERM, lets the running job finish before it exits; one that outlasts the drain time runs after the next start", async () => {
-    const w = await world({ slowMs: 3_000 });
-    const dataDir = makeTempDir();
-    w.github.setPull("acme/widgets", 42, { head: w.head });
-    const server = await startServe(buildDir, w.env(dataDir, { IMPACT_DRAIN_TIMEOUT_MS: "60000" }));
-    expect(
-      (
-        await deliver(
-          server.url,
-          payload({ base: w.base, head: w.head, cloneUrl: w.repo.dir, number: 42 }),
-          "t-1",
-        )
-      ).status,
-    ).toBe(202);
-    await until(() => w.upstream.requests.length > 0);
-    server.child.kill("SIGTERM");
-    // New deliveries are no longer taken while it drains.
-    await until(() => server.logs().some((line) => line.msg.startsWith("shutting down")));
-    expect(await server.exited).toBe(0);
-    expect(w.github.comments("acme/widgets", 42)).toHaveLength(1);
-
-    // A job still running when the drain time is up goes back to the queue.
-    const w2 = await world();
-    w2.github.setPull("acme/widgets", 43, { head: w2.head });
-    // A data folder (state database) of its own: the first part's result cache would answer without a model call.
-    const dataDir2 = makeTempDir();
-    const short = await startServe(buildDir, w2.env(dataDir2, { IMPACT_DRAIN_TIMEOUT_MS: "500" }));
-    expect(
-      (
-        await deliver(
-          short.url,
-          payload({ base: w2.base, head: w2.head, cloneUrl: w2.repo.dir, number: 43 }),
-          "t-2",
-        )
-      ).status,
-    ).toBe(202);
-    await until(() => w2.upstream.requests.length > 0);
-    short.child.kill("SIGTERM");
-    expect(await short.exited).toBe(0);
-    expect(short.logs().some((line) => line.msg === "job stopped by the shutdown; back in the queue")).toBe(
-      true,
-    );
-    w2.answer();
-    const next = await startServe(buildDir, w2.env(dataDir2));
-    await until(() => w2.github.comments("acme/widgets", 43).length === 1);
-    next.child.kill("SIGTERM");
-    expect(await next.exited).toBe(0);
-    await w.upstream.close();
-    await w2.upstream.close();
   }, 240_000);
 });

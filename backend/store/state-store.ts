@@ -3,8 +3,6 @@ import { DELIVERY_TTL_MS, FINISHED_JOB_TTL_MS, JOB_MAX_ATTEMPTS } from "../../sh
 import type { PullRequestJob } from "../job.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
-import { openPostgres } from "./postgres.js";
-import { openSqlite } from "./sqlite.js";
 
 export const JOB_STATES = ["queued", "running", "done", "failed", "dropped", "superseded"] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -384,7 +382,11 @@ export async function openStateStore(options: {
   dataDir: string;
   databaseUrl?: string;
 }): Promise<StateStore> {
-  const driver = options.databaseUrl ? await openPostgres(options.databaseUrl) : openSqlite(options.dataDir);
+  // Each driver loads only when chosen: a server on SQLite never loads the Postgres client,
+  // and one on Postgres never compiles SQLite's WebAssembly.
+  const driver = options.databaseUrl
+    ? await (await import("./postgres.js")).openPostgres(options.databaseUrl)
+    : (await import("./sqlite.js")).openSqlite(options.dataDir);
   try {
     await migrate(driver);
   } catch (error) {

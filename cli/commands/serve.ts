@@ -1,3 +1,4 @@
+import { setFlagsFromString } from "node:v8";
 import { UsageError } from "../../shared/errors.js";
 import { defineCommand } from "./define-command.js";
 
@@ -24,6 +25,11 @@ State:   IMPACT_DATA_DIR (SQLite, default .impact-server), or DATABASE_URL (Post
       throw new UsageError(`the port must be a number from 0 to 65535, got "${portText}"`);
     }
     const host = values.host ?? "127.0.0.1";
+    // The state store's SQLite is WebAssembly. V8's optimizing tier recompiled its hot
+    // functions at every start (about half the CPU a start took) for queries that take
+    // microseconds either way: the baseline compiler alone is enough here. Set before the
+    // binding loads, in this process only (a job's CLI runs in a process of its own).
+    setFlagsFromString("--liftoff-only");
     // Only this command in cli/ loads the backend.
     const { backendFromEnv, createApp, createLogger, listen } = await import("../../backend/server.js");
     const logger = createLogger(io.stdout, io.env);

@@ -23,7 +23,7 @@ export interface PullRequestBot {
 /**
  * The CLI's `main` in this process, with the cwd, environment and signal the pipeline gives
  * a child: the bot's tests check the pipeline, not the process start, which `impact serve`'s
- * own tests (serve-restart, serve-postgres) cover with real processes.
+ * own tests (serve-restart, serve-drain, serve-postgres) cover with real processes.
  */
 export const inProcessCli: CliRunner = async (args, { cwd, env, signal }) => {
   const io = captureIo(cwd, env, { signal });
