@@ -9,6 +9,7 @@ import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
+import { proseSignals, proseWords } from "./detect/prose.js";
 import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
@@ -132,6 +133,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   versionSignals({ evidence: evidence.files, articles, sink });
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
+  proseSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -218,11 +220,12 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
  * substrings of the reference rule. Besides these, only frontmatter that names `attention`
  * is read (attentionOf). An article whose text holds none of them is detected the same with
  * its content left empty, which lets the plan skip reading it; a rule that comes to read
- * other text must say so here.
+ * other text must say so here. `everyArticle`: the prose rule ranks every article by the
+ * change's comment and string words, so every article must be read.
  */
 export function textLookups(
   input: Pick<DetectInput, "changeSet" | "config" | "genericNames"> & { articlePaths: ReadonlySet<string> },
-): { terms: string[]; substrings: string[] } {
+): { terms: string[]; substrings: string[]; everyArticle: boolean } {
   const evidence = selectEvidence(input.changeSet, input.articlePaths, input.config);
   const lookups = referenceLookups({
     changeSet: input.changeSet,
@@ -240,6 +243,7 @@ export function textLookups(
   return {
     terms: [...lookups.terms, ...declared],
     substrings: [...lookups.substrings, ...versions, ...links],
+    everyArticle: proseWords(evidence.files).size > 0,
   };
 }
 
