@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { main } from "../cli/main.js";
+import { countWords, textWords, writtenForms } from "../cli/plan/detect/prose.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
@@ -204,5 +205,35 @@ describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
         "def complete(names, extra):\n    # Keep the order the caller gave, duplicates first\n    return names + extra\n",
     });
     expect(flagged(await planJson(repo))).toEqual([]);
+  });
+});
+
+describe("the prose rule's word counts", () => {
+  it("cuts an article's bytes into the same words as its text", () => {
+    const text =
+      "# maxRedirects\n\nHTTPError, `show-aliases` and TASK_VERBOSE2x: 3rd policies über Ünicode-policy; x2abc URLs.\n";
+    const words = textWords(text);
+    expect(words).toEqual([
+      "max",
+      "redirect",
+      "http",
+      "error",
+      "show",
+      "aliase",
+      "and",
+      "task",
+      "verbose",
+      "policy",
+      "ber",
+      "nicode",
+      "policy",
+      "abc",
+    ]);
+    const { length, counts } = countWords(
+      Buffer.from(text),
+      writtenForms(["policy", "aliase", "http", "redirect"]),
+    );
+    expect(length).toBe(words.length);
+    expect(Object.fromEntries(counts)).toEqual({ redirect: 1, http: 1, aliase: 1, policy: 2 });
   });
 });

@@ -135,9 +135,7 @@ async function readNeededArticles(input: {
   });
   const keys = termKeys(lookups.terms);
   const needed =
-    lookups.substrings.length > 0 || lookups.everyArticle
-      ? paths
-      : paths.filter((path) => mustRead(input.indexed.get(path)!, keys));
+    lookups.substrings.length > 0 ? paths : paths.filter((path) => mustRead(input.indexed.get(path)!, keys));
   const read = new Map(
     (await readArticles(input.repoRoot, needed, { revision: input.revision })).map((article) => [
       article.path,

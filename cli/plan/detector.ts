@@ -9,7 +9,7 @@ import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
-import { proseSignals, proseWords } from "./detect/prose.js";
+import { proseLookups, proseSignals } from "./detect/prose.js";
 import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
@@ -220,12 +220,11 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
  * substrings of the reference rule. Besides these, only frontmatter that names `attention`
  * is read (attentionOf). An article whose text holds none of them is detected the same with
  * its content left empty, which lets the plan skip reading it; a rule that comes to read
- * other text must say so here. `everyArticle`: the prose rule ranks every article by the
- * change's comment and string words, so every article must be read.
+ * other text must say so here.
  */
 export function textLookups(
   input: Pick<DetectInput, "changeSet" | "config" | "genericNames"> & { articlePaths: ReadonlySet<string> },
-): { terms: string[]; substrings: string[]; everyArticle: boolean } {
+): { terms: string[]; substrings: string[] } {
   const evidence = selectEvidence(input.changeSet, input.articlePaths, input.config);
   const lookups = referenceLookups({
     changeSet: input.changeSet,
@@ -241,9 +240,9 @@ export function textLookups(
   // Addresses a changed file dropped are looked for as substrings (the link rule's search).
   const links = removedLinks(evidence.files).map((removed) => removed.link);
   return {
-    terms: [...lookups.terms, ...declared],
+    // The prose rule ranks only the articles that write one of its words as a whole word.
+    terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files)],
     substrings: [...lookups.substrings, ...versions, ...links],
-    everyArticle: proseWords(evidence.files).size > 0,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { COMMON_WORDS } from "../common-words.js";
+import { fingerprint, termKey } from "../matcher.js";
 import { languageOf } from "../symbols/languages/index.js";
-import type { ArticleText } from "./article-text.js";
+import { type ArticleText, bodyOf } from "./article-text.js";
 import type { SignalSink } from "./signal.js";
 import { REASON_SCORES } from "./weights.js";
 
@@ -14,10 +15,12 @@ import { REASON_SCORES } from "./weights.js";
  * the reason, and it is weak alone (REASON_SCORES.prose): it flags the page when nothing
  * else is strong, and adds to weaker reasons.
  *
- * Chosen on the truth bench (older half of each repository's commits, the newer half held
- * out): identifier words and removed lines as well as comments ranked worse; so did
- * reading only whole words of the articles (the persistent index's terms), which is why
- * this rule reads every article when the change has such words (textLookups).
+ * Only the articles that write one of the words as a whole word (`aliases`, `Aliases`,
+ * `ALIASES`: a part of the article's fingerprint, matcher.ts) take part, so the plan reads
+ * only those (textLookups); their words are then counted inside identifiers too
+ * (`show-aliases`, `taskAliases`). Chosen on the truth bench (older half of each
+ * repository's commits, the newer half held out): the words of every changed line
+ * (identifiers too) ranked worse, and counting only whole words in the articles too.
  */
 
 /** Words looked for per change, at most (the first ones in the diff's order). */
@@ -104,7 +107,148 @@ export function proseWords(evidence: readonly ChangedFile[]): Map<string, { file
   return words;
 }
 
-const UTF8 = new TextDecoder();
+/** The forms (`alias`, `aliases`) of each word, in lower case. */
+function formsOf(word: string): string[] {
+  const candidates = [word, `${word}s`, ...(word.endsWith("y") ? [`${word.slice(0, -1)}ies`] : [])];
+  return candidates.filter((form) => stemWord(form) === word);
+}
+
+/** `alias` → alias, Alias, ALIAS: how prose writes a word as a whole. */
+function wholeWordForms(words: Iterable<string>): string[] {
+  return [...words].flatMap((word) =>
+    formsOf(word).flatMap((form) => [form, form[0]!.toUpperCase() + form.slice(1), form.toUpperCase()]),
+  );
+}
+
+/** The terms the prose rule needs an article to hold (textLookups): its words, written as whole words. */
+export function proseLookups(evidence: readonly ChangedFile[]): string[] {
+  return wholeWordForms(proseWords(evidence).keys());
+}
+
+/** The lower-case forms an article may write the words in, by hash, with a bitmap of the hashes. */
+export interface WrittenForms {
+  bitmap: Uint32Array;
+  byHash: Map<number, { form: string; word: string }[]>;
+}
+
+/** The lower-case forms an article may write each word in (`alias`: alias, aliases), to the word. */
+export function writtenForms(words: Iterable<string>): WrittenForms {
+  const byHash = new Map<number, { form: string; word: string }[]>();
+  const bitmap = new Uint32Array(BITMAP_MASK + 1);
+  for (const word of words) {
+    for (const form of formsOf(word)) {
+      const key = hashText(form);
+      bitmap[(key >>> 5) & BITMAP_MASK]! |= 1 << (key & 31);
+      const list = byHash.get(key);
+      if (list) list.push({ form, word });
+      else byHash.set(key, [{ form, word }]);
+    }
+  }
+  return { bitmap, byHash };
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+function hashText(text: string): number {
+  let hash = FNV_OFFSET;
+  for (let index = 0; index < text.length; index += 1)
+    hash = Math.imul(hash ^ text.charCodeAt(index), FNV_PRIME);
+  return hash >>> 0;
+}
+
+/** 1: a-z, 2: A-Z, 3: 0-9, 0: anything else (bytes above ASCII included). */
+const CLASS = new Uint8Array(256);
+for (let code = 97; code <= 122; code += 1) CLASS[code] = 1;
+for (let code = 65; code <= 90; code += 1) CLASS[code] = 2;
+for (let code = 48; code <= 57; code += 1) CLASS[code] = 3;
+const LOWER = 1;
+const UPPER = 2;
+
+/**
+ * How many words `bytes` holds (as textWords counts them) and how often it writes each of
+ * `forms`' words: textWords' cuts (identifiers split into their words, lower case, words
+ * under 3 letters left out), made on the bytes without building a string per word. One
+ * pass hashing each part as it is read; a string is built only when a bitmap of the forms'
+ * hashes, then the forms themselves, hold the hash.
+ */
+export function countWords(
+  bytes: Uint8Array,
+  forms: WrittenForms,
+): { length: number; counts: Map<string, number> } {
+  const counts = new Map<string, number>();
+  const { bitmap, byHash } = forms;
+  let length = 0;
+  const end = bytes.length;
+  const found = (start: number, stop: number, hash: number) => {
+    const entries = byHash.get(hash);
+    if (!entries) return;
+    let text = "";
+    for (let index = start; index < stop; index += 1) text += String.fromCharCode(bytes[index]! | 32);
+    for (const entry of entries)
+      if (entry.form === text) counts.set(entry.word, (counts.get(entry.word) ?? 0) + 1);
+  };
+  let index = 0;
+  while (index < end) {
+    const kind = CLASS[bytes[index]!]!;
+    if (kind !== LOWER && kind !== UPPER) {
+      // Not in a word; a digit that follows no letter starts none either.
+      index += 1;
+      continue;
+    }
+    // One token, a letter then letters and digits, cut into parts as textWords' PART does:
+    // `maxRedirects` → max, Redirects; `HTTPError` → HTTP, Error; digits part alone.
+    while (index < end) {
+      const code = CLASS[bytes[index]!]!;
+      let start = index;
+      let hash = FNV_OFFSET;
+      if (code === UPPER) {
+        let before = FNV_OFFSET;
+        while (index < end && CLASS[bytes[index]!] === UPPER) {
+          before = hash;
+          hash = Math.imul(hash ^ (bytes[index]! | 32), FNV_PRIME);
+          index += 1;
+        }
+        if (index < end && CLASS[bytes[index]!] === LOWER) {
+          if (index - start >= 2) {
+            // The capitals before the last one are a part of their own.
+            const stop = index - 1;
+            if (stop - start >= 3) {
+              length += 1;
+              const key = before >>> 0;
+              if ((bitmap[(key >>> 5) & BITMAP_MASK]! & (1 << (key & 31))) !== 0) found(start, stop, key);
+            }
+            start = stop;
+            hash = Math.imul(FNV_OFFSET ^ (bytes[stop]! | 32), FNV_PRIME);
+          }
+        } else {
+          if (index - start >= 3) {
+            length += 1;
+            const key = hash >>> 0;
+            if ((bitmap[(key >>> 5) & BITMAP_MASK]! & (1 << (key & 31))) !== 0) found(start, index, key);
+          }
+          continue;
+        }
+      } else if (code === 3) {
+        while (index < end && CLASS[bytes[index]!] === 3) index += 1;
+        continue;
+      } else if (code !== LOWER) break;
+      while (index < end && CLASS[bytes[index]!] === LOWER) {
+        hash = Math.imul(hash ^ bytes[index]!, FNV_PRIME);
+        index += 1;
+      }
+      if (index - start >= 3) {
+        length += 1;
+        const key = hash >>> 0;
+        if ((bitmap[(key >>> 5) & BITMAP_MASK]! & (1 << (key & 31))) !== 0) found(start, index, key);
+      }
+    }
+  }
+  return { length, counts };
+}
+
+/** 2^16 bits: a word's hash is looked up only when its bit is set. */
+const BITMAP_MASK = (1 << 11) - 1;
 
 /**
  * prose: the article that ranks clearly first for the change's comment and string words
@@ -119,16 +263,20 @@ export function proseSignals(input: {
   const words = proseWords(input.evidence);
   const total = articles.length;
   if (words.size === 0 || total < MIN_ARTICLES) return;
-  // Only the articles that hold a word take part: their lengths, and how many hold each word.
+  const forms = writtenForms(words.keys());
+  const wholeKeys = new Set(wholeWordForms(words.keys()).map(termKey));
+  // Only the articles that write a word as a whole word take part: their lengths, and how
+  // many hold each word (counted inside identifiers too).
   const holding: { path: string; counts: Map<string, number>; length: number }[] = [];
   const documents = new Map<string, number>();
   for (const article of articles) {
-    const text = typeof article.content === "string" ? article.content : UTF8.decode(article.content);
-    const all = textWords(text);
-    const counts = new Map<string, number>();
-    for (const word of all) if (words.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+    if (article.content.length === 0) continue;
+    const body = bodyOf(article.content);
+    const bytes = typeof body === "string" ? Buffer.from(body) : body;
+    if (!fingerprint(bytes).some((hash) => wholeKeys.has(hash))) continue;
+    const { counts, length } = countWords(bytes, forms);
     if (counts.size === 0) continue;
-    holding.push({ path: article.path, counts, length: all.length });
+    holding.push({ path: article.path, counts, length });
     for (const word of counts.keys()) documents.set(word, (documents.get(word) ?? 0) + 1);
   }
   if (holding.length === 0) return;
