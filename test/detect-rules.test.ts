@@ -1,6 +1,9 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { main } from "../cli/main.js";
+import { countWords, textWords, writtenForms } from "../cli/plan/detect/prose.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
@@ -154,5 +157,83 @@ describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
     expect(details(await planJson(repo, ["--min-score", "0"]), "docs/defaults.md")).toEqual([
       "mentions default_map (written as code in the change's entry in CHANGES.md)",
     ]);
+  });
+  it("flags the one page that describes in prose what a changed comment says, read from a warm article index", async () => {
+    const docs = {
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "docs/completion.md":
+        "# Zsh\n\nTask aliases are offered as completions in zsh; a zstyle turns them off.\n",
+      "docs/install.md": "# Install\n\nRun pip install task.\n",
+      "docs/config.md": "# Config\n\nSettings live in one file.\n",
+      "docs/usage.md": "# Usage\n\nCall the tool with the name of a task.\n",
+      "src/completion.py": "def complete(names):\n    return names\n",
+    };
+    const repo = gitRepo(docs);
+    // A plan before the change writes the article index, so the one after reads it warm.
+    await planJson(repo);
+    repo.commit({
+      "src/completion.py":
+        "def complete(names, extra):\n    # Offer aliases as completions unless the zstyle turns them off\n    return names + extra\n",
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["docs/completion.md"]);
+    expect(details(plan, "docs/completion.md")).toEqual([
+      "describes in prose what the change's comments and strings say (aliases, completions, them, turns, zstyle)",
+    ]);
+    // Cold (no article index) the same page is found.
+    rmSync(join(repo.dir, ".impact", "cache", "articles"), { recursive: true, force: true });
+    const cold = await planJson(repo);
+    expect(flagged(cold)).toEqual(["docs/completion.md"]);
+  });
+
+  it("flags no page when the comment's words rank two pages alike, or name no page at all", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "docs/zsh.md": "# Zsh\n\nTask aliases are offered as completions; a zstyle turns them off.\n",
+      "docs/shells.md": "# Shells\n\nIn zsh, aliases are offered as completions; a zstyle turns them off.\n",
+      "docs/install.md": "# Install\n\nRun pip install task.\n",
+      "docs/usage.md": "# Usage\n\nCall the tool with the name of a task.\n",
+      "src/completion.py": "def complete(names):\n    return names\n",
+    });
+    repo.commit({
+      "src/completion.py":
+        "def complete(names, extra):\n    # Offer aliases as completions unless the zstyle turns them off\n    return names + extra\n",
+    });
+    expect(flagged(await planJson(repo))).toEqual([]);
+    repo.commit({
+      "src/completion.py":
+        "def complete(names, extra):\n    # Keep the order the caller gave, duplicates first\n    return names + extra\n",
+    });
+    expect(flagged(await planJson(repo))).toEqual([]);
+  });
+});
+
+describe("the prose rule's word counts", () => {
+  it("cuts an article's bytes into the same words as its text", () => {
+    const text =
+      "# maxRedirects\n\nHTTPError, `show-aliases` and TASK_VERBOSE2x: 3rd policies über Ünicode-policy; x2abc URLs.\n";
+    const words = textWords(text);
+    expect(words).toEqual([
+      "max",
+      "redirect",
+      "http",
+      "error",
+      "show",
+      "aliase",
+      "and",
+      "task",
+      "verbose",
+      "policy",
+      "ber",
+      "nicode",
+      "policy",
+      "abc",
+    ]);
+    const { length, counts } = countWords(
+      Buffer.from(text),
+      writtenForms(["policy", "aliase", "http", "redirect"]),
+    );
+    expect(length).toBe(words.length);
+    expect(Object.fromEntries(counts)).toEqual({ redirect: 1, http: 1, aliase: 1, policy: 2 });
   });
 });

@@ -9,6 +9,7 @@ import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
+import { proseLookups, proseSignals } from "./detect/prose.js";
 import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
@@ -132,6 +133,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   versionSignals({ evidence: evidence.files, articles, sink });
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
+  proseSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -238,7 +240,8 @@ export function textLookups(
   // Addresses a changed file dropped are looked for as substrings (the link rule's search).
   const links = removedLinks(evidence.files).map((removed) => removed.link);
   return {
-    terms: [...lookups.terms, ...declared],
+    // The prose rule ranks only the articles that write one of its words as a whole word.
+    terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files)],
     substrings: [...lookups.substrings, ...versions, ...links],
   };
 }
