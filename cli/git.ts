@@ -4,6 +4,9 @@ import { join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { GitError } from "../shared/errors.js";
 
+/** A full object id: SHA-1 (40 hex digits) or SHA-256 (64). */
+const OBJECT_SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
 /**
  * The sha of the blob at `path` in `revision`, or undefined. The path travels as its own
  * argument, so no character in it can change what is asked.
@@ -11,7 +14,7 @@ import { GitError } from "../shared/errors.js";
 export async function blobSha(git: Git, revision: string, path: string): Promise<string | undefined> {
   try {
     const sha = (await git.raw(["rev-parse", "--verify", "--quiet", `${revision}:${path}`])).trim();
-    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha) ? sha : undefined;
+    return OBJECT_SHA.test(sha) ? sha : undefined;
   } catch {
     return undefined;
   }
@@ -231,7 +234,7 @@ export async function listRepositoryEntries(
         entry.startsWith(" 0", shaEnd) &&
         (entry.startsWith(" 100644 ", 1) || entry.startsWith(" 100755 ", 1));
       const sha = trusted ? entry.slice(9, shaEnd) : "";
-      present.set(path, /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha) ? { path, sha } : { path });
+      present.set(path, OBJECT_SHA.test(sha) ? { path, sha } : { path });
     }
   }
   // Ignored files the config lets the tools read (`readIgnored`), and only those.
@@ -287,7 +290,7 @@ export async function isShallow(git: Git): Promise<boolean> {
  * path holding a newline would ask for other objects and shift every answer after it.
  */
 export function readBlobs(repoRoot: string, specs: string[]): Promise<Map<string, string | undefined>> {
-  const bad = specs.find((spec) => !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(spec));
+  const bad = specs.find((spec) => !OBJECT_SHA.test(spec));
   if (bad !== undefined)
     return Promise.reject(new Error(`bug: readBlobs takes object shas, got ${JSON.stringify(bad)}`));
   return batchRead(repoRoot, specs);

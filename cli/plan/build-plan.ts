@@ -142,7 +142,11 @@ async function readNeededArticles(input: {
       article.content,
     ]),
   );
-  return paths.map((path) => ({ path, content: read.get(path) ?? EMPTY }));
+  return paths.map((path) => ({
+    path,
+    content: read.get(path) ?? EMPTY,
+    hashes: input.indexed.get(path)!.hashes,
+  }));
 }
 
 const EMPTY = new Uint8Array(0);

@@ -5,6 +5,11 @@ export interface ArticleText {
   path: string;
   /** The article's text, or its UTF-8 bytes (scanned without decoding). */
   content: string | Uint8Array;
+  /**
+   * The fingerprint of its body (matcher.ts `fingerprint`) when the plan already has it from
+   * the article index; a rule that needs it takes it from here instead of hashing the text again.
+   */
+  hashes?: Uint32Array;
 }
 
 export const AttentionEntrySchema = z.discriminatedUnion("op", [

@@ -273,7 +273,7 @@ export function proseSignals(input: {
     if (article.content.length === 0) continue;
     const body = bodyOf(article.content);
     const bytes = typeof body === "string" ? Buffer.from(body) : body;
-    if (!fingerprint(bytes).some((hash) => wholeKeys.has(hash))) continue;
+    if (!(article.hashes ?? fingerprint(bytes)).some((hash) => wholeKeys.has(hash))) continue;
     const { counts, length } = countWords(bytes, forms);
     if (counts.size === 0) continue;
     holding.push({ path: article.path, counts, length });
