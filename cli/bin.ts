@@ -19,7 +19,8 @@ for (const stream of [process.stdout, process.stderr]) {
 process.on("SIGINT", onSignal);
 process.on("SIGTERM", onSignal);
 
-const code = await main(process.argv.slice(2), {
+// No top-level await: the bundle is a script (see .ci/bundle.mjs), which cannot have one.
+void main(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,
   stdout: (text) => process.stdout.write(text),
@@ -32,5 +33,6 @@ const code = await main(process.argv.slice(2), {
     return Buffer.concat(chunks).toString("utf8");
   },
   stdinStream: () => process.stdin,
+}).then((code) => {
+  process.exitCode = code;
 });
-process.exitCode = code;

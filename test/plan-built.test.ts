@@ -37,6 +37,7 @@ async function builtPlan(
  */
 async function expectSamePlan(dir: string, args: string[] = []): Promise<{ articles: { path: string }[] }> {
   const built = await builtPlan(dir, args);
+  expect(built.err).toBe("");
   expect(built.code).toBe(0);
   const io = captureIo(dir);
   expect(await main(["plan", "--json", ...args], io)).toBe(0);
@@ -69,6 +70,7 @@ describe("impact plan, built (symbols on a worker thread) and from source", { ti
 
     // The whole bar at 0.3: every article the changed symbols reach, not the ranking among them.
     const built = await builtPlan(repo.dir, ["--min-score", "0.3"]);
+    expect(built.err).toBe("");
     expect(built.code).toBe(0);
     const io = captureIo(repo.dir);
     expect(await main(["plan", "--json", "--min-score", "0.3"], io)).toBe(0);
