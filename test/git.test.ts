@@ -1,5 +1,7 @@
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitAt, readFilesAt, repositoryRoot } from "../cli/git.js";
+import { gitAt, readFilesAt, repositoryRoot, rootOnDisk } from "../cli/git.js";
 import { genericNames } from "../cli/plan/generic-names.js";
 import { GitError } from "../shared/errors.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
@@ -21,6 +23,32 @@ describe("git through plain child processes", () => {
     await expect(repositoryRoot(dir)).rejects.toThrow(/^not a git repository: .* pass --repo DIR\)$/);
     const repo = gitRepo({ "a.txt": "a\n" }, { dir });
     expect(await repositoryRoot(repo.dir)).toBe(repo.git("rev-parse", "--show-toplevel"));
+  });
+
+  it("finds the root on disk where git would find the same, and leaves the rest to git", async () => {
+    const repo = gitRepo({ "src/deep/a.txt": "a\n" });
+    const top = repo.git("rev-parse", "--show-toplevel");
+    expect(rootOnDisk(repo.dir)).toBe(top);
+    expect(rootOnDisk(join(repo.dir, "src", "deep"))).toBe(top);
+    // Through a symlink, as git prints it: the real path.
+    const link = join(makeTempDir(), "link");
+    symlinkSync(join(repo.dir, "src"), link);
+    expect(rootOnDisk(link)).toBe(top);
+    expect(await repositoryRoot(link)).toBe(top);
+    // A repository inside another: the inner one.
+    const inner = gitRepo({ "b.txt": "b\n" }, { dir: join(repo.dir, "vendor", "inner") });
+    expect(rootOnDisk(join(inner.dir))).toBe(inner.git("rev-parse", "--show-toplevel"));
+    // Inside .git, a linked worktree (a .git file), a configured work tree, no repository: git decides.
+    expect(rootOnDisk(join(repo.dir, ".git", "refs"))).toBeUndefined();
+    const worktree = join(makeTempDir(), "wt");
+    repo.git("worktree", "add", "-q", worktree);
+    expect(rootOnDisk(worktree)).toBeUndefined();
+    expect(await repositoryRoot(worktree)).toBe(repo.git("-C", worktree, "rev-parse", "--show-toplevel"));
+    const moved = gitRepo({ "c.txt": "c\n" });
+    mkdirSync(join(moved.dir, "tree"));
+    moved.git("config", "core.worktree", join(moved.dir, "tree"));
+    expect(rootOnDisk(moved.dir)).toBeUndefined();
+    expect(rootOnDisk(makeTempDir())).toBeUndefined();
   });
 
   it("reads the package's own names from every manifest at the root of a revision, in one read", async () => {
