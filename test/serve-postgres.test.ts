@@ -53,7 +53,11 @@ describe("two impact serve processes on one Postgres", () => {
     const env = () =>
       serveEnv(
         { github: github.url, model: upstream.url },
-        { IMPACT_BOT_CONCURRENCY: String(CONCURRENCY), DATABASE_URL: databaseUrl, IMPACT_DATA_DIR: makeTempDir() },
+        {
+          IMPACT_BOT_CONCURRENCY: String(CONCURRENCY),
+          DATABASE_URL: databaseUrl,
+          IMPACT_DATA_DIR: makeTempDir(),
+        },
       );
     const instances = [await startServe(buildDir, env()), await startServe(buildDir, env())];
     const numbers = Array.from({ length: BURST }, (_, index) => index + 1);
