@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // `npm test`: Biome, then the type check and the vitest suite side by side. The type check
 // is one thread busy for about 20 s; run before the suite, it left every other core idle for
-// that long. Arguments go to vitest (`npm test -- test/x.test.ts`). The type check's report
-// is printed after the suite's, so the two never interleave; any failure fails the whole.
+// that long. It is incremental: what it learned is kept in node_modules/.cache, so a later
+// run checks again only the files that changed and the files that depend on them (a run with
+// nothing changed: about 12 CPU-s instead of 33). Arguments go to vitest
+// (`npm test -- test/x.test.ts`). The type check's report is printed after the suite's, so
+// the two never interleave; any failure fails the whole.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +33,14 @@ function run(command, args, { capture = false } = {}) {
 const lint = await run(bin("biome"), ["check", "--error-on-warnings", "."]);
 if (lint.code !== 0) process.exit(lint.code);
 
-const typecheck = run(bin("tsc"), ["-p", "tsconfig.json", "--noEmit"], { capture: true });
+const buildInfo = join(root, "node_modules", ".cache", "impact-typecheck", "tsconfig.tsbuildinfo");
+const typecheck = run(
+  bin("tsc"),
+  ["-p", "tsconfig.json", "--noEmit", "--incremental", "--tsBuildInfoFile", buildInfo],
+  {
+    capture: true,
+  },
+);
 const tests = await run(bin("vitest"), ["run", ...process.argv.slice(2)]);
 const types = await typecheck;
 if (types.code !== 0) process.stderr.write(`\ntsc -p tsconfig.json --noEmit failed:\n${types.output}`);

@@ -10,13 +10,15 @@ import { deliverTo } from "./helpers/serve-world.js";
 import { pullRequestPayload as payload } from "./helpers/webhook-delivery.js";
 
 const buildDir = inject("builtPackage");
+/** Jobs each instance runs at once. */
+const CONCURRENCY = 1;
 /**
- * PRs in the burst, each delivered to both instances: more than the two instances run at once
- * (2 × IMPACT_BOT_CONCURRENCY 2), so two jobs wait in the shared queue and are claimed later.
- * Each job starts the built CLI twice (run, comment), the dearest part of the suite: no more
- * jobs than the claim needs.
+ * PRs in the burst, each delivered to both instances: one more than the two instances run at
+ * once (2 × CONCURRENCY), so one job waits in the shared queue and is claimed later. Each job
+ * starts the built CLI twice (run, comment), the dearest part of the suite: no more jobs than
+ * the claim needs (concurrent claims of one instance are state-store.test.ts's).
  */
-const BURST = 6;
+const BURST = 2 * CONCURRENCY + 1;
 /** PRs pushed to again after the burst, on a fresh instance: two, run at once. */
 const PUSHED = 2;
 
@@ -51,7 +53,11 @@ describe("two impact serve processes on one Postgres", () => {
     const env = () =>
       serveEnv(
         { github: github.url, model: upstream.url },
-        { IMPACT_BOT_CONCURRENCY: "2", DATABASE_URL: databaseUrl, IMPACT_DATA_DIR: makeTempDir() },
+        {
+          IMPACT_BOT_CONCURRENCY: String(CONCURRENCY),
+          DATABASE_URL: databaseUrl,
+          IMPACT_DATA_DIR: makeTempDir(),
+        },
       );
     const instances = [await startServe(buildDir, env()), await startServe(buildDir, env())];
     const numbers = Array.from({ length: BURST }, (_, index) => index + 1);

@@ -5,6 +5,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   unlinkSync,
@@ -93,7 +94,8 @@ export function gitRepo(files?: FileTree, options: { dir?: string } = {}): TestR
       writeFileSync(full, content);
     }
   };
-  const fresh = !options.dir && !existsSync(join(dir, ".git"));
+  const ours = !options.dir;
+  const fresh = ours && !existsSync(join(dir, ".git"));
   initRepository(dir);
   // The commit just made, read from .git rather than by one more git process per commit.
   const head = () => {
@@ -114,28 +116,36 @@ export function gitRepo(files?: FileTree, options: { dir?: string } = {}): TestR
     write,
     commit(tree, message = "change") {
       write(tree);
-      // One process started from the test worker instead of two: a start from a worker
-      // holding a few hundred MB costs tens of ms of CPU (its memory map is copied and then
-      // faulted back), one from the small shell a few.
-      execFileSync("sh", ["-c", 'git add -A && git commit -q --allow-empty -m "$1"', "sh", message], {
-        cwd: dir,
-        env: { ...process.env, ...GIT_ENV },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      // A repository of our own is committed by hand when that is exactly what git would do
+      // (see commitByHand); a folder given by the caller always by git itself.
+      if (!(ours && commitByHand(dir, message))) gitCommit(dir, message);
       return head();
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
   if (files && fresh && writableByHand(files)) {
     write(files);
-    writeFirstCommit(dir, files as Record<string, string | Uint8Array>, "initial");
+    if (!commitByHand(dir, "initial")) gitCommit(dir, "initial");
   } else if (files) repo.commit(files, "initial");
   return repo;
 }
 
 /**
- * Whether `writeFirstCommit` may stand in for `git add -A && git commit` on these files in
- * an empty folder: no deletions, and nothing that changes what `git add` would take
+ * `git add -A && git commit --allow-empty -m MESSAGE` in `dir`: one process started from the
+ * test worker instead of two (a start from a worker holding a few hundred MB costs tens of
+ * ms of CPU, its memory map copied and then faulted back; one from the small shell a few).
+ */
+function gitCommit(dir: string, message: string): void {
+  execFileSync("sh", ["-c", 'git add -A && git commit -q --allow-empty -m "$1"', "sh", message], {
+    cwd: dir,
+    env: { ...process.env, ...GIT_ENV },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/**
+ * Whether the first commit's `files` may be written by hand in an empty folder: no
+ * deletions, nothing outside the folder, and nothing that changes what `git add` would take
  * (ignore or attribute files) or that git keeps apart (paths into .git).
  */
 function writableByHand(files: FileTree): boolean {
@@ -148,13 +158,100 @@ function writableByHand(files: FileTree): boolean {
   );
 }
 
+/** What in .git, besides objects, refs and the index, a hand-written commit would not honour. */
+const GIT_STATE_BY_GIT_ONLY = [
+  "packed-refs",
+  "shallow",
+  "info",
+  "hooks",
+  "MERGE_HEAD",
+  "CHERRY_PICK_HEAD",
+  "REVERT_HEAD",
+  "BISECT_LOG",
+  "sequencer",
+  "rebase-merge",
+  "rebase-apply",
+];
+
+/** Environment settings that change what a commit writes, or where (GIT_SSL_CAINFO and such do not). */
+const GIT_SETTING_OF_A_COMMIT =
+  /^GIT_(AUTHOR|COMMITTER|INDEX|DIR|WORK_TREE|COMMON_DIR|OBJECT|ALTERNATE|CONFIG|NAMESPACE|CEILING|REPLACE|GRAFT|.*PATHSPEC)/;
+
+/** Ignore and attribute files git reads from the user's home whatever GIT_CONFIG_GLOBAL says. */
+const USER_GIT_FILES = ["ignore", "attributes"].map((name) =>
+  join(process.env.XDG_CONFIG_HOME || join(process.env.HOME ?? "/nonexistent", ".config"), "git", name),
+);
+
 /**
- * The first commit of `files` (already written to `dir`), written as git's own objects, ref
- * and index, as `git add -A && git commit` leaves them: two git processes fewer for each of
- * the suite's several hundred repositories (a process started from a test worker costs tens
- * of milliseconds of CPU, most of it copying the worker's memory map).
+ * `git add -A && git commit --allow-empty -m message` in `dir`, written as git's own objects,
+ * ref and index, when that is certainly what git would write: the repository's config is the
+ * one `gitRepo` wrote, HEAD names a branch stored as a loose ref, nothing is in progress (a
+ * merge, a rebase), no hooks, no ignore or attribute file anywhere (so `add -A` takes every
+ * file), only regular files (no symlinks, no nested repositories), no GIT_* setting of the
+ * caller's that bears on a commit, and a one-line message git keeps as it is. Returns false,
+ * having written nothing, otherwise. Two or three processes fewer for each of the suite's
+ * several hundred commits (a process started from a test worker costs tens of ms of CPU).
+ * Unlike git, it keeps no reflog.
  */
-function writeFirstCommit(dir: string, files: Record<string, string | Uint8Array>, message: string): void {
+function commitByHand(dir: string, message: string): boolean {
+  if (!/^\S(?:[^\n]*\S)?$/.test(message)) return false;
+  if (Object.keys(process.env).some((name) => GIT_SETTING_OF_A_COMMIT.test(name) && !(name in GIT_ENV)))
+    return false;
+  if (USER_GIT_FILES.some((path) => existsSync(path))) return false;
+  const dotGit = join(dir, ".git");
+  let branch: string;
+  let parent: string | undefined;
+  try {
+    if (!lstatSync(dotGit).isDirectory() || readFileSync(join(dotGit, "config"), "utf8") !== CONFIG)
+      return false;
+    const ref = /^ref: (refs\/heads\/[\w./-]+)\n$/.exec(readFileSync(join(dotGit, "HEAD"), "utf8"));
+    if (!ref) return false;
+    branch = ref[1]!;
+    if (existsSync(join(dotGit, branch))) {
+      parent = readFileSync(join(dotGit, branch), "utf8").trim();
+      if (!/^[0-9a-f]{40}$/.test(parent)) return false;
+    }
+  } catch {
+    return false;
+  }
+  if (GIT_STATE_BY_GIT_ONLY.some((name) => existsSync(join(dotGit, name)))) return false;
+  const files = workingTreeFiles(dir);
+  if (!files) return false;
+  writeCommit(dir, files, message, branch, parent);
+  return true;
+}
+
+interface TreeFile {
+  path: string;
+  /** "100644", or "100755" when its owner may execute it (core.filemode). */
+  mode: string;
+}
+
+/** Every file `git add -A` would take from `dir`, or undefined when git might take another view. */
+function workingTreeFiles(dir: string): TreeFile[] | undefined {
+  const files: TreeFile[] = [];
+  const walk = (folder: string, prefix: string): boolean => {
+    for (const entry of readdirSync(join(dir, folder), { withFileTypes: true })) {
+      if (!prefix && entry.name === ".git") continue;
+      if (/^\.git/i.test(entry.name)) return false;
+      const path = `${prefix}${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!walk(path, `${path}/`)) return false;
+      } else if (entry.isFile()) {
+        const executable = (lstatSync(join(dir, path)).mode & 0o100) !== 0;
+        files.push({ path, mode: executable ? "100755" : "100644" });
+      } else return false;
+    }
+    return true;
+  };
+  return walk("", "") ? files : undefined;
+}
+
+/**
+ * A commit of `files` (as they are in `dir`) on `branch` after `parent`, written as git's
+ * own objects, ref and index, as `git add -A && git commit` leaves them.
+ */
+function writeCommit(dir: string, files: TreeFile[], message: string, branch: string, parent?: string): void {
   const objects = join(dir, ".git", "objects");
   const store = (type: string, body: Buffer): Buffer => {
     const object = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
@@ -167,8 +264,8 @@ function writeFirstCommit(dir: string, files: Record<string, string | Uint8Array
     }
     return sha;
   };
-  const entries = Object.entries(files)
-    .map(([path, content]) => ({ path, sha: store("blob", Buffer.from(content)) }))
+  const entries = files
+    .map(({ path, mode }) => ({ path, mode, sha: store("blob", readFileSync(join(dir, path))) }))
     .sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
 
   // Trees, deepest first: a folder's entry sorts as its name with a "/" after it.
@@ -178,7 +275,7 @@ function writeFirstCommit(dir: string, files: Record<string, string | Uint8Array
       if (!entry.path.startsWith(prefix)) continue;
       const rest = entry.path.slice(prefix.length);
       const slash = rest.indexOf("/");
-      if (slash === -1) children.set(rest, { mode: "100644", sha: entry.sha });
+      if (slash === -1) children.set(rest, { mode: entry.mode, sha: entry.sha });
       else {
         const name = rest.slice(0, slash);
         if (!children.has(`${name}/`))
@@ -199,16 +296,19 @@ function writeFirstCommit(dir: string, files: Record<string, string | Uint8Array
   const committer = `${GIT_ENV.GIT_COMMITTER_NAME} <${GIT_ENV.GIT_COMMITTER_EMAIL}> ${when}`;
   const commit = store(
     "commit",
-    Buffer.from(`tree ${tree("").toString("hex")}\nauthor ${author}\ncommitter ${committer}\n\n${message}\n`),
+    Buffer.from(
+      `tree ${tree("").toString("hex")}\n${parent ? `parent ${parent}\n` : ""}author ${author}\ncommitter ${committer}\n\n${message}\n`,
+    ),
   );
-  writeFileSync(join(dir, ".git", "refs", "heads", "main"), `${commit.toString("hex")}\n`);
+  mkdirSync(dirname(join(dir, ".git", branch)), { recursive: true });
+  writeFileSync(join(dir, ".git", branch), `${commit.toString("hex")}\n`);
 
   // The index (version 2): each file's stat data, so git sees the working tree as committed.
   const header = Buffer.alloc(12);
   header.write("DIRC", 0);
   header.writeUInt32BE(2, 4);
   header.writeUInt32BE(entries.length, 8);
-  const records = entries.map(({ path, sha }) => {
+  const records = entries.map(({ path, mode, sha }) => {
     const stat = lstatSync(join(dir, path), { bigint: true });
     const name = Buffer.from(path);
     const record = Buffer.alloc(Math.ceil((62 + name.length + 1) / 8) * 8);
@@ -220,7 +320,7 @@ function writeFirstCommit(dir: string, files: Record<string, string | Uint8Array
     record.writeUInt32BE(nanos(stat.mtimeNs), 12);
     record.writeUInt32BE(Number(stat.dev & 0xffffffffn), 16);
     record.writeUInt32BE(Number(stat.ino & 0xffffffffn), 20);
-    record.writeUInt32BE(0o100644, 24);
+    record.writeUInt32BE(Number.parseInt(mode, 8), 24);
     record.writeUInt32BE(Number(stat.uid & 0xffffffffn), 28);
     record.writeUInt32BE(Number(stat.gid & 0xffffffffn), 32);
     record.writeUInt32BE(Number(stat.size & 0xffffffffn), 36);
