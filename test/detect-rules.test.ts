@@ -82,6 +82,49 @@ describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
     expect(details(plan, "README.md")).toEqual(["quotes version 3.8, which setup.py no longer names"]);
   });
 
+  it("reads the versions a CI matrix drops and a specifier newly excludes, with or without trailing .0, cold and warm", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md", "README.md"] }),
+      ".github/workflows/ci.yml":
+        "jobs:\n  test:\n    strategy:\n      matrix:\n        rust: [1.85.0, stable]\n        os: [ubuntu-22.04]\n",
+      "setup.py": 'setup(\n    python_requires=">=2.7, !=3.4.*",\n)\n',
+      "README.md": "# tool\n\nThe minimum supported version of Rust is **1.85**.\n",
+      "docs/python.md": "# Python\n\nSupported on Python 2.7 and 3.5+.\n",
+      "docs/stable.md": "# Stable\n\nTested on Rust 1.85.1, 11.85.0 and Ubuntu 22.04.\n",
+    });
+    // A plan before the change writes the article index, so the one after reads it warm.
+    await planJson(repo);
+    repo.commit({
+      ".github/workflows/ci.yml":
+        "jobs:\n  test:\n    strategy:\n      matrix:\n        rust: [1.88.0, stable]\n        os: [ubuntu-22.04]\n",
+      "setup.py": 'setup(\n    python_requires=">=2.7, !=3.4.*, !=3.5.*",\n)\n',
+    });
+    const warm = await planJson(repo);
+    rmSync(join(repo.dir, ".impact"), { recursive: true, force: true });
+    const cold = await planJson(repo);
+    for (const plan of [warm, cold]) {
+      expect(flagged(plan).sort()).toEqual(["README.md", "docs/python.md"]);
+      expect(details(plan, "README.md")).toEqual([
+        "quotes version 1.85, which .github/workflows/ci.yml no longer names",
+      ]);
+      expect(details(plan, "docs/python.md")).toEqual(["quotes version 3.5, which setup.py no longer names"]);
+    }
+  });
+
+  it("reads no versions from a CI file that is not a pipeline config, nor from a version the change still names", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["README.md"] }),
+      ".github/ISSUE_TEMPLATE/bug.yml": "body:\n  - label: Version (e.g. 1.85.0)\n",
+      ".github/workflows/ci.yml": "matrix:\n  python: ['3.9', '3.10']\n",
+      "README.md": "# tool\n\nWorks with 1.85 and Python 3.9.\n",
+    });
+    repo.commit({
+      ".github/ISSUE_TEMPLATE/bug.yml": "body:\n  - label: Version (e.g. 2.0.0)\n",
+      ".github/workflows/ci.yml": "matrix:\n  python: ['3.10', '3.9.0']\n",
+    });
+    expect(flagged(await planJson(repo))).toEqual([]);
+  });
+
   it("flags the pages quoting an address a changed file no longer names, not one quoting an address still named", async () => {
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md", "README.md"] }),

@@ -14,7 +14,7 @@ import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
-import { droppedVersions, versionSignals } from "./detect/versions.js";
+import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
@@ -130,7 +130,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     sink,
   });
   navigationSignals({ files: [...evidence.files, ...evidence.otherDocs], articlePaths, sink });
-  versionSignals({ evidence: evidence.files, articles, sink });
+  versionSignals({ evidence: versionSources(changeSet.files, evidence.files), articles, sink });
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
@@ -234,8 +234,10 @@ export function textLookups(
     recordNames: recordNames([...evidence.files, ...evidence.otherDocs]),
     sweeps: findSweeps(evidence.files),
   });
-  // Versions a manifest dropped are looked for as substrings (the version rule's search).
-  const versions = droppedVersions(evidence.files).map((dropped) => dropped.version);
+  // Versions a manifest or CI config dropped are looked for as substrings (the version rule's search).
+  const versions = droppedVersions(versionSources(input.changeSet.files, evidence.files)).map(
+    (dropped) => dropped.version,
+  );
   const declared = declaredNameLookups(declaredNamesOf(input, evidence.files));
   // Addresses a changed file dropped are looked for as substrings (the link rule's search).
   const links = removedLinks(evidence.files).map((removed) => removed.link);

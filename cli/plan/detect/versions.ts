@@ -12,8 +12,17 @@ const MANIFEST =
   /(?:^|\/)(?:setup\.py|setup\.cfg|pyproject\.toml|tox\.ini|noxfile\.py|Cargo\.toml|go\.mod|package\.json|[^/]+\.gemspec|Gemfile|rust-toolchain(?:\.toml)?|\.python-version|\.nvmrc|\.node-version|\.tool-versions|mise\.toml|build\.gradle(?:\.kts)?|pom\.xml|[^/]+\.csproj)$/;
 /** Whether the file is a build or package manifest (MANIFEST). */
 export const isManifest = (path: string): boolean => MANIFEST.test(path);
+/**
+ * CI configs: their test matrices name the runtimes a project is tested on (`rust: 1.85.0`,
+ * `python-version: [3.8, 3.9]`). `evidence.ignore` leaves them out as evidence of names and
+ * paths by default; this rule still reads the versions they drop.
+ */
+const CI_CONFIG =
+  /^(?:\.github\/workflows\/[^/]+\.ya?ml|\.circleci\/config\.ya?ml|\.buildkite\/[^/]+\.ya?ml|\.gitlab-ci\.yml|\.travis\.yml|appveyor\.yml|azure-pipelines\.yml|\.cirrus\.yml)$/;
 /** A dotted version (`3.8`, `1.70.0`), not part of a longer number or name. */
 const VERSION = /(?<![\w.])\d+\.\d+(?:\.\d+)*(?!\.?\d|\w)/g;
+/** A version a specifier excludes (`!=3.5.*` in python_requires): the project no longer supports it. */
+const EXCLUDED = /!=\s*(\d+\.\d+(?:\.\d+)*)(?:\.\*)?(?![\w.]*\d)/g;
 /** Versions looked for per change, at most (each is a search over the docs). */
 const MAX_VERSIONS = 20;
 
@@ -24,6 +33,7 @@ const MAX_VERSIONS = 20;
  * A version many articles quote says less about each (shareFactor).
  */
 export function versionSignals(input: {
+  /** The manifests and CI configs to read (versionSources). */
   evidence: readonly ChangedFile[];
   articles: readonly ArticleText[];
   sink: SignalSink;
@@ -50,34 +60,71 @@ export function versionSignals(input: {
   }
 }
 
-/** Versions on removed lines of changed manifests that none of the file's added lines names. */
+/**
+ * The files whose versions the rule reads: the manifests among the evidence, and the
+ * changed CI configs whether or not `evidence.ignore` left them out.
+ */
+export function versionSources(
+  changed: readonly ChangedFile[],
+  evidence: readonly ChangedFile[],
+): ChangedFile[] {
+  const manifests = evidence.filter((file) => MANIFEST.test(file.path));
+  const ci = changed.filter((file) => CI_CONFIG.test(file.path) && !manifests.includes(file));
+  return [...manifests, ...ci];
+}
+
+/**
+ * Versions on removed lines of changed manifests and CI configs (versionSources) that none
+ * of the file's added lines names, and versions an added specifier newly excludes
+ * (`!=3.5.*`). Trailing `.0` parts are dropped (`1.85.0` is `1.85`), as pages write either.
+ */
 export function droppedVersions(files: readonly ChangedFile[]): { version: string; file: string }[] {
   const found: { version: string; file: string }[] = [];
   for (const file of files) {
-    if (file.binary || !MANIFEST.test(file.path)) continue;
+    if (file.binary || !(MANIFEST.test(file.path) || CI_CONFIG.test(file.path))) continue;
     const removed = new Set<string>();
     const added = new Set<string>();
+    const excludedBefore = new Set<string>();
+    const excluded = new Set<string>();
     for (const hunk of file.hunks) {
       for (const line of hunk.lines) {
-        const into = line[0] === "-" ? removed : line[0] === "+" ? added : undefined;
-        if (!into) continue;
-        for (const match of line.slice(1).matchAll(VERSION)) into.add(match[0]);
+        const sign = line[0];
+        if (sign !== "-" && sign !== "+") continue;
+        const text = line.slice(1);
+        for (const match of text.matchAll(VERSION))
+          (sign === "-" ? removed : added).add(shortVersion(match[0]));
+        for (const match of text.matchAll(EXCLUDED))
+          (sign === "-" ? excludedBefore : excluded).add(shortVersion(match[1]!));
       }
     }
-    for (const version of removed) {
-      if (added.has(version) || found.length >= MAX_VERSIONS) continue;
+    const dropped = [
+      ...[...removed].filter((version) => !added.has(version)),
+      ...[...excluded].filter((version) => !excludedBefore.has(version)),
+    ];
+    for (const version of new Set(dropped)) {
+      if (found.length >= MAX_VERSIONS) break;
       found.push({ version, file: file.path });
     }
   }
   return found;
 }
 
-/** Whether `text` has `version` as a whole version (`3.8` in "3.8+", not in "3.8.1" or "13.8"). */
+/** `1.85.0` → `1.85`: the version without trailing `.0` parts, keeping two parts at least. */
+function shortVersion(version: string): string {
+  return version.replace(/^(\d+\.\d+)(?:\.0)+$/, "$1");
+}
+
+/**
+ * Whether `text` has `version` as a whole version, with or without trailing `.0` parts
+ * (`3.8` in "3.8+" and `1.85` in "1.85.0", not in "3.8.1" or "13.8").
+ */
 function quotesVersion(text: string, version: string): boolean {
   for (let at = text.indexOf(version); at >= 0; at = text.indexOf(version, at + 1)) {
     const before = text[at - 1] ?? "";
-    const after = text.slice(at + version.length, at + version.length + 2);
     if (/[\w.]/.test(before)) continue;
+    const after = text
+      .slice(at + version.length, at + version.length + 24)
+      .replace(/^(?:\.0)+(?![\d\w])/, "");
     if (/^(?:\.?\d|\w)/.test(after)) continue;
     return true;
   }
