@@ -134,11 +134,13 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
-  // Articles that changed together with these files before the base.
+  // Articles that changed together with these files before the base. The files of one
+  // change mostly changed together before too, in the same past commits, so their
+  // co-changes with one article are one piece of evidence: they count once, by the strongest.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
       for (const reason of reasons)
-        sink.add({ article, ...reason, score: reason.score ?? HISTORY_DEFAULT_SCORE });
+        sink.add({ article, ...reason, score: reason.score ?? HISTORY_DEFAULT_SCORE, group: HISTORY_GROUP });
     }
   }
 
@@ -261,7 +263,7 @@ function declaredNamesOf(
 
 /**
  * The article's score: its signals combined (combineScores), where the signals of one
- * group (one sweeping change) count once, by their strongest.
+ * group (one sweeping change, or the article's history reasons) count once, by their strongest.
  */
 export function articleScore(signals: readonly Pick<Signal, "score" | "group">[]): number {
   const groups = new Map<string, number>();
@@ -298,6 +300,8 @@ function dedupeDropped(dropped: Dropped[]): Dropped[] {
 
 /** A history reason always carries its co-change score; this is only the fallback. */
 const HISTORY_DEFAULT_SCORE = 0.3;
+/** The group of every history reason: an article's co-changes count once, by the strongest. */
+export const HISTORY_GROUP = "history";
 
 /** One warning per cap that left files out, naming a few of them. */
 function skippedWarnings(skipped: readonly SkippedFile[]): string[] {
