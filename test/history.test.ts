@@ -68,7 +68,7 @@ describe("history coupling", () => {
     expect(repo.git("status", "--porcelain")).toBe("");
   }, 120_000);
 
-  it("counts an article's co-changes with several changed files once, by the strongest", async () => {
+  it("counts an article's co-changes with further changed files at half their score", async () => {
     const repo = coupledRepo();
     // The motor changed with the guide once, in a commit of its own.
     repo.commit(
@@ -80,8 +80,8 @@ describe("history coupling", () => {
       "code only",
     );
     const { plan } = await planJson(repo.dir);
-    expect(plan.articles.map((article) => [article.path, article.score])).toEqual([["docs/guide.md", 0.82]]);
-    // Both reasons are listed; together they say no more than the stronger (noisy-or would give 0.95).
+    // 1 - (1 - 0.82) × (1 - 0.71 / 2); as independent evidence the two would make 0.95.
+    expect(plan.articles.map((article) => [article.path, article.score])).toEqual([["docs/guide.md", 0.88]]);
     expect(plan.articles[0]?.impact.map((reason) => [reason.source, reason.score])).toEqual([
       ["src/engine.ts", 0.82],
       ["src/motor.ts", 0.71],

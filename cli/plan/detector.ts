@@ -15,6 +15,7 @@ import { type Dropped, referenceLookups, referenceSignals } from "./detect/refer
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
 import { droppedVersions, versionSignals } from "./detect/versions.js";
+import { HISTORY_FURTHER_FACTOR } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
@@ -134,13 +135,11 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
-  // Articles that changed together with these files before the base. The files of one
-  // change mostly changed together before too, in the same past commits, so their
-  // co-changes with one article are one piece of evidence: they count once, by the strongest.
+  // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
       for (const reason of reasons)
-        sink.add({ article, ...reason, score: reason.score ?? HISTORY_DEFAULT_SCORE, group: HISTORY_GROUP });
+        sink.add({ article, ...reason, score: reason.score ?? HISTORY_DEFAULT_SCORE });
     }
   }
 
@@ -263,15 +262,22 @@ function declaredNamesOf(
 
 /**
  * The article's score: its signals combined (combineScores), where the signals of one
- * group (one sweeping change, or the article's history reasons) count once, by their strongest.
+ * group (one sweeping change) count once, by their strongest, and the history reasons
+ * after the strongest count at HISTORY_FURTHER_FACTOR of their score.
  */
-export function articleScore(signals: readonly Pick<Signal, "score" | "group">[]): number {
+export function articleScore(signals: readonly Pick<Signal, "kind" | "score" | "group">[]): number {
   const groups = new Map<string, number>();
   const scores: number[] = [];
+  const history: number[] = [];
   for (const signal of signals) {
-    if (signal.group === undefined) scores.push(signal.score);
-    else groups.set(signal.group, Math.max(groups.get(signal.group) ?? 0, signal.score));
+    if (signal.group !== undefined)
+      groups.set(signal.group, Math.max(groups.get(signal.group) ?? 0, signal.score));
+    else if (signal.kind === "history") history.push(signal.score);
+    else scores.push(signal.score);
   }
+  history.sort((left, right) => right - left);
+  for (const [index, score] of history.entries())
+    scores.push(index === 0 ? score : score * HISTORY_FURTHER_FACTOR);
   return combineScores([...scores, ...groups.values()]);
 }
 
@@ -300,8 +306,6 @@ function dedupeDropped(dropped: Dropped[]): Dropped[] {
 
 /** A history reason always carries its co-change score; this is only the fallback. */
 const HISTORY_DEFAULT_SCORE = 0.3;
-/** The group of every history reason: an article's co-changes count once, by the strongest. */
-export const HISTORY_GROUP = "history";
 
 /** One warning per cap that left files out, naming a few of them. */
 function skippedWarnings(skipped: readonly SkippedFile[]): string[] {

@@ -7,7 +7,7 @@ export interface Signal {
   source: string;
   detail: string;
   score: number;
-  /** Signals of one group (a sweep, the history) count once per article, by the strongest; default: each its own. */
+  /** Signals of one group count once per article (the strongest); default: each its own. */
   group?: string;
 }
 
