@@ -210,7 +210,7 @@ describe("detectImpact", () => {
     const config = ConfigSchema.parse({});
     const both = detectImpact({ changeSet, articles: [strong, mild], config });
     expect(both.articles.map((article) => [article.path, article.score])).toEqual([["docs/strong.md", 0.8]]);
-    expect(both.threshold).toBe(0.52);
+    expect(both.threshold).toBe(0.5);
     expect(both.weak).toEqual([{ path: "docs/mild.md", score: 0.4 }]);
     // Alone, the mild article is the strongest: the bar is the minimum.
     const alone = detectImpact({ changeSet, articles: [mild], config });

@@ -68,6 +68,39 @@ describe("history coupling", () => {
     expect(repo.git("status", "--porcelain")).toBe("");
   }, 120_000);
 
+  it("counts an article's co-changes with further changed files at half their score", async () => {
+    const repo = coupledRepo();
+    // The motor changed with the guide once, in a commit of its own.
+    repo.commit(
+      { "src/motor.ts": "export const torque = 2;\n", "docs/guide.md": "# Guide\n\nHow fast it goes: 4.\n" },
+      "torque 2",
+    );
+    repo.commit(
+      { "src/engine.ts": "export const speed = 9;\n", "src/motor.ts": "export const torque = 9;\n" },
+      "code only",
+    );
+    const { plan } = await planJson(repo.dir);
+    // 1 - (1 - 0.82) × (1 - 0.71 / 2); as independent evidence the two would make 0.95.
+    expect(plan.articles.map((article) => [article.path, article.score])).toEqual([["docs/guide.md", 0.88]]);
+    expect(plan.articles[0]?.impact.map((reason) => [reason.source, reason.score])).toEqual([
+      ["src/engine.ts", 0.82],
+      ["src/motor.ts", 0.71],
+    ]);
+  }, 120_000);
+
+  it("still adds a history reason to a reason of another kind", async () => {
+    const repo = coupledRepo();
+    repo.commit({ "docs/guide.md": "# Guide\n\nHow fast it goes: `speed`.\n" }, "quote speed");
+    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    const { plan } = await planJson(repo.dir);
+    const guide = plan.articles.find((article) => article.path === "docs/guide.md");
+    expect(guide?.impact.map((reason) => [reason.kind, reason.score])).toEqual([
+      ["history", 0.82],
+      ["reference", 0.5],
+    ]);
+    expect(guide?.score).toBe(0.91);
+  }, 120_000);
+
   it("reads the first commit as an import, not as a co-change of every file in it", async () => {
     const repo = gitRepo({
       "src/engine.ts": "export const speed = 1;\n",

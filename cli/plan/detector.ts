@@ -15,6 +15,7 @@ import { type Dropped, referenceLookups, referenceSignals } from "./detect/refer
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
+import { HISTORY_FURTHER_FACTOR } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
@@ -263,15 +264,22 @@ function declaredNamesOf(
 
 /**
  * The article's score: its signals combined (combineScores), where the signals of one
- * group (one sweeping change) count once, by their strongest.
+ * group (one sweeping change) count once, by their strongest, and the history reasons
+ * after the strongest count at HISTORY_FURTHER_FACTOR of their score.
  */
-export function articleScore(signals: readonly Pick<Signal, "score" | "group">[]): number {
+export function articleScore(signals: readonly Pick<Signal, "kind" | "score" | "group">[]): number {
   const groups = new Map<string, number>();
   const scores: number[] = [];
+  const history: number[] = [];
   for (const signal of signals) {
-    if (signal.group === undefined) scores.push(signal.score);
-    else groups.set(signal.group, Math.max(groups.get(signal.group) ?? 0, signal.score));
+    if (signal.group !== undefined)
+      groups.set(signal.group, Math.max(groups.get(signal.group) ?? 0, signal.score));
+    else if (signal.kind === "history") history.push(signal.score);
+    else scores.push(signal.score);
   }
+  history.sort((left, right) => right - left);
+  for (const [index, score] of history.entries())
+    scores.push(index === 0 ? score : score * HISTORY_FURTHER_FACTOR);
   return combineScores([...scores, ...groups.values()]);
 }
 

@@ -25,7 +25,7 @@ export function roundScore(score: number): number {
  * the weak ones are mostly articles the maintainers left alone; when every reason is weak,
  * the best of them still counts.
  */
-export const RELATIVE_MIN_SCORE = 0.65;
+export const RELATIVE_MIN_SCORE = 0.63;
 
 /** The bar an impacted article must reach in one change: the minimum, or the share of the best, whichever is higher. */
 export function scoreThreshold(minScore: number, best: number): number {
