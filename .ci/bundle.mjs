@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The second half of `npm run build` (after tsc): bundles the CLI and the symbol worker into
-// dist/bundle/ with esbuild, and makes dist/cli/bin.js a two-line entry that runs it. A
-// doc-neutral `impact run` then reads two files instead of about 260 modules (our ~70,
-// zod's ~95, yaml's ~70…).
+// dist/bundle/ with esbuild, and makes dist/cli/bin.js a short entry that runs it (and
+// answers `--version` itself). A doc-neutral `impact run` then reads two files instead of
+// about 260 modules (our ~70, zod's ~95, yaml's ~70…).
 //
 // The CLI is one CommonJS script, impact-<hash>.cjs, that dist/cli/bin.js runs through
 // cli/run-script.ts with V8's code cache (a script gets one on Node 20, an ES module does
@@ -127,7 +127,17 @@ export async function bundle(root, outDir) {
   const entry = join(outDir, "cli", "bin.js");
   writeFileSync(
     entry,
-    `#!/usr/bin/env node\nimport { runScript } from "./run-script.js";\n\nrunScript(${JSON.stringify(`../bundle/${script.slice(target.length + 1)}`)}, import.meta.url);\n`,
+    [
+      "#!/usr/bin/env node",
+      'import { runScript } from "./run-script.js";',
+      'import { VERSION } from "./version.js";',
+      "",
+      "// `impact --version` is answered before the bundle loads (as cli/main.ts answers it): reading",
+      "// the whole script and its code cache would take longer than the answer.",
+      'if (process.argv[2] === "--version" || process.argv[2] === "-v") process.stdout.write(VERSION + "\\n");',
+      `else runScript(${JSON.stringify(`../bundle/${script.slice(target.length + 1)}`)}, import.meta.url);`,
+      "",
+    ].join("\n"),
   );
   rmSync(`${entry}.map`, { force: true });
 }
