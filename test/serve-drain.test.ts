@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { startServe, until } from "./helpers/serve-process.js";
-import { deliverTo as deliver, serveWorld as world } from "./helpers/serve-world.js";
+import { deliverTo as deliver, type ServeWorld, serveWorld as world } from "./helpers/serve-world.js";
 import { pullRequestPayload as payload } from "./helpers/webhook-delivery.js";
 
 const buildDir = inject("builtPackage");
@@ -13,17 +13,7 @@ describe("impact serve drains on SIGTERM (real processes, SQLite state)", () => 
     const w = await world({ slowMs: 3_000 });
     const dataDir = makeTempDir();
     w.github.setPull("acme/widgets", 42, { head: w.head });
-    const server = await startServe(buildDir, w.env(dataDir, { IMPACT_DRAIN_TIMEOUT_MS: "60000" }));
-    expect(
-      (
-        await deliver(
-          server.url,
-          payload({ base: w.base, head: w.head, cloneUrl: w.repo.dir, number: 42 }),
-          "t-1",
-        )
-      ).status,
-    ).toBe(202);
-    await until(() => w.upstream.requests.length > 0);
+    const server = await serveWithRunningJob(w, dataDir, "60000", 42);
     server.child.kill("SIGTERM");
     // New deliveries are no longer taken while it drains.
     await until(() => server.logs().some((line) => line.msg.startsWith("shutting down")));
@@ -35,17 +25,7 @@ describe("impact serve drains on SIGTERM (real processes, SQLite state)", () => 
     w2.github.setPull("acme/widgets", 43, { head: w2.head });
     // A data folder (state database) of its own: the first part's result cache would answer without a model call.
     const dataDir2 = makeTempDir();
-    const short = await startServe(buildDir, w2.env(dataDir2, { IMPACT_DRAIN_TIMEOUT_MS: "500" }));
-    expect(
-      (
-        await deliver(
-          short.url,
-          payload({ base: w2.base, head: w2.head, cloneUrl: w2.repo.dir, number: 43 }),
-          "t-2",
-        )
-      ).status,
-    ).toBe(202);
-    await until(() => w2.upstream.requests.length > 0);
+    const short = await serveWithRunningJob(w2, dataDir2, "500", 43);
     short.child.kill("SIGTERM");
     expect(await short.exited).toBe(0);
     expect(short.logs().some((line) => line.msg === "job stopped by the shutdown; back in the queue")).toBe(
@@ -60,3 +40,15 @@ describe("impact serve drains on SIGTERM (real processes, SQLite state)", () => 
     await w2.upstream.close();
   }, 240_000);
 });
+
+/**
+ * `impact serve` with drain time `drainMs`, once it took a delivery for PR `number` and the
+ * job's model call has started.
+ */
+async function serveWithRunningJob(w: ServeWorld, dataDir: string, drainMs: string, number: number) {
+  const server = await startServe(buildDir, w.env(dataDir, { IMPACT_DRAIN_TIMEOUT_MS: drainMs }));
+  const delivery = payload({ base: w.base, head: w.head, cloneUrl: w.repo.dir, number });
+  expect((await deliver(server.url, delivery, `t-${number}`)).status).toBe(202);
+  await until(() => w.upstream.requests.length > 0);
+  return server;
+}

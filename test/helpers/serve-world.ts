@@ -14,6 +14,9 @@ export const deliverTo = (url: string, body: string, id: string): Promise<Respon
  * GitHub knowing its PRs, and a model whose calls hang until `answer()` (or, with `slowMs`,
  * answer after that long). `env(dataDir)` is the server's environment with that data folder.
  */
+/** What a serve test talks to: the repository, the fake GitHub, the scripted model, the env. */
+export type ServeWorld = Awaited<ReturnType<typeof serveWorld>>;
+
 export async function serveWorld(options: { slowMs?: number } = {}) {
   const repo = portRepo(["alpha"]);
   const head = repo.git("rev-parse", "HEAD");

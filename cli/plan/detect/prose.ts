@@ -138,7 +138,7 @@ export function writtenForms(words: Iterable<string>): WrittenForms {
   for (const word of words) {
     for (const form of formsOf(word)) {
       const key = hashText(form);
-      bitmap[(key >>> 5) & BITMAP_MASK]! |= 1 << (key & 31);
+      bitmap[(key >>> 5) & BITMAP_MASK]! |= bitOf(key);
       const list = byHash.get(key);
       if (list) list.push({ form, word });
       else byHash.set(key, [{ form, word }]);
@@ -216,7 +216,7 @@ export function countWords(
             if (stop - start >= 3) {
               length += 1;
               const key = before >>> 0;
-              if ((bitmap[(key >>> 5) & BITMAP_MASK]! & (1 << (key & 31))) !== 0) found(start, stop, key);
+              if (marked(bitmap, key)) found(start, stop, key);
             }
             start = stop;
             hash = Math.imul(FNV_OFFSET ^ (bytes[stop]! | 32), FNV_PRIME);
@@ -225,7 +225,7 @@ export function countWords(
           if (index - start >= 3) {
             length += 1;
             const key = hash >>> 0;
-            if ((bitmap[(key >>> 5) & BITMAP_MASK]! & (1 << (key & 31))) !== 0) found(start, index, key);
+            if (marked(bitmap, key)) found(start, index, key);
           }
           continue;
         }
@@ -240,7 +240,7 @@ export function countWords(
       if (index - start >= 3) {
         length += 1;
         const key = hash >>> 0;
-        if ((bitmap[(key >>> 5) & BITMAP_MASK]! & (1 << (key & 31))) !== 0) found(start, index, key);
+        if (marked(bitmap, key)) found(start, index, key);
       }
     }
   }
@@ -249,6 +249,11 @@ export function countWords(
 
 /** 2^16 bits: a word's hash is looked up only when its bit is set. */
 const BITMAP_MASK = (1 << 11) - 1;
+/** A hash's bit within its bitmap word. */
+const bitOf = (key: number): number => 1 << (key & 31);
+/** Whether `key`'s bit is set in `bitmap` (writtenForms set it). */
+const marked = (bitmap: Uint32Array, key: number): boolean =>
+  (bitmap[(key >>> 5) & BITMAP_MASK]! & bitOf(key)) !== 0;
 
 /**
  * prose: the article that ranks clearly first for the change's comment and string words
