@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The second half of `npm run build` (after tsc): bundles the CLI and the symbol worker into
+// The second half of `npm run build` (after .ci/transpile.mjs): bundles the CLI and the symbol worker into
 // dist/bundle/ with esbuild, and makes dist/cli/bin.js a short entry that runs it (and
 // answers `--version` itself). A doc-neutral `impact run` then reads two files instead of
 // about 260 modules (our ~70, zod's ~95, yaml's ~70…).
@@ -13,7 +13,7 @@
 // Bundled: our code and the small pure-JavaScript dependencies. Left installed and loaded
 // from node_modules: packages with native code, WebAssembly or files of their own
 // (TypeScript is also only loaded when a parse needs it), and the backend's server stack.
-// tsc's output stays in dist/ beside the bundle: the backend and the tests import it.
+// The per-file output of .ci/transpile.mjs stays in dist/ beside the bundle: the backend and the tests import it.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
