@@ -35,33 +35,37 @@ export function olderVersionArticles(
   articlePaths: Iterable<string>,
   changedPaths: readonly string[],
 ): Map<string, OlderVersionArticle> {
-  // parent folder → version number → folder name
-  const versions = new Map<string, Map<number, string>>();
+  // parent folder → the newest version's number and folder name
+  const newest = new Map<string, { version: number; name: string }>();
   const located: { path: string; parent: string; name: string; version: number }[] = [];
   for (const path of articlePaths) {
-    const parts = path.split("/");
-    for (let index = 0; index < parts.length - 1; index++) {
-      const version = versionOfFolder(parts[index]!);
+    let from = 0;
+    for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", from)) {
+      const name = path.slice(from, slash);
+      const parent = from === 0 ? "" : path.slice(0, from - 1);
+      from = slash + 1;
+      // Most folders are not versions: only a name starting with v or a digit is parsed.
+      const first = name.charCodeAt(0);
+      if (first !== 118 && first !== 86 && (first < 48 || first > 57)) continue;
+      const version = versionOfFolder(name);
       if (version === undefined) continue;
-      const parent = parts.slice(0, index).join("/");
-      const byNumber = versions.get(parent) ?? new Map<number, string>();
-      versions.set(parent, byNumber);
-      if (!byNumber.has(version)) byNumber.set(version, parts[index]!);
-      located.push({ path, parent, name: parts[index]!, version });
+      const best = newest.get(parent);
+      if (!best || version > best.version) newest.set(parent, { version, name });
+      located.push({ path, parent, name, version });
       break;
     }
   }
-  const changedFolders = new Set(changedPaths.flatMap((path) => path.split("/").slice(0, -1)));
   const older = new Map<string, OlderVersionArticle>();
+  if (located.length === 0) return older;
+  const changedFolders = new Set(changedPaths.flatMap((path) => path.split("/").slice(0, -1)));
   for (const { path, parent, name, version } of located) {
-    const byNumber = versions.get(parent)!;
-    const newest = Math.max(...byNumber.keys());
-    if (version >= newest || changedFolders.has(name)) continue;
+    const best = newest.get(parent)!;
+    if (version >= best.version || changedFolders.has(name)) continue;
     const prefix = parent === "" ? "" : `${parent}/`;
     older.set(path, {
       factor: OLDER_VERSION_FACTOR,
       folder: `${prefix}${name}`,
-      newest: `${prefix}${byNumber.get(newest)!}`,
+      newest: `${prefix}${best.name}`,
     });
   }
   return older;
