@@ -233,25 +233,6 @@ describe("noise defaults", { timeout: 120_000 }, () => {
     expect(flagged(result)).toEqual(["docs/client.md"]);
     expect(result.dropped).toContainEqual({ symbol: "__init__", why: "a protocol name every class has" });
   });
-
-  it("drops a program's entry point (func main), and still flags the article naming the function changed beside it", async () => {
-    const repo = gitRepo({
-      "cmd/serve/main.go":
-        'package main\n\nfunc main() {\n\tStartServer(":80")\n}\n\nfunc StartServer(addr string) {}\n',
-      "docs/serve.md": "# Serving\n\nCall `StartServer(addr)` to listen.\n",
-      "docs/getting-started.md": "# Getting started\n\n```go\nfunc main() {\n\tapp.Run()\n}\n```\n",
-    });
-    repo.commit({
-      "cmd/serve/main.go":
-        'package main\n\nfunc main() {\n\tStartServer(":8080")\n}\n\nfunc StartServer(addr string, tls bool) {}\n',
-    });
-    const result = await planJson(repo);
-    expect(flagged(result)).toEqual(["docs/serve.md"]);
-    expect(result.dropped).toContainEqual({
-      symbol: "main",
-      why: "a program's entry point, every program has one",
-    });
-  });
 });
 
 describe("scores and the minimum score", { timeout: 120_000 }, () => {

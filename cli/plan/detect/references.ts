@@ -344,16 +344,9 @@ function referenceTerms(input: {
  */
 const PROTOCOL_NAME = /^__\w+__$/;
 
-/**
- * A program's entry point (`func main()`, `fn main()`, `def main()`): every command and
- * example has one, so an article quoting one says nothing about which program changed.
- */
-const ENTRY_POINT = "main";
-
 /** Why a name is too short (or too generic by its form) to be evidence, or undefined. */
 export function tooShortWhy(name: string, kind: ChangedSymbol["kind"]): string | undefined {
   if (PROTOCOL_NAME.test(name)) return "a protocol name every class has";
-  if (name === ENTRY_POINT && kind === "function") return "a program's entry point, every program has one";
   if (kind === "flag") return name.replace(/^-+/, "").length < 2 ? "too short" : undefined;
   if (kind === "env") return name.length < 3 ? "too short" : undefined;
   return name.length < MIN_SYMBOL_LENGTH ? "too short" : undefined;
