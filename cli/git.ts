@@ -463,7 +463,7 @@ function startObjectReader(repoRoot: string, onEnd: () => void): ObjectReader {
   const settle = () => {
     if (queue.length > 0) return;
     // Idle: the process must not keep the command alive, and ends if no read follows soon.
-    for (const handle of handles) handle.unref();
+    for (const handle of handles) handle.unref?.();
     idle = setTimeout(() => end(), OBJECT_READER_IDLE_MS);
     idle.unref();
   };
@@ -519,7 +519,7 @@ function startObjectReader(repoRoot: string, onEnd: () => void): ObjectReader {
       if (names.length === 0) return Promise.resolve([]);
       if (ended) return objectReader(repoRoot).read(names);
       clearTimeout(idle);
-      for (const handle of handles) handle.ref();
+      for (const handle of handles) handle.ref?.();
       return new Promise((resolve, reject) => {
         queue.push({ names, objects: [], resolve, reject });
         child.stdin.write(`${names.join("\n")}\n`);
