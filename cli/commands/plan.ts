@@ -146,6 +146,10 @@ export function renderExplanation(explanation: Explanation): string {
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
         : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(`${explanation.path} ${verdict}`);
+  if (explanation.olderVersion)
+    lines.push(
+      `Scored at ${explanation.olderVersion.factor} of its reasons: ${explanation.olderVersion.folder} documents an older version than ${explanation.olderVersion.newest}`,
+    );
   if (explanation.kept.length > 0) {
     lines.push("", "Kept (combined: 1 - the product of (1 - score)):");
     const rows = [["SCORE", "REASON", "FILE", "DETAIL"]];

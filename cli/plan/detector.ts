@@ -14,6 +14,7 @@ import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
+import { type OlderVersionArticle, olderVersionArticles } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
@@ -46,6 +47,8 @@ export interface Explanation {
   threshold: number;
   kept: (ImpactReason & { score: number })[];
   dropped: DroppedSignal[];
+  /** Set when the article's score was scaled for being in an older version's docs folder. */
+  olderVersion?: OlderVersionArticle;
   /** Changed files no rule used as evidence, and why. */
   ignoredFiles: IgnoredFile[];
   /** Names dropped for every article (too short, ignored, generic, too common). */
@@ -146,7 +149,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const planned: (PlannedArticle & { score: number })[] = [];
   const weak: { path: string; score: number }[] = [];
   const scores = new Map<string, number>();
-  for (const [path, found] of signals) scores.set(path, articleScore(found));
+  // Docs of an older version (`docs/v1/` beside `docs/v3/`) count at a share of their score.
+  const older = olderVersionArticles(
+    articlePaths,
+    evidence.files.map((file) => file.path),
+  );
+  for (const [path, found] of signals) {
+    const score = articleScore(found);
+    const scaled = older.get(path);
+    scores.set(path, scaled ? roundScore(score * scaled.factor) : score);
+  }
   const isTouched = (path: string) => {
     const own = changed.get(path);
     return own !== undefined && own.status !== "deleted" && own.path === path;
@@ -210,6 +222,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
         }))
         .sort(compareReasons),
       dropped: droppedSignals.filter((signal) => signal.article === explainPath),
+      ...(older.has(explainPath) ? { olderVersion: older.get(explainPath)! } : {}),
       ignoredFiles: evidence.ignored,
       droppedNames: plan.dropped,
     },
