@@ -40,6 +40,13 @@ export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;
 export const MAX_SYMBOL_LINE_CHARS = 2_000;
 
 /**
+ * File versions the declaration cache (`.impact/cache/declarations/`) keeps: those of the
+ * latest plan, then older ones up to this many (a few hundred bytes each), so a plan over
+ * the next change of the same files parses only what that change added.
+ */
+export const MAX_CACHED_DECLARATION_FILES = 20_000;
+
+/**
  * Bytes of files the read tools (search_repo, read_file, outline_article) hold at once,
  * across every article of a run: parallel searches over large files wait for each other
  * instead of loading gigabytes (config `limits.readBytesInFlight`).

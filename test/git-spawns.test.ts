@@ -42,8 +42,8 @@ async function gitCallsOf(action: () => Promise<unknown>): Promise<string[]> {
  * Each git process costs a run about 20 ms of CPU, and the test suite runs hundreds of plans.
  * These caps only go down: a change that needs another process says so here.
  */
-const PLAN_GIT_PROCESSES = 7;
-const RUN_GIT_PROCESSES = 8;
+const PLAN_GIT_PROCESSES = 4;
+const RUN_GIT_PROCESSES = 5;
 
 describe("git processes per command", () => {
   it(`impact plan starts at most ${PLAN_GIT_PROCESSES}`, async () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitAt, readFilesAt, repositoryRoot, rootOnDisk } from "../cli/git.js";
+import { gitAt, isShallow, readFilesAt, repositoryRoot, resolveCommits, rootOnDisk } from "../cli/git.js";
 import { genericNames } from "../cli/plan/generic-names.js";
 import { GitError } from "../shared/errors.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
@@ -84,5 +84,36 @@ describe("git through plain child processes", () => {
       ["sub/file.txt", "nested\n"],
     ]);
     await expect(readFilesAt(repo.dir, "HEAD", ["a\nHEAD:package.json"])).rejects.toThrow(/one-line names/);
+  });
+
+  it("answers reads asked at once each with its own objects, and sees a commit made after a read", async () => {
+    const repo = gitRepo({ "a.txt": "first\n", "b.txt": "bee\n" });
+    const first = repo.git("rev-parse", "HEAD");
+    // Three requests in flight on the one shared cat-file process, answered in order.
+    const [commits, early, late] = await Promise.all([
+      resolveCommits(gitAt(repo.dir), ["HEAD", "no-such-revision", first]),
+      readFilesAt(repo.dir, first, ["a.txt", "missing.txt"]),
+      readFilesAt(repo.dir, "HEAD", ["b.txt"]),
+    ]);
+    expect(commits).toEqual([first, undefined, first]);
+    expect([...early]).toEqual([
+      ["a.txt", "first\n"],
+      ["missing.txt", undefined],
+    ]);
+    expect([...late]).toEqual([["b.txt", "bee\n"]]);
+    repo.commit({ "a.txt": "second\n" });
+    const second = repo.git("rev-parse", "HEAD");
+    expect(second).not.toBe(first);
+    expect(await resolveCommits(gitAt(repo.dir), ["HEAD"])).toEqual([second]);
+    expect([...(await readFilesAt(repo.dir, "HEAD", ["a.txt"]))]).toEqual([["a.txt", "second\n"]]);
+  });
+
+  it("tells a shallow clone from a full one", async () => {
+    const repo = gitRepo({ "a.txt": "one\n" });
+    repo.commit({ "a.txt": "two\n" });
+    expect(await isShallow(gitAt(repo.dir))).toBe(false);
+    const clone = join(makeTempDir(), "clone");
+    repo.git("clone", "-q", "--depth", "1", `file://${repo.dir}`, clone);
+    expect(await isShallow(gitAt(clone))).toBe(true);
   });
 });

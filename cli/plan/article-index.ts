@@ -141,9 +141,11 @@ function readWorktreeFile(path: string, buffer: { bytes: Buffer }): Uint8Array |
         buffer.bytes.copy(grown, 0, 0, filled);
         buffer.bytes = grown;
       }
-      const count = readSync(fd, buffer.bytes, filled, buffer.bytes.length - filled, null);
-      if (count === 0) break;
+      const room = buffer.bytes.length - filled;
+      const count = readSync(fd, buffer.bytes, filled, room, null);
       filled += count;
+      // A regular file reads short only at its end: no further read to see the end.
+      if (count < room) break;
     }
     return buffer.bytes.subarray(0, filled);
   } catch (error) {

@@ -119,12 +119,8 @@ const YIELD_EVERY = 100;
  */
 function readInto(arena: { buffer: Buffer; used: number }, fd: number): Uint8Array {
   const room = arena.buffer.length - arena.used;
-  let filled = 0;
-  while (filled < room) {
-    const count = readSync(fd, arena.buffer, arena.used + filled, room - filled, null);
-    if (count === 0) break;
-    filled += count;
-  }
+  // One read: a regular file reads short only at its end, so a short read is the whole file.
+  const filled = readSync(fd, arena.buffer, arena.used, room, null);
   if (filled < room) {
     const view = arena.buffer.subarray(arena.used, arena.used + filled);
     arena.used += filled;

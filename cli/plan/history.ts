@@ -6,6 +6,7 @@ import { writeFileAtomic } from "../../shared/fs.js";
 import type { ImpactReason } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
+import { gitAt, isShallow } from "../git.js";
 
 /** Commits scanned back from the base, newest first. */
 export const HISTORY_MAX_COMMITS = 3000;
@@ -84,10 +85,7 @@ export async function mineHistory(
     if (cached) return cached;
   }
   const [shallow, scan] = await Promise.all([
-    gitText(repoRoot, ["rev-parse", "--is-shallow-repository"], HISTORY_TIMEOUT_MS).then(
-      (result) => result.text.trim() === "true",
-      () => false,
-    ),
+    isShallow(gitAt(repoRoot)),
     gitText(
       repoRoot,
       [

@@ -15,6 +15,7 @@ import {
   resolveCommits,
 } from "../git.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
+import { cacheKey, type DeclarationCache, loadDeclarationCache } from "./symbols/declaration-cache.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
 import {
   inProcessExtractor,
@@ -62,6 +63,8 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   const rangePromise = resolveRange(git, options.base, options.head);
   rangePromise.catch(() => {});
   const root = await rootPromise;
+  // Read while git works out the change: the declarations of file versions parsed before.
+  const cachePromise = loadDeclarationCache(root);
   const { base, head } = await rangePromise;
   options.onRange?.({ base, head });
   // `--raw --no-abbrev` puts a listing before the patch that names each side's blob by its
@@ -89,13 +92,23 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES,
   );
   const files = parseUnifiedDiff(capped.patch);
-  options.extractor?.prepare(languagesOf(files));
+  const cache = await cachePromise;
+  // Only the languages of file versions no plan parsed before: a warm plan may start no parser.
+  options.extractor?.prepare(languagesOf(files.filter((file) => !cachedBothSides(file, shas, cache))));
   const skipped = capped.skipped;
   if (read.truncated) {
     const seen = new Set(files.map((file) => file.path));
     for (const path of shas.keys()) if (!seen.has(path)) skipped.push({ path, reason: "diff_too_large" });
   }
-  const symbols = await symbolsOf(options.extractor, withoutSkipped(files, skipped), root, base, head, shas);
+  const symbols = await symbolsOf(
+    options.extractor,
+    withoutSkipped(files, skipped),
+    root,
+    base,
+    head,
+    shas,
+    cache,
+  );
   return { base, head, files, symbols, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
@@ -189,6 +202,20 @@ function withoutSkipped(files: ChangedFile[], skipped: readonly SkippedFile[]): 
 
 type BlobShas = Map<string, { before?: string; after?: string }>;
 
+/** Whether the declaration cache holds both sides of a changed file, by the shas of the raw listing. */
+function cachedBothSides(file: ChangedFile, shas: BlobShas, cache: DeclarationCache): boolean {
+  const known = shas.get(file.path);
+  if (!known) return false;
+  const side = (path: string, sha: string | undefined) => {
+    const key = cacheKey(path, sha);
+    return key !== undefined && cache.peek(key);
+  };
+  return (
+    (file.status === "added" || side(file.oldPath ?? file.path, known.before)) &&
+    (file.status === "deleted" || side(file.path, known.after))
+  );
+}
+
 const NULL_SHA = /^0+$/;
 
 /**
@@ -245,7 +272,15 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
         base,
         head,
         files,
-        symbols: await symbolsOf(options.extractor, readable, root, baseSha, headSha),
+        symbols: await symbolsOf(
+          options.extractor,
+          readable,
+          root,
+          baseSha,
+          headSha,
+          new Map(),
+          await loadDeclarationCache(root),
+        ),
         ...skipped,
       };
     }
@@ -312,6 +347,7 @@ async function symbolsOf(
   base?: string,
   head?: string,
   shas: BlobShas = new Map(),
+  cache?: DeclarationCache,
 ) {
   const code = files.filter(
     (file) =>
@@ -350,15 +386,42 @@ async function symbolsOf(
     }
     blobs = await readBlobs(root, specs);
   }
-  const jobs = code.map((file): SymbolJob => {
+  // A side is cached by its blob's sha only when the blob was read: a missing blob reads as "".
+  const keyOf = (file: ChangedFile, side: "base" | "head") => {
+    const spec = specOf(file, side);
+    if ((side === "base" ? file.status === "added" : file.status === "deleted") || !blobs.has(spec)) return;
+    return cacheKey(side === "base" ? (file.oldPath ?? file.path) : file.path, spec);
+  };
+  const keys = code.map((file) => ({ before: keyOf(file, "base"), after: keyOf(file, "head") }));
+  const jobs = code.map((file, index): SymbolJob => {
     if (!(root && base && head && languageOf(file.path))) return { file };
+    const { before, after } = keys[index]!;
+    const knownBefore = before === undefined ? undefined : cache?.get(before);
+    const knownAfter = after === undefined ? undefined : cache?.get(after);
     return {
       file,
       before: file.status === "added" ? "" : (blobs.get(specOf(file, "base")) ?? ""),
       after: file.status === "deleted" ? "" : (blobs.get(specOf(file, "head")) ?? ""),
+      ...(knownBefore || knownAfter
+        ? {
+            known: {
+              ...(knownBefore ? { before: knownBefore } : {}),
+              ...(knownAfter ? { after: knownAfter } : {}),
+            },
+          }
+        : {}),
     };
   });
-  return (await extractor.extract(jobs)).flat();
+  const results = await extractor.extract(jobs);
+  if (cache) {
+    results.forEach(({ parsed }, index) => {
+      const { before, after } = keys[index]!;
+      if (parsed.before && before !== undefined) cache.remember(before, parsed.before);
+      if (parsed.after && after !== undefined) cache.remember(after, parsed.after);
+    });
+    await cache.save();
+  }
+  return results.flatMap((result) => result.symbols);
 }
 
 /** A changed line over MAX_SYMBOL_LINE_CHARS: minified or generated code, whose symbols no article names. */

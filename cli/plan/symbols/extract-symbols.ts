@@ -1,6 +1,6 @@
 import type { Parser } from "web-tree-sitter";
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
-import { compareDeclarations, type Declaration } from "./declarations.js";
+import { compactDeclarations, compareDeclarations, type Declaration } from "./declarations.js";
 import { type JavaScriptParser, javascriptDeclarations, loadJavaScriptParser } from "./javascript.js";
 import { GRAMMARS, type GrammarLanguage, isProse, type Language, languageOf } from "./languages/index.js";
 import { lineSymbols } from "./line-symbols.js";
@@ -80,6 +80,12 @@ export async function readDeclarations(path: string, text: string): Promise<Decl
   return declarationsWith(await loadParsers([languageOf(path)]), path, text);
 }
 
+/** The declarations of a file version read before, by side: a side given here is not parsed again. */
+export interface KnownDeclarations {
+  before?: Declaration[];
+  after?: Declaration[];
+}
+
 /**
  * The symbols one changed file touched: declarations added, removed, renamed or changed
  * (read by a real parser from the whole file at base and head when given, else from the
@@ -92,19 +98,43 @@ export function extractSymbols(input: {
   after?: string;
   parsers: Parsers;
 }): ChangedSymbol[] {
+  return extractFileSymbols(input).symbols;
+}
+
+/**
+ * extractSymbols, taking the (compact) declarations of a side from `known` instead of
+ * parsing it, and returning the compact declarations of each whole side it parsed, for the
+ * declaration cache. Declarations are compared in their compact form whichever way they
+ * came, so a cached side and a parsed side compare as two parsed sides do.
+ */
+export function extractFileSymbols(input: {
+  file: ChangedFile;
+  before?: string;
+  after?: string;
+  parsers: Parsers;
+  known?: KnownDeclarations;
+}): { symbols: ChangedSymbol[]; parsed: KnownDeclarations } {
   const { file } = input;
-  if (file.binary || file.status === "submodule" || isProse(file.path)) return [];
+  const parsed: KnownDeclarations = {};
+  if (file.binary || file.status === "submodule" || isProse(file.path)) return { symbols: [], parsed };
   const symbols: ChangedSymbol[] = [];
   const whole = input.before !== undefined || input.after !== undefined;
-  const before = whole ? (input.before ?? "") : fragment(file, "-");
-  const after = whole ? (input.after ?? "") : fragment(file, "+");
-  const oldDeclarations = declarationsWith(input.parsers, file.oldPath ?? file.path, before);
-  const newDeclarations = declarationsWith(input.parsers, file.path, after);
+  const side = (path: string, text: string | undefined, hunkSide: "-" | "+", known?: Declaration[]) => {
+    if (known) return known;
+    const read = declarationsWith(input.parsers, path, whole ? (text ?? "") : fragment(file, hunkSide));
+    return read && compactDeclarations(read);
+  };
+  const oldDeclarations = side(file.oldPath ?? file.path, input.before, "-", input.known?.before);
+  const newDeclarations = side(file.path, input.after, "+", input.known?.after);
+  if (whole && !input.known?.before && oldDeclarations && input.before !== undefined)
+    parsed.before = oldDeclarations;
+  if (whole && !input.known?.after && newDeclarations && input.after !== undefined)
+    parsed.after = newDeclarations;
   if (oldDeclarations && newDeclarations) {
     symbols.push(...compareDeclarations(oldDeclarations, newDeclarations, file.path));
   }
   symbols.push(...lineSymbols(file, input.before, input.after));
-  return dedupe(symbols);
+  return { symbols: dedupe(symbols), parsed };
 }
 
 /** The old (`-`) or new (`+`) side of a file as far as the hunks show it; hunks separated by blank lines. */

@@ -2,13 +2,27 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
-import { extractSymbols, type Language, languageOf, loadParsers } from "./extract-symbols.js";
+import {
+  extractFileSymbols,
+  type KnownDeclarations,
+  type Language,
+  languageOf,
+  loadParsers,
+} from "./extract-symbols.js";
 
 /** One changed file to read symbols from, with its whole text at base and head when known. */
 export interface SymbolJob {
   file: ChangedFile;
   before?: string;
   after?: string;
+  /** The compact declarations of a side read before (the declaration cache): that side is not parsed. */
+  known?: KnownDeclarations;
+}
+
+/** What one job yields: its symbols, and the compact declarations of each whole side it parsed. */
+export interface SymbolResult {
+  symbols: ChangedSymbol[];
+  parsed: KnownDeclarations;
 }
 
 /** Turns changed files into the symbols they touched, one list per job, in job order. */
@@ -18,7 +32,7 @@ export interface SymbolExtractor {
    * languages now, so they are ready when `extract` is called. Results never depend on it.
    */
   prepare(languages: Iterable<Language | undefined>): void;
-  extract(jobs: SymbolJob[]): Promise<ChangedSymbol[][]>;
+  extract(jobs: SymbolJob[]): Promise<SymbolResult[]>;
   /** Frees what the extractor holds (a worker thread); extract must not be called after. */
   close(): void;
 }
@@ -27,8 +41,8 @@ export interface SymbolExtractor {
 export const inProcessExtractor: SymbolExtractor = {
   prepare() {},
   async extract(jobs) {
-    const parsers = await loadParsers(languagesOf(jobs.map((job) => job.file)));
-    return jobs.map((job) => extractSymbols({ ...job, parsers }));
+    const parsers = await loadParsers(languagesToParse(jobs));
+    return jobs.map((job) => extractFileSymbols({ ...job, parsers }));
   },
   close() {},
 };
@@ -38,6 +52,14 @@ const WORKER_FILE = new URL("./worker.js", import.meta.url);
 /** The languages of changed files, both sides of renames included. */
 export function languagesOf(files: readonly ChangedFile[]): (Language | undefined)[] {
   return files.flatMap((file) => [languageOf(file.path), languageOf(file.oldPath ?? file.path)]);
+}
+
+/** The languages of the sides of these jobs that are not known already: what extraction must parse. */
+export function languagesToParse(jobs: readonly SymbolJob[]): (Language | undefined)[] {
+  return jobs.flatMap(({ file, known }) => [
+    known?.after ? undefined : languageOf(file.path),
+    known?.before ? undefined : languageOf(file.oldPath ?? file.path),
+  ]);
 }
 
 /** What the main thread sends the worker: a hint to load parsers, or a batch of jobs. */
@@ -60,7 +82,7 @@ export function startSymbolExtractor(): SymbolExtractor {
   let worker: Worker | undefined;
   let alive = true;
   let pending:
-    | { jobs: SymbolJob[]; resolve: (symbols: ChangedSymbol[][]) => void; reject: (error: unknown) => void }
+    | { jobs: SymbolJob[]; resolve: (results: SymbolResult[]) => void; reject: (error: unknown) => void }
     | undefined;
   // The worker only saves time: whatever goes wrong there (a parser missing, a crash, an
   // extraction error) is done again in-process, which succeeds or fails exactly as before.
@@ -73,12 +95,12 @@ export function startSymbolExtractor(): SymbolExtractor {
     const started = new Worker(WORKER_FILE);
     // Until a job is pending, the worker must not keep the process alive.
     started.unref();
-    started.on("message", (message: { symbols: ChangedSymbol[][] } | { error: string }) => {
+    started.on("message", (message: { results: SymbolResult[] } | { error: string }) => {
       started.unref();
       if ("error" in message) return fallBack();
       const job = pending;
       pending = undefined;
-      job?.resolve(message.symbols);
+      job?.resolve(message.results);
     });
     const stop = () => {
       alive = false;

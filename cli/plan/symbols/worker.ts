@@ -15,7 +15,7 @@ if (port) {
       return;
     }
     inProcessExtractor.extract(request.jobs).then(
-      (symbols) => port.postMessage({ symbols }),
+      (results) => port.postMessage({ results }),
       (error: unknown) => port.postMessage({ error: String(error) }),
     );
   });
