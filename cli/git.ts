@@ -445,10 +445,10 @@ function startObjectReader(repoRoot: string, onEnd: () => void): ObjectReader {
   /** Bytes needed before the next answer can be read (avoids re-joining a large blob per chunk). */
   let needed = 1;
   let stderr = "";
-  // The pipes are sockets, which can be unref'd like the process.
+  // Node's pipes are sockets, which can be unref'd like the process; Bun's pipes cannot.
   const handles = [child, child.stdin, child.stdout, child.stderr] as unknown as {
-    ref(): void;
-    unref(): void;
+    ref?(): void;
+    unref?(): void;
   }[];
   const end = (error?: unknown) => {
     if (!ended) {

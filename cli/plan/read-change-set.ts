@@ -63,8 +63,6 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   const rangePromise = resolveRange(git, options.base, options.head);
   rangePromise.catch(() => {});
   const root = await rootPromise;
-  // Read while git works out the change: the declarations of file versions parsed before.
-  const cachePromise = loadDeclarationCache(root);
   const { base, head } = await rangePromise;
   options.onRange?.({ base, head });
   // `--raw --no-abbrev` puts a listing before the patch that names each side's blob by its
@@ -92,7 +90,11 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES,
   );
   const files = parseUnifiedDiff(capped.patch);
-  const cache = await cachePromise;
+  // The declarations of file versions parsed before, read only when the change has code to
+  // parse: a doc-only change (the most common pull request) never reads the cache file.
+  const cache = languagesOf(files).some((language) => language !== undefined)
+    ? await loadDeclarationCache(root)
+    : undefined;
   // Only the languages of file versions no plan parsed before: a warm plan may start no parser.
   options.extractor?.prepare(languagesOf(files.filter((file) => !cachedBothSides(file, shas, cache))));
   const skipped = capped.skipped;
@@ -203,9 +205,9 @@ function withoutSkipped(files: ChangedFile[], skipped: readonly SkippedFile[]): 
 type BlobShas = Map<string, { before?: string; after?: string }>;
 
 /** Whether the declaration cache holds both sides of a changed file, by the shas of the raw listing. */
-function cachedBothSides(file: ChangedFile, shas: BlobShas, cache: DeclarationCache): boolean {
+function cachedBothSides(file: ChangedFile, shas: BlobShas, cache: DeclarationCache | undefined): boolean {
   const known = shas.get(file.path);
-  if (!known) return false;
+  if (!known || !cache) return false;
   const side = (path: string, sha: string | undefined) => {
     const key = cacheKey(path, sha);
     return key !== undefined && cache.peek(key);
