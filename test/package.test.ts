@@ -60,7 +60,14 @@ describe("the npm package", () => {
     cpSync(join(ROOT, "package-lock.json"), join(unpacked, "package-lock.json"));
     npm(["ci", "--omit=dev"], unpacked);
     const installed = readdirSync(join(unpacked, "node_modules"));
-    for (const devOnly of ["vitest", "bun", "@biomejs", "fast-check", "mdast-util-from-markdown"]) {
+    for (const devOnly of [
+      "vitest",
+      "bun",
+      "@biomejs",
+      "fast-check",
+      "mdast-util-from-markdown",
+      "typescript-native",
+    ]) {
       expect(installed).not.toContain(devOnly);
     }
     const prefix = join(work, "prefix");
