@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { VERSION } from "../cli/version.js";
 import { contentHash } from "../shared/hash.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
@@ -46,7 +47,7 @@ describe("impact mcp, through the SDK's client over stdio", () => {
   it("names itself impact and lists the agent's tools with the agent's schemas", async () => {
     expect(client.getServerVersion()).toEqual({
       name: "impact",
-      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      version: VERSION,
     });
     const { tools } = await client.listTools();
     const manifest = buildToolManifest({ allowCreate: false }).map((tool) => {
