@@ -2,7 +2,6 @@ import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { setFlagsFromString } from "node:v8";
 import vm from "node:vm";
 
 /**
@@ -20,15 +19,6 @@ import vm from "node:vm";
  * written (a global install owned by root) just runs without one.
  */
 export function runScript(relativePath: string, base: string): void {
-  // Node's fetch parses HTTP with a WebAssembly build of llhttp, and V8 compiles its hot
-  // parse function again with its optimizing compiler after the first few responses: a few
-  // hundred ms of CPU that the process then waits for as it exits (`impact comment` took
-  // 0.62 s with it, 0.50 s without, on Node 20). Impact's commands make a handful of
-  // requests each, so that is put off until far more code has run; the tree-sitter grammars
-  // parsing a large diff still reach it (a plan of 76 changed Rust files took as long either
-  // way). Set before the bundle is compiled: V8 keys a code cache to the flags it was made
-  // under, so a flag set later would have every cache rejected at the next start.
-  setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
   const file = fileURLToPath(new URL(relativePath, base));
   const cacheFile = `${file}.${process.versions.v8}-${process.arch}.${commandOf(process.argv[2])}.cache`;
   let cachedData: Buffer | undefined;
@@ -57,9 +47,6 @@ export function runScript(relativePath: string, base: string): void {
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
 }
-
-/** About 28 times V8's default (1,800,000, roughly bytes of WebAssembly executed). */
-const WASM_TIERING_BUDGET = 50_000_000;
 
 /**
  * Each command has its own cache, holding what it compiled: V8 reads a cache whole, and the
