@@ -10,9 +10,6 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-/** The folders tsconfig.build.json compiles. */
-const SOURCES = ["cli", "backend", "shared", "bench"];
-
 /** Relative imports and re-exports: `from "./x.js"`, `import("./x.js")`, `import "./x.js"`. */
 const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g;
 
@@ -22,9 +19,13 @@ function sourcesUnder(folder) {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** The sources of `SOURCES` plus every source they import by relative path. */
+/**
+ * The sources of the folders tsconfig.build.json includes (the ones the GitHub Action's tsc
+ * build compiles too) plus every source they import by relative path.
+ */
 function sourceFiles(root) {
-  const files = new Set(SOURCES.flatMap((folder) => sourcesUnder(join(root, folder))));
+  const { include } = JSON.parse(readFileSync(join(root, "tsconfig.build.json"), "utf8"));
+  const files = new Set(include.flatMap((folder) => sourcesUnder(join(root, folder))));
   for (const file of files) {
     for (const [, specifier] of readFileSync(file, "utf8").matchAll(RELATIVE_IMPORT)) {
       const source = resolve(dirname(file), specifier).replace(/\.js$/, ".ts");

@@ -9,13 +9,20 @@ import { GitError } from "../shared/errors.js";
 const OBJECT_SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /**
- * The sha of the blob at `path` in `revision`, or undefined. The path travels as its own
- * argument, so no character in it can change what is asked.
+ * The sha of the blob at `path` in `revision`, or undefined: asked of the repository's
+ * object reader (no process of its own). A name holding a line break cannot go through its
+ * one-name-per-line protocol, so it is asked of `git rev-parse`, where the name travels as
+ * its own argument and no character in it can change what is asked.
  */
 export async function blobSha(git: Git, revision: string, path: string): Promise<string | undefined> {
+  const name = `${revision}:${path}`;
   try {
-    const sha = (await git.raw(["rev-parse", "--verify", "--quiet", `${revision}:${path}`])).trim();
-    return OBJECT_SHA.test(sha) ? sha : undefined;
+    if (/[\r\n]/.test(name)) {
+      const sha = (await git.raw(["rev-parse", "--verify", "--quiet", name])).trim();
+      return OBJECT_SHA.test(sha) ? sha : undefined;
+    }
+    const [object] = await objectReader(git.dir).read([name]);
+    return object?.type === "blob" && OBJECT_SHA.test(object.sha) ? object.sha : undefined;
   } catch {
     return undefined;
   }

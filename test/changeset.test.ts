@@ -238,6 +238,33 @@ describe("loadChangeSet from a diff", () => {
     expect([named.base, named.head]).toEqual(["abc", "def"]);
   });
 
+  it("reads whole files at the given revisions, for paths with spaces and non-ASCII letters too", async () => {
+    const body = (value: string) =>
+      [
+        "export function loadWidget(id: string): string {",
+        ...Array.from({ length: 8 }, (_, index) => `  const step${index} = ${index};`),
+        `  return id + "${value}";`,
+        "}",
+        "",
+      ].join("\n");
+    const repo = gitRepo({ "src/my widget.ts": body("a"), "src/größe.ts": body("a") });
+    const base = repo.git("rev-parse", "HEAD");
+    const head = repo.commit({ "src/my widget.ts": body("b"), "src/größe.ts": body("b") });
+    const diff = execFileSync("git", ["diff", base, head], { cwd: repo.dir, encoding: "utf8" });
+    // The hunks' lines show only the return line: the function's name comes from the whole files.
+    const hunkLines = diff.split("\n").filter((line) => /^[-+ ]/.test(line) && !/^(---|\+\+\+) /.test(line));
+    expect(hunkLines.join("\n")).not.toContain("loadWidget");
+    const changeSet = await loadChangeSet({ repo: repo.dir, diffText: diff, base, head });
+    expect(
+      changeSet.symbols
+        .filter((symbol) => symbol.name === "loadWidget")
+        .map((symbol) => `${symbol.change} ${symbol.file}`)
+        .sort(),
+    ).toEqual(["body src/größe.ts", "body src/my widget.ts"]);
+    const fromHunks = await loadChangeSet({ repo: repo.dir, diffText: diff });
+    expect(fromHunks.symbols.some((symbol) => symbol.name === "loadWidget")).toBe(false);
+  });
+
   it("refuses a diff that is not one", async () => {
     const repo = gitRepo({ "a.txt": "a\n" });
     const error = await errorOf(loadChangeSet({ repo: repo.dir, diffText: "this is not a diff\n" }));

@@ -204,6 +204,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const entry = planned.find((article) => article.path === explainPath);
   const weakEntry = weak.find((article) => article.path === explainPath);
   const found = signals.get(explainPath) ?? [];
+  const olderVersion = older.get(explainPath);
   return {
     plan,
     explanation: {
@@ -222,7 +223,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
         }))
         .sort(compareReasons),
       dropped: droppedSignals.filter((signal) => signal.article === explainPath),
-      ...(older.has(explainPath) ? { olderVersion: older.get(explainPath)! } : {}),
+      ...(olderVersion ? { olderVersion } : {}),
       ignoredFiles: evidence.ignored,
       droppedNames: plan.dropped,
     },

@@ -90,11 +90,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES,
   );
   const files = parseUnifiedDiff(capped.patch);
-  // The declarations of file versions parsed before, read only when the change has code to
-  // parse: a doc-only change (the most common pull request) never reads the cache file.
-  const cache = languagesOf(files).some((language) => language !== undefined)
-    ? await loadDeclarationCache(root)
-    : undefined;
+  const cache = await declarationCacheFor(root, files);
   // Only the languages of file versions no plan parsed before: a warm plan may start no parser.
   options.extractor?.prepare(languagesOf(files.filter((file) => !cachedBothSides(file, shas, cache))));
   const skipped = capped.skipped;
@@ -204,6 +200,19 @@ function withoutSkipped(files: ChangedFile[], skipped: readonly SkippedFile[]): 
 
 type BlobShas = Map<string, { before?: string; after?: string }>;
 
+/**
+ * The declarations of file versions parsed before, read only when the change has code to
+ * parse: a doc-only change (the most common pull request) never reads the cache file.
+ */
+async function declarationCacheFor(
+  root: string,
+  files: readonly ChangedFile[],
+): Promise<DeclarationCache | undefined> {
+  return languagesOf(files).some((language) => language !== undefined)
+    ? loadDeclarationCache(root)
+    : undefined;
+}
+
 /** Whether the declaration cache holds both sides of a changed file, by the shas of the raw listing. */
 function cachedBothSides(file: ChangedFile, shas: BlobShas, cache: DeclarationCache | undefined): boolean {
   const known = shas.get(file.path);
@@ -281,7 +290,7 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
           baseSha,
           headSha,
           new Map(),
-          await loadDeclarationCache(root),
+          await declarationCacheFor(root, readable),
         ),
         ...skipped,
       };
@@ -365,17 +374,20 @@ async function symbolsOf(
   // input) looked up by revision and path, one argument each.
   if (root && base && head) {
     const git = gitAt(root);
-    for (const file of withLanguage) {
-      const known = shas.get(file.path) ?? {};
-      const before =
-        known.before ??
-        (file.status !== "added" && base !== EMPTY_TREE
-          ? await blobSha(git, base, file.oldPath ?? file.path)
-          : undefined);
-      const after =
-        known.after ?? (file.status !== "deleted" ? await blobSha(git, head, file.path) : undefined);
-      shas.set(file.path, { before, after });
-    }
+    // Asked all at once: the lookups share the repository's one object reader.
+    await Promise.all(
+      withLanguage.map(async (file) => {
+        const known = shas.get(file.path) ?? {};
+        const [before, after] = await Promise.all([
+          known.before ??
+            (file.status !== "added" && base !== EMPTY_TREE
+              ? blobSha(git, base, file.oldPath ?? file.path)
+              : undefined),
+          known.after ?? (file.status !== "deleted" ? blobSha(git, head, file.path) : undefined),
+        ]);
+        shas.set(file.path, { before, after });
+      }),
+    );
   }
   const specOf = (file: ChangedFile, side: "base" | "head") =>
     (side === "base" ? shas.get(file.path)?.before : shas.get(file.path)?.after) ?? "";
