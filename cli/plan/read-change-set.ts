@@ -371,7 +371,7 @@ async function symbolsOf(
   let blobs = new Map<string, string | undefined>();
   const withLanguage = code.filter((file) => languageOf(file.path));
   // Blobs are read by sha: from the raw listing, else (quoted, unusual paths, or a --diff
-  // input) looked up by revision and path, one argument each.
+  // input) looked up by revision and path through the object reader (blobSha).
   if (root && base && head) {
     const git = gitAt(root);
     // Asked all at once: the lookups share the repository's one object reader.
