@@ -27,6 +27,9 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * `--min-score` is the whole bar, as in `impact plan` (no share of the strongest article); `--dump` writes every scored commit
  * (truth, flagged and weak articles with their scores and reasons) as JSON for analysis.
  *
+ * When bench/truth/labels.json is there (hand labels: was each changed article's edit caused
+ * by the rest of its commit?), it also prints recall and precision over the caused edits.
+ *
  * The repositories are not downloaded here: each must already be a clone under
  * $IMPACT_TRUTH_CORPUS (default /work/corpus, else ~/.cache/impact-truth), in a folder named
  * like its corpus entry; the bench names what is missing and how to get it.
@@ -44,6 +47,23 @@ const CorpusSchema = z.strictObject({
   repositories: z.array(RepositorySchema),
 });
 type Repository = z.infer<typeof RepositorySchema>;
+
+/**
+ * Hand labels of changed articles (bench/truth/labels.json): whether the maintainers' edit of
+ * the article follows from the commit's other files (`caused`) or would be as right without
+ * them (`unrelated`: a typo or link sweep, a site restructure, another feature's docs).
+ * No rule that reads the change can find an unrelated edit, so the bench also prints recall
+ * over the changed articles not labelled unrelated. `unsure` counts as caused.
+ */
+const LabelSchema = z.strictObject({
+  repository: z.string(),
+  sha: z.string().regex(/^[0-9a-f]{40}$/),
+  article: z.string(),
+  label: z.enum(["caused", "unrelated", "unsure"]),
+  why: z.string().min(1),
+});
+const LabelsSchema = z.strictObject({ about: z.string(), labels: z.array(LabelSchema) });
+export type Label = z.infer<typeof LabelSchema>;
 
 /** The goal of the detector on this corpus. */
 const GOAL = { recall: 0.9, precision: 0.5, flaggedPerCommit: 3, repositoryRecall: 0.75 };
@@ -162,6 +182,70 @@ export function countMisses(
     else if (!hasSource) misses.noSource += 1;
     else misses.noReason += 1;
   }
+}
+
+/**
+ * The plan scored against the changed articles less those labelled unrelated, for one
+ * repository or all. An article flagged whose edit was unrelated counts as a false flag here:
+ * the change did not make it wrong, as far as the commit shows.
+ */
+export interface CausedTally {
+  commits: number;
+  /** Changed articles in the commits scored. */
+  changed: number;
+  /** Of those, labelled unrelated to the rest of their commit. */
+  unrelated: number;
+  /** Of those, not labelled at all (counted as caused: label them). */
+  unlabelled: number;
+  /** Changed articles left once the unrelated ones are taken out, and how many of them the plan flagged. */
+  caused: number;
+  found: number;
+  /** Articles the plan flagged. */
+  flagged: number;
+}
+
+export function causedTally(
+  commits: readonly {
+    repository: string;
+    sha: string;
+    truth: readonly string[];
+    impact: readonly string[];
+  }[],
+  labels: readonly Label[],
+): CausedTally {
+  const key = (repository: string, sha: string, article: string) => `${repository}\0${sha}\0${article}`;
+  const byKey = new Map(
+    labels.map((label) => [key(label.repository, label.sha, label.article), label.label]),
+  );
+  const tally: CausedTally = {
+    commits: 0,
+    changed: 0,
+    unrelated: 0,
+    unlabelled: 0,
+    caused: 0,
+    found: 0,
+    flagged: 0,
+  };
+  for (const commit of commits) {
+    const flagged = new Set(commit.impact);
+    tally.commits += 1;
+    tally.flagged += flagged.size;
+    for (const article of new Set(commit.truth)) {
+      tally.changed += 1;
+      const label = byKey.get(key(commit.repository, commit.sha, article));
+      if (label === undefined) tally.unlabelled += 1;
+      if (label === "unrelated") tally.unrelated += 1;
+      else {
+        tally.caused += 1;
+        if (flagged.has(article)) tally.found += 1;
+      }
+    }
+  }
+  return tally;
+}
+
+function readLabels(file: string): Label[] {
+  return LabelsSchema.parse(JSON.parse(readFileSync(file, "utf8"))).labels;
 }
 
 /** The maintainer's config from the corpus, the defaults, or what `impact init` proposes at the pinned tip. */
@@ -372,6 +456,9 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   console.log(
     `Missed: ${missed} changed articles: ${misses.manyArticles} in commits editing ${MANY_ARTICLES} or more, ${misses.belowBar} below the bar, ${misses.noSource} from changes with no source file among the evidence, ${misses.noReason} with no reason (described in prose).`,
   );
+  const labelsFile = join(dirname(corpusFile), "labels.json");
+  const labels = existsSync(labelsFile) ? readLabels(labelsFile) : undefined;
+  if (labels) printCaused(present, scored, labels);
   if (values.split) {
     const halves = [
       [
@@ -387,10 +474,13 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       console.log(`\n${title}\n`);
       console.log(row(HEADER.map((cell) => (cell === "ECOSYSTEM" ? "" : cell))));
       const half: Scores[] = [];
+      const halfEntries: Scored[] = [];
       for (const repository of present) {
-        const entries = scored.filter((entry) => entry.repository === repository.name);
+        const own = scored.filter((entry) => entry.repository === repository.name);
+        const entries = own.filter((entry) => inHalf(entry, own.length));
+        halfEntries.push(...entries);
         const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
-        for (const entry of entries.filter((entry) => inHalf(entry, entries.length))) {
+        for (const entry of entries) {
           const truth = new Set(entry.truth);
           add(scores.impact, truth, entry.impact);
           add(scores.basename, truth, entry.basename);
@@ -401,10 +491,60 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       }
       const total: Scores = sumScores(half);
       console.log(row(["OVERALL", "", String(total.impact.commits), ...scoreCells(total)]));
+      if (labels) {
+        const caused = causedTally(halfEntries, labels);
+        const tally = { ...caused, truth: caused.caused };
+        console.log(
+          `Change-caused edits (${caused.unrelated} of ${caused.changed} changed articles labelled unrelated): recall ${recall(tally).toFixed(2)}, precision ${precision(tally).toFixed(2)}`,
+        );
+      }
     }
   }
   if (values.dump) writeFileSync(values.dump, `${JSON.stringify(dump)}\n`);
   return 0;
+}
+
+/** The plan's recall and precision over the edits that follow from the change, per repository and overall. */
+function printCaused(
+  present: readonly Repository[],
+  scored: readonly Scored[],
+  labels: readonly Label[],
+): void {
+  console.log(
+    "\nChange-caused edits: the changed articles less those hand-labelled unrelated to the rest of their commit (bench/truth/labels.json); a flag on an unrelated edit counts as false\n",
+  );
+  const widths = [12, 7, 7, 9, 10, 6, 6, 6];
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+      .join("  ")
+      .trimEnd();
+  console.log(
+    line(["REPOSITORY", "COMMITS", "CHANGED", "UNRELATED", "UNLABELLED", "RECALL", "PREC", "FLAG/C"]),
+  );
+  const asTally = (tally: CausedTally): Tally => ({ ...tally, truth: tally.caused });
+  const rowOf = (name: string, tally: CausedTally) =>
+    line([
+      name,
+      String(tally.commits),
+      String(tally.changed),
+      String(tally.unrelated),
+      String(tally.unlabelled),
+      ...cells(asTally(tally)),
+    ]);
+  const tallies = present.map((repository) =>
+    causedTally(
+      scored.filter((entry) => entry.repository === repository.name),
+      labels,
+    ),
+  );
+  present.forEach((repository, index) => console.log(rowOf(repository.name, tallies[index] as CausedTally)));
+  const overall = causedTally(scored, labels);
+  console.log(rowOf("OVERALL", overall));
+  const lowest = Math.min(...tallies.map((tally) => recall(asTally(tally))));
+  console.log(
+    `\nGoal on change-caused edits: recall ≥ ${GOAL.recall} ${recall(asTally(overall)) >= GOAL.recall ? "met" : "not met"}; precision ≥ ${GOAL.precision} ${precision(asTally(overall)) >= GOAL.precision ? "met" : "not met"}; every repository's recall ≥ ${GOAL.repositoryRecall} ${lowest >= GOAL.repositoryRecall ? "met" : "not met"}`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
