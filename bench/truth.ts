@@ -204,6 +204,9 @@ export interface CausedTally {
   flagged: number;
 }
 
+/** A changed article's key among the labels. */
+const labelKey = (repository: string, sha: string, article: string) => `${repository}\0${sha}\0${article}`;
+
 export function causedTally(
   commits: readonly {
     repository: string;
@@ -213,9 +216,8 @@ export function causedTally(
   }[],
   labels: readonly Label[],
 ): CausedTally {
-  const key = (repository: string, sha: string, article: string) => `${repository}\0${sha}\0${article}`;
   const byKey = new Map(
-    labels.map((label) => [key(label.repository, label.sha, label.article), label.label]),
+    labels.map((label) => [labelKey(label.repository, label.sha, label.article), label.label]),
   );
   const tally: CausedTally = {
     commits: 0,
@@ -232,7 +234,7 @@ export function causedTally(
     tally.flagged += flagged.size;
     for (const article of new Set(commit.truth)) {
       tally.changed += 1;
-      const label = byKey.get(key(commit.repository, commit.sha, article));
+      const label = byKey.get(labelKey(commit.repository, commit.sha, article));
       if (label === undefined) tally.unlabelled += 1;
       if (label === "unrelated") tally.unrelated += 1;
       else {
@@ -360,6 +362,13 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     `Truth bench: ${count} commits per repository, config "${variant}", corpus ${folder}${present.length < wanted.length ? ` (${wanted.length - present.length} missing, left out)` : ""}\n`,
   );
 
+  const labelsFile = join(dirname(corpusFile), "labels.json");
+  const labels = existsSync(labelsFile) ? readLabels(labelsFile) : undefined;
+  const unrelated = new Set(
+    (labels ?? [])
+      .filter((label) => label.label === "unrelated")
+      .map((label) => labelKey(label.repository, label.sha, label.article)),
+  );
   console.log(row([...HEADER, "SECONDS"]));
   const all: Scores[] = [];
   const scored: Scored[] = [];
@@ -400,6 +409,9 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
             sha: replay.sha,
             base: replay.changeSet.base,
             truth: [...replay.truth].sort(),
+            unrelated: [...replay.truth]
+              .filter((path) => unrelated.has(labelKey(repository.name, replay.sha, path)))
+              .sort(),
             files: replay.changeSet.files.map((file) => file.path),
             all: replay.articles.map((article) => article.path),
             evidence: evidence.map((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])),
@@ -456,8 +468,6 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   console.log(
     `Missed: ${missed} changed articles: ${misses.manyArticles} in commits editing ${MANY_ARTICLES} or more, ${misses.belowBar} below the bar, ${misses.noSource} from changes with no source file among the evidence, ${misses.noReason} with no reason (described in prose).`,
   );
-  const labelsFile = join(dirname(corpusFile), "labels.json");
-  const labels = existsSync(labelsFile) ? readLabels(labelsFile) : undefined;
   if (labels) printCaused(present, scored, labels);
   if (values.split) {
     const halves = [
