@@ -131,6 +131,18 @@ function cells(tally: Tally): string[] {
   return [recall(tally).toFixed(2), precision(tally).toFixed(2), perCommit(tally).toFixed(1)];
 }
 
+/** Which parts of GOAL a tally meets, given the tallies of its repositories: one line. */
+function goalMet(overall: Tally, repositories: readonly Tally[]): string {
+  const lowest = Math.min(...repositories.map(recall));
+  const checks = [
+    [`recall ≥ ${GOAL.recall}`, recall(overall) >= GOAL.recall],
+    [`precision ≥ ${GOAL.precision}`, precision(overall) >= GOAL.precision],
+    [`flagged per commit ≤ ${GOAL.flaggedPerCommit}`, perCommit(overall) <= GOAL.flaggedPerCommit],
+    [`every repository's recall ≥ ${GOAL.repositoryRecall}`, lowest >= GOAL.repositoryRecall],
+  ] as const;
+  return checks.map(([name, met]) => `${name} ${met ? "met" : "not met"}`).join("; ");
+}
+
 /** Articles whose text names a changed code file's basename (`options.ts`). */
 function basenameBaseline(replay: BacktestReplay): string[] {
   const names = [
@@ -245,6 +257,9 @@ export function causedTally(
   }
   return tally;
 }
+
+/** The caused tally as the plan's: the caused edits are the truth. */
+const causedAsTally = (tally: CausedTally): Tally => ({ ...tally, truth: tally.caused });
 
 function readLabels(file: string): Label[] {
   return LabelsSchema.parse(JSON.parse(readFileSync(file, "utf8"))).labels;
@@ -453,14 +468,12 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   }
   const overall: Scores = sumScores(all);
   console.log(row(["OVERALL", "", String(overall.impact.commits), ...scoreCells(overall), ""]));
-  const lowest = Math.min(...all.map((scores) => recall(scores.impact)));
-  const checks = [
-    [`recall ≥ ${GOAL.recall}`, recall(overall.impact) >= GOAL.recall],
-    [`precision ≥ ${GOAL.precision}`, precision(overall.impact) >= GOAL.precision],
-    [`flagged per commit ≤ ${GOAL.flaggedPerCommit}`, perCommit(overall.impact) <= GOAL.flaggedPerCommit],
-    [`every repository's recall ≥ ${GOAL.repositoryRecall}`, lowest >= GOAL.repositoryRecall],
-  ] as const;
-  console.log(`\nGoal: ${checks.map(([name, met]) => `${name} ${met ? "met" : "not met"}`).join("; ")}`);
+  console.log(
+    `\nGoal: ${goalMet(
+      overall.impact,
+      all.map((scores) => scores.impact),
+    )}`,
+  );
   console.log(
     "Recall and precision are micro-averaged over commits (found/changed, found/flagged); baselines ran on the same commits.",
   );
@@ -503,9 +516,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       console.log(row(["OVERALL", "", String(total.impact.commits), ...scoreCells(total)]));
       if (labels) {
         const caused = causedTally(halfEntries, labels);
-        const tally = { ...caused, truth: caused.caused };
         console.log(
-          `Change-caused edits (${caused.unrelated} of ${caused.changed} changed articles labelled unrelated): recall ${recall(tally).toFixed(2)}, precision ${precision(tally).toFixed(2)}`,
+          `Change-caused edits (${caused.unrelated} of ${caused.changed} changed articles labelled unrelated): recall ${recall(causedAsTally(caused)).toFixed(2)}, precision ${precision(causedAsTally(caused)).toFixed(2)}`,
         );
       }
     }
@@ -532,7 +544,6 @@ function printCaused(
   console.log(
     line(["REPOSITORY", "COMMITS", "CHANGED", "UNRELATED", "UNLABELLED", "RECALL", "PREC", "FLAG/C"]),
   );
-  const asTally = (tally: CausedTally): Tally => ({ ...tally, truth: tally.caused });
   const rowOf = (name: string, tally: CausedTally) =>
     line([
       name,
@@ -540,21 +551,20 @@ function printCaused(
       String(tally.changed),
       String(tally.unrelated),
       String(tally.unlabelled),
-      ...cells(asTally(tally)),
+      ...cells(causedAsTally(tally)),
     ]);
-  const tallies = present.map((repository) =>
-    causedTally(
+  const tallies: Tally[] = [];
+  for (const repository of present) {
+    const tally = causedTally(
       scored.filter((entry) => entry.repository === repository.name),
       labels,
-    ),
-  );
-  present.forEach((repository, index) => console.log(rowOf(repository.name, tallies[index] as CausedTally)));
+    );
+    tallies.push(causedAsTally(tally));
+    console.log(rowOf(repository.name, tally));
+  }
   const overall = causedTally(scored, labels);
   console.log(rowOf("OVERALL", overall));
-  const lowest = Math.min(...tallies.map((tally) => recall(asTally(tally))));
-  console.log(
-    `\nGoal on change-caused edits: recall ≥ ${GOAL.recall} ${recall(asTally(overall)) >= GOAL.recall ? "met" : "not met"}; precision ≥ ${GOAL.precision} ${precision(asTally(overall)) >= GOAL.precision ? "met" : "not met"}; every repository's recall ≥ ${GOAL.repositoryRecall} ${lowest >= GOAL.repositoryRecall ? "met" : "not met"}`,
-  );
+  console.log(`\nGoal on change-caused edits: ${goalMet(causedAsTally(overall), tallies)}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
