@@ -52,8 +52,8 @@ type Repository = z.infer<typeof RepositorySchema>;
  * Hand labels of changed articles (bench/truth/labels.json): whether the maintainers' edit of
  * the article follows from the commit's other files (`caused`) or would be as right without
  * them (`unrelated`: a typo or link sweep, a site restructure, another feature's docs).
- * No rule that reads the change can find an unrelated edit, so the bench also prints recall
- * over the changed articles not labelled unrelated. `unsure` counts as caused.
+ * A rule that reads the change finds an unrelated edit only by chance, so the bench also prints
+ * recall over the changed articles not labelled unrelated. `unsure` counts as caused.
  */
 const LabelSchema = z.strictObject({
   repository: z.string(),
@@ -64,6 +64,8 @@ const LabelSchema = z.strictObject({
 });
 const LabelsSchema = z.strictObject({ about: z.string(), labels: z.array(LabelSchema) });
 export type Label = z.infer<typeof LabelSchema>;
+/** The labels by changed article (labelKey). */
+export type Labels = ReadonlyMap<string, Label["label"]>;
 
 /** The goal of the detector on this corpus. */
 const GOAL = { recall: 0.9, precision: 0.5, flaggedPerCommit: 3, repositoryRecall: 0.75 };
@@ -217,7 +219,8 @@ export interface CausedTally {
 }
 
 /** A changed article's key among the labels. */
-const labelKey = (repository: string, sha: string, article: string) => `${repository}\0${sha}\0${article}`;
+export const labelKey = (repository: string, sha: string, article: string) =>
+  `${repository}\0${sha}\0${article}`;
 
 export function causedTally(
   commits: readonly {
@@ -226,11 +229,8 @@ export function causedTally(
     truth: readonly string[];
     impact: readonly string[];
   }[],
-  labels: readonly Label[],
+  labels: Labels,
 ): CausedTally {
-  const byKey = new Map(
-    labels.map((label) => [labelKey(label.repository, label.sha, label.article), label.label]),
-  );
   const tally: CausedTally = {
     commits: 0,
     changed: 0,
@@ -246,7 +246,7 @@ export function causedTally(
     tally.flagged += flagged.size;
     for (const article of new Set(commit.truth)) {
       tally.changed += 1;
-      const label = byKey.get(labelKey(commit.repository, commit.sha, article));
+      const label = labels.get(labelKey(commit.repository, commit.sha, article));
       if (label === undefined) tally.unlabelled += 1;
       if (label === "unrelated") tally.unrelated += 1;
       else {
@@ -261,8 +261,12 @@ export function causedTally(
 /** The caused tally as the plan's: the caused edits are the truth. */
 const causedAsTally = (tally: CausedTally): Tally => ({ ...tally, truth: tally.caused });
 
-function readLabels(file: string): Label[] {
-  return LabelsSchema.parse(JSON.parse(readFileSync(file, "utf8"))).labels;
+export function indexLabels(labels: readonly Label[]): Labels {
+  return new Map(labels.map((label) => [labelKey(label.repository, label.sha, label.article), label.label]));
+}
+
+function readLabels(file: string): Labels {
+  return indexLabels(LabelsSchema.parse(JSON.parse(readFileSync(file, "utf8"))).labels);
 }
 
 /** The maintainer's config from the corpus, the defaults, or what `impact init` proposes at the pinned tip. */
@@ -309,9 +313,9 @@ const HEADER = [
   "F/C",
 ];
 
-function row(cells: readonly string[]): string {
+function row(cells: readonly string[], widths: readonly number[] = WIDTHS): string {
   return cells
-    .map((cell, index) => cell.padEnd(WIDTHS[index] ?? 0))
+    .map((cell, index) => cell.padEnd(widths[index] ?? 0))
     .join("  ")
     .trimEnd();
 }
@@ -379,11 +383,6 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
 
   const labelsFile = join(dirname(corpusFile), "labels.json");
   const labels = existsSync(labelsFile) ? readLabels(labelsFile) : undefined;
-  const unrelated = new Set(
-    (labels ?? [])
-      .filter((label) => label.label === "unrelated")
-      .map((label) => labelKey(label.repository, label.sha, label.article)),
-  );
   console.log(row([...HEADER, "SECONDS"]));
   const all: Scores[] = [];
   const scored: Scored[] = [];
@@ -425,7 +424,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
             base: replay.changeSet.base,
             truth: [...replay.truth].sort(),
             unrelated: [...replay.truth]
-              .filter((path) => unrelated.has(labelKey(repository.name, replay.sha, path)))
+              .filter((path) => labels?.get(labelKey(repository.name, replay.sha, path)) === "unrelated")
               .sort(),
             files: replay.changeSet.files.map((file) => file.path),
             all: replay.articles.map((article) => article.path),
@@ -527,20 +526,12 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
 }
 
 /** The plan's recall and precision over the edits that follow from the change, per repository and overall. */
-function printCaused(
-  present: readonly Repository[],
-  scored: readonly Scored[],
-  labels: readonly Label[],
-): void {
+function printCaused(present: readonly Repository[], scored: readonly Scored[], labels: Labels): void {
   console.log(
     "\nChange-caused edits: the changed articles less those hand-labelled unrelated to the rest of their commit (bench/truth/labels.json); a flag on an unrelated edit counts as false\n",
   );
   const widths = [12, 7, 7, 9, 10, 6, 6, 6];
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
-      .join("  ")
-      .trimEnd();
+  const line = (cells: readonly string[]) => row(cells, widths);
   console.log(
     line(["REPOSITORY", "COMMITS", "CHANGED", "UNRELATED", "UNLABELLED", "RECALL", "PREC", "FLAG/C"]),
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { causedTally, countMisses, emptyMisses, type Label } from "../bench/truth.js";
+import { causedTally, countMisses, emptyMisses, indexLabels, type Label } from "../bench/truth.js";
 
 describe("truth bench: why changed articles were missed", () => {
   it("counts each missed article once, under the first category that applies", () => {
@@ -55,7 +55,7 @@ describe("truth bench: recall over the edits that follow from the change", () =>
       label("a", sha("2"), "x.md", "unrelated"),
       label("a", sha("2"), "y.md", "unsure"),
     ];
-    expect(causedTally(commits, labels)).toEqual({
+    expect(causedTally(commits, indexLabels(labels))).toEqual({
       commits: 3,
       changed: 7,
       unrelated: 2,
