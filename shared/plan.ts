@@ -14,11 +14,27 @@ export const ImpactReasonSchema = z.object({
    * it; optional so that plans and audits written before scores existed still read.
    */
   score: z.number().min(0).max(1).optional(),
+  /** Stale reasons: the 1-based line of the article that the change contradicts. */
+  line: z.number().int().positive().optional(),
+  /** Stale reasons: the hunk header (`path @@ -a,b +c,d @@`) of the change that contradicts it. */
+  hunk: z.string().optional(),
 });
+
+/**
+ * Which side of the line an article is on. `stale`: it says something the change made false, or
+ * keeps a complete list the change made incomplete (flagged; `--check` fails on it). `related`: it
+ * is about the changed code but nothing in it is contradicted (listed apart, run only with
+ * `--include related`). `new`: a mapped article the change calls for that does not exist yet.
+ */
+export const TierSchema = z.enum(["stale", "related", "new"]);
 
 export const PlannedArticleSchema = z.object({
   path: z.string(),
-  status: z.enum(["impacted", "touched"]),
+  status: z.enum(["impacted", "touched", "new"]),
+  /** Always set by the detector; optional so that plans and audits written before tiers still read. */
+  tier: TierSchema.optional(),
+  /** `new` articles: existing articles of the same mapping, for the model to follow. */
+  models: z.array(z.string()).optional(),
   impact: z.array(ImpactReasonSchema),
   /** Changed files relevant to this article (their hunks go to the agent). */
   files: z.array(z.string()),
@@ -30,6 +46,8 @@ export const ImpactPlanSchema = z.object({
   base: z.string(),
   head: z.string(),
   articles: z.array(PlannedArticleSchema),
+  /** Articles about the changed code that nothing in the change contradicts: listed apart, never flagged. */
+  related: z.array(PlannedArticleSchema).default([]),
   dropped: z.array(z.object({ symbol: z.string(), why: z.string() })),
   warnings: z.array(z.string()).default([]),
   /** Changed files not read because their diff, or the whole diff, was over a size cap. */
@@ -47,6 +65,7 @@ export const ImpactPlanSchema = z.object({
   weak: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
 });
 
+export type Tier = z.infer<typeof TierSchema>;
 export type ImpactKind = z.infer<typeof ImpactKindSchema>;
 export type ImpactReason = z.infer<typeof ImpactReasonSchema>;
 export type PlannedArticle = z.infer<typeof PlannedArticleSchema>;

@@ -230,6 +230,7 @@ describe("the plan table", () => {
       base: "a".repeat(40),
       head: "b".repeat(40),
       articles: [{ path: "docs/all.md", status: "touched", impact: attention, files: [] }],
+      related: [],
       skipped: [],
       dropped: [],
       warnings: [],

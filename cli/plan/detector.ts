@@ -40,7 +40,7 @@ export interface Explanation {
   path: string;
   isArticle: boolean;
   /** `weak`: impacted, but below the minimum score; `none`: no reason at all. */
-  status: "impacted" | "touched" | "weak" | "none";
+  status: PlannedArticle["status"] | "weak" | "none";
   score: number;
   minScore: number;
   /** The bar in this change: minScore, or RELATIVE_MIN_SCORE of the strongest article's score if higher. */
@@ -193,6 +193,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     base: changeSet.base,
     head: changeSet.head,
     articles: planned,
+    related: [],
     dropped: dedupeDropped(dropped),
     warnings: [...warnings, ...skippedWarnings(changeSet.skipped ?? [])],
     skipped: changeSet.skipped ?? [],
