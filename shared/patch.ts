@@ -1,4 +1,5 @@
 import { diffArrays, formatPatch, type StructuredPatch } from "diff";
+import { readDiffLines, stripCr } from "./diff/lines.js";
 
 type Hunk = StructuredPatch["hunks"][number];
 
@@ -214,35 +215,10 @@ export function createFilePatch(path: string, before: string | null, after: stri
   return formatPatch(patch);
 }
 
-/** The numbers of a unified diff's hunk header `@@ -a,b +c,d @@ section`. */
-export interface HunkHeader {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  /** What follows the closing `@@` (git puts the enclosing function or heading there). */
-  section: string;
-}
-
-const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
-
-/** Parses a hunk header line (a trailing CR is ignored); undefined when it is not one. */
-export function parseHunkHeader(line: string): HunkHeader | undefined {
-  const match = HUNK_HEADER.exec(line.endsWith("\r") ? line.slice(0, -1) : line);
-  if (!match) return undefined;
-  return {
-    oldStart: Number(match[1]),
-    oldLines: match[2] === undefined ? 1 : Number(match[2]),
-    newStart: Number(match[3]),
-    newLines: match[4] === undefined ? 1 : Number(match[4]),
-    section: match[5] ?? "",
-  };
-}
-
 /**
  * Why an article's patch may not be used for `path`, or undefined when every file header
  * in it (`diff --git`, `---`, `+++`) names exactly that file (or /dev/null for a created
- * one) and there is one file in it. Hunk bodies are skipped by their line counts, so a
+ * one) and there is one file in it. Hunk bodies are told apart by their line counts, so a
  * removed line reading "--- x" is not taken for a header. An audit is untrusted input: a
  * patch smuggling a second file would otherwise ride along in the combined patch.
  */
@@ -252,23 +228,10 @@ export function patchHeaderProblem(patch: string, path: string): string | undefi
     old: new Set([`--- a/${path}`, "--- /dev/null"]),
     new: new Set([`+++ b/${path}`, "+++ /dev/null"]),
   };
-  let oldLeft = 0;
-  let newLeft = 0;
   const seen = { git: 0, old: 0, new: 0 };
-  for (const raw of patch.split("\n")) {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (oldLeft > 0 || newLeft > 0) {
-      if (line.startsWith("\\")) continue;
-      if (!line.startsWith("+")) oldLeft -= 1;
-      if (!line.startsWith("-")) newLeft -= 1;
-      continue;
-    }
-    const hunk = parseHunkHeader(line);
-    if (hunk) {
-      oldLeft = hunk.oldLines;
-      newLeft = hunk.newLines;
-      continue;
-    }
+  for (const { kind, raw } of readDiffLines(patch).lines) {
+    if (kind !== "meta") continue;
+    const line = stripCr(raw);
     if (line.startsWith("diff ")) {
       seen.git += 1;
       if (line !== allowed.git)
@@ -285,15 +248,4 @@ export function patchHeaderProblem(patch: string, path: string): string | undefi
   }
   if (seen.git > 1 || seen.old > 1 || seen.new > 1) return "its patch holds more than one file";
   return undefined;
-}
-
-/**
- * The lines a unified patch adds, without their `+` (file headers left out): what an edit
- * brings in, as opposed to the context and removed lines already in the file.
- */
-export function addedLines(patch: string): string[] {
-  return patch
-    .split("\n")
-    .filter((line) => line.startsWith("+") && !line.startsWith("+++ "))
-    .map((line) => line.slice(1));
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../cli/plan/diff-parse.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { loadChangeSet } from "../cli/plan/read-change-set.js";
 import { GitError, UsageError } from "../shared/errors.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
-import { addedLines, createFilePatch } from "../shared/patch.js";
+import { addedLines } from "../shared/diff/lines.js";
+import { createFilePatch } from "../shared/patch.js";
 import { secretShapeIn } from "../shared/redact.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
@@ -254,5 +255,13 @@ describe("patch secret scan", () => {
     expect(patch).toContain("AKIA0123456789ABCDEF");
     expect(secretShapeIn(addedLines(patch).join("\n"))).toBeUndefined();
     expect(secretShapeIn("Set the sk-your-key placeholder and a token of your own.")).toBeUndefined();
+  });
+
+  it("scans an added line that starts with `++ ` (its patch line reads `+++ `, like a file header)", () => {
+    const token = `ghp_${"0123456789abcdefghij".repeat(2).slice(0, 36)}`;
+    const patch = createFilePatch("docs/a.md", "# A\n", `# A\n++ ${token}\n`);
+    expect(patch).toContain(`+++ ${token}`);
+    expect(addedLines(patch)).toEqual([`++ ${token}`]);
+    expect(secretShapeIn(addedLines(patch).join("\n"))).toBe("a GitHub token");
   });
 });

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../cli/plan/diff-parse.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { extractSymbols, loadParsers, readDeclarations } from "../cli/plan/symbols/extract-symbols.js";
 import { javascriptDeclarations, loadJavaScriptParser } from "../cli/plan/symbols/javascript.js";
 import { typescriptCompiler, typescriptDeclarations } from "../cli/plan/symbols/typescript.js";

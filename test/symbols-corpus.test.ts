@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../cli/plan/diff-parse.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import {
   extractSymbols,
   languageOf,

@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../cli/plan/diff-parse.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { extractSymbols, languageOf, loadParsers } from "../cli/plan/symbols/extract-symbols.js";
 
 /** The symbols of a change from `before` to `after` of one file, as "change kind name" lines. */

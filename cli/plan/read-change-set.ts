@@ -14,7 +14,7 @@ import {
   repositoryRoot,
   resolveCommits,
 } from "../git.js";
-import { parseUnifiedDiff } from "./diff-parse.js";
+import { parseUnifiedDiff } from "../../shared/diff/parse.js";
 import { cacheKey, type DeclarationCache, loadDeclarationCache } from "./symbols/declaration-cache.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
 import {

@@ -1,4 +1,5 @@
 import type { ChangedFile, ChangeSet, Hunk } from "../../shared/changeset.js";
+import { readDiffLines } from "../../shared/diff/lines.js";
 import { contentHash } from "../../shared/hash.js";
 import { formatOutline, outlineMarkdown } from "../../shared/markdown/outline.js";
 import type { PlannedArticle } from "../../shared/plan.js";
@@ -144,9 +145,9 @@ export function selectHunks(
 
 function fileHeader(file: ChangedFile): string {
   const lines: string[] = [];
-  for (const line of file.patch.split("\n")) {
-    if (line.startsWith("@@")) break;
-    lines.push(line);
+  for (const line of readDiffLines(file.patch).lines) {
+    if (line.kind !== "meta") break;
+    lines.push(line.raw);
   }
   const header = lines.join("\n").trim();
   if (header !== "") return `${header}\n`;

@@ -1,6 +1,7 @@
 import pLimit from "p-limit";
 import type { AuditArticle, AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
+import { addedLines } from "../../shared/diff/lines.js";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../../shared/errors.js";
 import { costOf, formatUsd, type ModelPrice, roundUsd } from "../../shared/model/prices.js";
 import type {
@@ -11,7 +12,6 @@ import type {
   ToolCall,
   ToolDefinition,
 } from "../../shared/model/types.js";
-import { addedLines } from "../../shared/patch.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { secretShapeIn } from "../../shared/redact.js";
 import { plural } from "../../shared/render/markdown.js";

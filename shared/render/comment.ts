@@ -1,5 +1,5 @@
 import type { Audit, AuditArticle } from "../audit.js";
-import { parseHunkHeader } from "../patch.js";
+import { lineText, readDiffLines } from "../diff/lines.js";
 import { escapeHtml, inertMarkdown, oneLine } from "./escape.js";
 import { codeCell, fence, fenceMarks, lineSpan, plural, shortSha } from "./markdown.js";
 import { renderSpend } from "./report.js";
@@ -170,16 +170,7 @@ export interface ReviewSuggestion {
  */
 export function diffRightLines(patch: string): Set<number> {
   const lines = new Set<number>();
-  let newLine = 0;
-  for (const text of patch.split("\n")) {
-    const header = parseHunkHeader(text);
-    if (header) {
-      newLine = header.newStart;
-      continue;
-    }
-    if (newLine === 0 || text.startsWith("\\")) continue;
-    if (text.startsWith("+") || text.startsWith(" ")) lines.add(newLine++);
-  }
+  for (const line of readDiffLines(patch).lines) if (line.newLine !== undefined) lines.add(line.newLine);
   return lines;
 }
 
@@ -250,13 +241,11 @@ interface ChangeBlock {
 
 function changeBlocks(patch: string): ChangeBlock[] {
   const blocks: ChangeBlock[] = [];
-  let oldLine = 0;
-  let newLine = 0;
-  // Lines left in the current hunk, by its header: a body line like "---" is not a file header.
-  let oldLeft = 0;
-  let newLeft = 0;
   let current: ChangeBlock | undefined;
   let lastContext: string | undefined;
+  // Where the next changed line goes: after the last body line read.
+  let oldLine = 1;
+  let newLine = 1;
   const close = (after?: string) => {
     if (current) {
       if (after !== undefined) current.after = after;
@@ -264,43 +253,36 @@ function changeBlocks(patch: string): ChangeBlock[] {
       current = undefined;
     }
   };
-  for (const raw of patch.split("\n")) {
-    if (oldLeft === 0 && newLeft === 0) {
-      const header = parseHunkHeader(raw);
-      if (!header) continue;
-      close();
-      oldLine = Math.max(1, header.oldStart);
-      newLine = Math.max(1, header.newStart);
-      oldLeft = header.oldLines;
-      newLeft = header.newLines;
-      lastContext = undefined;
-      continue;
-    }
-    if (raw.startsWith("\\")) continue;
-    const text = raw.slice(1).replace(/\r$/, "");
-    if (raw.startsWith("-")) {
-      current ??= openBlock(oldLine, newLine, lastContext);
-      current.removed.push(text);
-      oldLine++;
-      oldLeft--;
-    } else if (raw.startsWith("+")) {
-      current ??= openBlock(oldLine, newLine, lastContext);
-      current.added.push(text);
-      current.newEnd = newLine;
-      newLine++;
-      newLeft--;
-    } else {
-      close(text);
-      lastContext = text;
-      oldLine++;
-      newLine++;
-      oldLeft--;
-      newLeft--;
-    }
-    if (oldLeft <= 0 && newLeft <= 0) {
-      oldLeft = 0;
-      newLeft = 0;
-      close();
+  for (const line of readDiffLines(patch).lines) {
+    switch (line.kind) {
+      case "hunk":
+        close();
+        oldLine = Math.max(1, line.hunk!.oldStart);
+        newLine = Math.max(1, line.hunk!.newStart);
+        lastContext = undefined;
+        break;
+      case "removed":
+        current ??= openBlock(oldLine, newLine, lastContext);
+        current.removed.push(lineText(line));
+        oldLine = line.oldLine! + 1;
+        break;
+      case "added":
+        current ??= openBlock(oldLine, newLine, lastContext);
+        current.added.push(lineText(line));
+        current.newEnd = line.newLine!;
+        newLine = line.newLine! + 1;
+        break;
+      case "context":
+        close(lineText(line));
+        lastContext = lineText(line);
+        oldLine = line.oldLine! + 1;
+        newLine = line.newLine! + 1;
+        break;
+      case "meta":
+        close();
+        break;
+      case "note":
+        break;
     }
   }
   close();

@@ -1,4 +1,5 @@
 import type { Audit, AuditArticle, AuditEdit } from "../audit.js";
+import { type DiffLineKind, readDiffLines } from "../diff/lines.js";
 import { formatUsd } from "../model/prices.js";
 import { escapeHtml } from "./escape.js";
 import { lineSpan, plural, shortSha } from "./markdown.js";
@@ -194,22 +195,19 @@ function evidenceLinker(audit: Audit, options: HtmlReportOptions): EvidenceLinke
  * added lines is paired line by line, and the words that differ are marked.
  */
 export function renderDiff(patch: string): string {
-  const lines = patch.replace(/\n$/, "").split("\n");
+  const lines = readDiffLines(patch.replace(/\n$/, "")).lines;
   const out: string[] = [];
   let index = 0;
+  const run = (kind: DiffLineKind) => {
+    const texts: string[] = [];
+    while (index < lines.length && lines[index]!.kind === kind) texts.push(lines[index++]!.raw.slice(1));
+    return texts;
+  };
   while (index < lines.length) {
     const line = lines[index]!;
-    if (line.startsWith("-") && !line.startsWith("--- ")) {
-      const removed: string[] = [];
-      while (index < lines.length && lines[index]!.startsWith("-") && !lines[index]!.startsWith("--- ")) {
-        removed.push(lines[index]!.slice(1));
-        index += 1;
-      }
-      const added: string[] = [];
-      while (index < lines.length && lines[index]!.startsWith("+") && !lines[index]!.startsWith("+++ ")) {
-        added.push(lines[index]!.slice(1));
-        index += 1;
-      }
+    if (line.kind === "removed") {
+      const removed = run("removed");
+      const added = run("added");
       const pairs = Math.min(removed.length, added.length);
       const marked = removed
         .slice(0, pairs)
@@ -222,22 +220,20 @@ export function renderDiff(patch: string): string {
       });
       continue;
     }
-    out.push(diffLine(lineKind(line), "", escapeHtml(line)));
+    out.push(diffLine(LINE_CLASS[line.kind], "", escapeHtml(line.raw)));
     index += 1;
   }
   return `<div class="diff" role="region" aria-label="diff"><pre>${out.join("")}</pre></div>`;
 }
 
-function lineKind(line: string): string {
-  if (line.startsWith("@@")) return "hunk";
-  if (line.startsWith("+") && !line.startsWith("+++ ")) return "add";
-  if (
-    /^(diff |index |--- |\+\+\+ |new file|deleted file|similarity|rename |old mode|new mode|\\ )/.test(line)
-  ) {
-    return "meta";
-  }
-  return "ctx";
-}
+const LINE_CLASS: Record<DiffLineKind, string> = {
+  hunk: "hunk",
+  added: "add",
+  removed: "del",
+  context: "ctx",
+  note: "meta",
+  meta: "meta",
+};
 
 function diffLine(kind: string, sign: string, html: string): string {
   return `<span class="line ${kind}">${escapeHtml(sign)}${html}\n</span>`;

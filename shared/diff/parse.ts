@@ -1,6 +1,6 @@
-import type { ChangedFile, FileStatus, Hunk } from "../../shared/changeset.js";
-import { UsageError } from "../../shared/errors.js";
-import { type HunkHeader, parseHunkHeader } from "../../shared/patch.js";
+import type { ChangedFile, FileStatus, Hunk } from "../changeset.js";
+import { UsageError } from "../errors.js";
+import { type HunkHeader, readDiffLines, stripCr } from "./lines.js";
 
 // A hand-written parser because git's extended headers (renames, copies, modes,
 // binary markers, submodules) are exactly what generic patch parsers drop.
@@ -28,28 +28,49 @@ interface Draft {
  * Throws a UsageError (code "input") when the text is not a unified diff.
  */
 export function parseUnifiedDiff(text: string): ChangedFile[] {
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
+  const { lines, problem } = readDiffLines(text);
   const files: ChangedFile[] = [];
   let draft: Draft | undefined;
+  let hunk: Hunk | undefined;
   const finish = () => {
     if (draft) files.push(toChangedFile(draft));
     draft = undefined;
+    hunk = undefined;
   };
   const fresh = (): Draft => ({ binary: false, submodule: false, headerSeen: false, hunks: [], lines: [] });
+  const fail = (message: string): never => {
+    throw new UsageError(`not a unified diff: ${message}`, { code: "input" });
+  };
 
-  let index = 0;
-  while (index < lines.length) {
-    const line = stripCr(lines[index]!);
+  for (let index = 0; index < lines.length; index += 1) {
+    if (problem?.index === index) fail(problem.message);
+    const { kind, raw } = lines[index]!;
+    if (kind === "hunk") {
+      if (!draft) fail(`line ${index + 1} has a hunk before any file header`);
+      hunk = { ...hunkNumbers(lines[index]!.hunk!), header: stripCr(raw), lines: [] };
+      draft!.hunks.push(hunk);
+      draft!.lines.push(raw);
+      continue;
+    }
+    if (kind !== "meta") {
+      const body = stripCr(raw);
+      hunk!.lines.push(body === "" ? " " : body);
+      if (body.startsWith("+Subproject commit ") || body.startsWith("-Subproject commit "))
+        draft!.submodule = true;
+      draft!.lines.push(raw);
+      continue;
+    }
+    hunk = undefined;
+    const line = stripCr(raw);
     if (line.startsWith("diff --git ")) {
       finish();
       draft = fresh();
       draft.gitPaths = splitGitPaths(line.slice("diff --git ".length));
-      draft.lines.push(lines[index]!);
-      index += 1;
+      draft.lines.push(raw);
       continue;
     }
-    if (line.startsWith("--- ") && stripCr(lines[index + 1] ?? "").startsWith("+++ ")) {
+    const next = lines[index + 1];
+    if (line.startsWith("--- ") && next?.kind === "meta" && stripCr(next.raw).startsWith("+++ ")) {
       // A plain `diff -u` file starts at its `---` line; a git one already started.
       if (!draft || draft.hunks.length > 0 || draft.headerSeen) {
         finish();
@@ -57,105 +78,40 @@ export function parseUnifiedDiff(text: string): ChangedFile[] {
       }
       draft.headerSeen = true;
       draft.oldPath ??= headerPath(line.slice(4));
-      draft.newPath ??= headerPath(stripCr(lines[index + 1]!).slice(4));
-      draft.lines.push(lines[index]!, lines[index + 1]!);
-      index += 2;
-      continue;
-    }
-    const hunkHeader = parseHunkHeader(line);
-    if (hunkHeader) {
-      if (!draft) {
-        throw new UsageError(`not a unified diff: line ${index + 1} has a hunk before any file header`, {
-          code: "input",
-        });
-      }
-      index = readHunk(lines, index, hunkHeader, draft);
+      draft.newPath ??= headerPath(stripCr(next.raw).slice(4));
+      draft.lines.push(raw, next.raw);
+      index += 1;
       continue;
     }
     if (draft && draft.hunks.length === 0 && readExtendedHeader(line, draft)) {
-      draft.lines.push(lines[index]!);
-      index += 1;
+      draft.lines.push(raw);
       continue;
     }
     if (draft && (line.startsWith("GIT binary patch") || /^(literal|delta) \d+$/.test(line))) {
       draft.binary = true;
-      draft.lines.push(lines[index]!);
-      index += 1;
+      draft.lines.push(raw);
       continue;
     }
-    if (draft && line === "" && draft.binary) {
-      index += 1;
-      continue;
-    }
+    if (draft && line === "" && draft.binary) continue;
     // Anything else between files (commit headers of `git format-patch`, `Index:` lines,
     // `diff -u a b` command lines, base85 data) is preamble we skip.
-    if (draft?.binary) draft.lines.push(lines[index]!);
-    index += 1;
+    if (draft?.binary) draft.lines.push(raw);
   }
+  if (problem && problem.index >= lines.length) fail(problem.message);
   finish();
   if (files.length === 0 && text.trim() !== "") {
-    throw new UsageError("not a unified diff: no file headers (`diff --git` or `---`/`+++`) found", {
-      code: "input",
-    });
+    fail("no file headers (`diff --git` or `---`/`+++`) found");
   }
   return files;
 }
 
-function readHunk(lines: string[], start: number, range: HunkHeader, draft: Draft): number {
-  const hunk: Hunk = {
-    oldStart: range.oldStart,
-    oldLines: range.oldLines,
-    newStart: range.newStart,
-    newLines: range.newLines,
-    header: stripCr(lines[start]!),
-    lines: [],
+function hunkNumbers(header: HunkHeader): Pick<Hunk, "oldStart" | "oldLines" | "newStart" | "newLines"> {
+  return {
+    oldStart: header.oldStart,
+    oldLines: header.oldLines,
+    newStart: header.newStart,
+    newLines: header.newLines,
   };
-  draft.lines.push(lines[start]!);
-  let oldLeft = hunk.oldLines;
-  let newLeft = hunk.newLines;
-  let index = start + 1;
-  // Counting lines (not looking for the next header) keeps a removed "-- x" line from
-  // being taken for a file header.
-  while (oldLeft > 0 || newLeft > 0 || stripCr(lines[index] ?? "").startsWith("\\")) {
-    const raw = lines[index];
-    if (raw === undefined) {
-      throw new UsageError(`not a unified diff: hunk "${hunk.header}" ends early (truncated diff?)`, {
-        code: "input",
-      });
-    }
-    const body = stripCr(raw);
-    const marker = body[0];
-    if (marker === " " || body === "") {
-      oldLeft -= 1;
-      newLeft -= 1;
-    } else if (marker === "-") oldLeft -= 1;
-    else if (marker === "+") newLeft -= 1;
-    else if (marker !== "\\") {
-      throw new UsageError(
-        `not a unified diff: line ${index + 1} in hunk "${hunk.header}" has no +, - or space`,
-        {
-          code: "input",
-        },
-      );
-    }
-    if (oldLeft < 0 || newLeft < 0) {
-      throw new UsageError(`not a unified diff: hunk "${hunk.header}" has more lines than its header says`, {
-        code: "input",
-      });
-    }
-    hunk.lines.push(body === "" ? " " : body);
-    draft.lines.push(raw);
-    index += 1;
-  }
-  if (
-    hunk.lines.some(
-      (line) => line.startsWith("+Subproject commit ") || line.startsWith("-Subproject commit "),
-    )
-  ) {
-    draft.submodule = true;
-  }
-  draft.hunks.push(hunk);
-  return index;
 }
 
 /** Reads one git extended header line into the draft; false when it is not one. */
@@ -317,8 +273,4 @@ function unquote(text: string): string {
     }
   }
   return Buffer.from(bytes).toString("utf8");
-}
-
-function stripCr(line: string): string {
-  return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
