@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
@@ -268,6 +268,46 @@ describe("history coupling", () => {
     expect(renamed.get("docs/a.md")?.map((reason) => [reason.source, reason.detail])).toEqual([
       ["src/new.ts", "changed together in 2 of 2 commits that touched src/new.ts"],
     ]);
+  }, 120_000);
+
+  it("keeps the history of an article whose path is not ASCII (git log quotes such paths by default)", async () => {
+    const repo = gitRepo({
+      "src/engine.ts": "export const speed = 1;\n",
+      "docs/café.md": "# Café\n\nHow fast it goes.\n",
+      "docs/cafe.md": "# Cafe\n\nHow fast it goes.\n",
+    });
+    for (const step of [2, 3]) {
+      repo.commit(
+        {
+          "src/engine.ts": `export const speed = ${step};\n`,
+          "docs/café.md": `# Café\n\nHow fast it goes: ${step}.\n`,
+          "docs/cafe.md": `# Cafe\n\nHow fast it goes: ${step}.\n`,
+        },
+        `speed ${step}`,
+      );
+    }
+    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    const { plan } = await planJson(repo.dir, "--min-score", "0");
+    const reasons = (path: string) =>
+      plan.articles.find((article) => article.path === path)?.impact.map((reason) => reason.detail);
+    expect(reasons("docs/cafe.md")).toEqual([
+      "changed together in 2 of 2 commits that touched src/engine.ts",
+    ]);
+    expect(reasons("docs/café.md")).toEqual(reasons("docs/cafe.md"));
+  }, 120_000);
+
+  it("a git log that fails is exit 2 with a line saying what to do, not a bug", async () => {
+    const repo = coupledRepo();
+    const root = repo.git("rev-list", "--max-parents=0", "HEAD");
+    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    // The first commit's object is gone: the change itself still reads, its history does not.
+    rmSync(join(repo.dir, ".git", "objects", root.slice(0, 2), root.slice(2)));
+    const io = captureIo(repo.dir);
+    expect(await main(["plan"], io)).toBe(2);
+    expect(io.err).toMatch(
+      /^impact plan: git log failed: .*run git log [0-9a-f]{40} in the repository to see why/m,
+    );
+    expect(io.err).not.toContain("a bug");
   }, 120_000);
 
   it("warns once on a shallow clone, naming fetch-depth: 0", async () => {

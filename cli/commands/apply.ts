@@ -3,7 +3,7 @@ import { printable } from "../../shared/render/escape.js";
 import { applyAudit } from "../audit/apply-audit.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
-import { repositoryRoot } from "../git.js";
+import { repositoryRoot } from "../git/repository.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS } from "./args.js";
 import { defineCommand } from "./define-command.js";
 

@@ -15,7 +15,7 @@ import { ImpactError, UsageError } from "../../shared/errors.js";
 import { createFilePatch } from "../../shared/patch.js";
 import { loadConfig } from "../config.js";
 import { writeIfUnchanged } from "../edit/write-back.js";
-import { repositoryRoot } from "../git.js";
+import { repositoryRoot } from "../git/repository.js";
 import type { Command, CommandIo } from "../io.js";
 import { SandboxPolicy } from "../run/sandbox.js";
 import { formatZodIssues } from "../run/tools/define.js";

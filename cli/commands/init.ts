@@ -35,7 +35,7 @@ defaults'. Nothing is written without --write.`,
       { runBacktest },
       { ConfigSchema },
     ] = await Promise.all([
-      import("../git.js"),
+      import("../git/repository.js"),
       import("../config.js"),
       import("../plan/propose-config.js"),
       import("../plan/backtest.js"),

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { loadConfig } from "../config.js";
 import { LineTransport } from "../edit/line-transport.js";
 import { createImpactMcpServer } from "../edit/mcp-server.js";
-import { repositoryRoot } from "../git.js";
+import { repositoryRoot } from "../git/repository.js";
 import { VERSION } from "../version.js";
 import { CHANGE_OPTIONS } from "./args.js";
 import { defineCommand } from "./define-command.js";

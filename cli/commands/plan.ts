@@ -47,7 +47,7 @@ export const command = defineCommand({
         throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
       }
       const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
-        import("../git.js"),
+        import("../git/repository.js"),
         import("../config.js"),
         import("../plan/backtest.js"),
       ]);

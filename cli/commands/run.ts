@@ -10,7 +10,7 @@ import { plural } from "../../shared/render/markdown.js";
 import { parseShard } from "../../shared/shard.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
-import { repositoryRoot } from "../git.js";
+import { repositoryRoot } from "../git/repository.js";
 import type { CommandIo } from "../io.js";
 import { articleSourceFor, buildPlan } from "../plan/build-plan.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";

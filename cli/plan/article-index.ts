@@ -4,7 +4,7 @@ import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../../shared/fs.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
-import { type ListedFile, readBlobs } from "../git.js";
+import { type ListedFile, readBlobs } from "../git/repository.js";
 import { VERSION } from "../version.js";
 import { attentionOf, bodyOf } from "./detect/article-text.js";
 import { fingerprint, termKey } from "./matcher.js";

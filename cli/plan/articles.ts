@@ -2,7 +2,7 @@ import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs"
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
-import { gitAt, type ListedFile, listRepositoryEntries, readBlobs, treeBlobShas } from "../git.js";
+import { gitAt, type ListedFile, listRepositoryEntries, readBlobs, treeBlobShas } from "../git/repository.js";
 
 /** Whether a repository-relative path is an article (docs globs minus ignore globs). */
 export type ArticleSelector = (path: string) => boolean;

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
+import { unquoteGitPath } from "../../shared/diff/parse.js";
 import { GitError } from "../../shared/errors.js";
 import { ImpactKindSchema, type ImpactPlan } from "../../shared/plan.js";
-import { gitAt, isShallow, resolveCommit } from "../git.js";
+import { gitAt, isShallow, resolveCommit } from "../git/repository.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { selectEvidence } from "./detect/evidence.js";
 import { type ArticleText, detectImpact } from "./detector.js";
@@ -166,7 +167,7 @@ function* candidatesOf(
     const [sha, parents, subject = ""] = header.split("\x1f");
     const parent = parents?.split(" ")[0];
     if (!sha || !parent) continue;
-    const files = names.filter((name) => name !== "");
+    const files = names.filter((name) => name !== "").map(unquoteGitPath);
     if (files.some(isArticle) && files.some((name) => !isArticle(name))) yield { sha, parent, subject };
   }
 }

@@ -5,7 +5,7 @@ import { UsageError } from "../../shared/errors.js";
 import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
-import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git.js";
+import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git/repository.js";
 import { type IndexedArticles, indexArticles, mustRead, termKeys } from "./article-index.js";
 import { listArticleEntries, readArticles } from "./articles.js";
 import type { Dropped } from "./detect/references.js";

@@ -1,4 +1,4 @@
-import { readFilesAt } from "../git.js";
+import { readFilesAt } from "../git/repository.js";
 
 /** Manifests that name the package, and how to read the name from each. */
 const MANIFESTS: { path: string; names: (text: string) => string[] }[] = [

@@ -1,12 +1,13 @@
-import { spawn } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { unquoteGitPath } from "../../shared/diff/parse.js";
 import { writeFileAtomic } from "../../shared/fs.js";
 import type { ImpactReason } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
-import { gitAt, isShallow } from "../git.js";
+import { gitAt, isShallow } from "../git/repository.js";
+import { runGit } from "../git/run.js";
 
 /** Commits scanned back from the base, newest first. */
 export const HISTORY_MAX_COMMITS = 3000;
@@ -86,7 +87,7 @@ export async function mineHistory(
   }
   const [shallow, scan] = await Promise.all([
     isShallow(gitAt(repoRoot)),
-    gitText(
+    runGit(
       repoRoot,
       [
         // The first commit (or a shallow clone's oldest) lists every file as added: an
@@ -102,7 +103,11 @@ export async function mineHistory(
         base,
         "--",
       ],
-      options.timeoutMs ?? HISTORY_TIMEOUT_MS,
+      {
+        timeoutMs: options.timeoutMs ?? HISTORY_TIMEOUT_MS,
+        // The plan reads the base's history; a clone git cannot read it in needs repair.
+        hint: `run git log ${base} in the repository to see why; a damaged clone needs git fsck or a fresh clone`,
+      },
     ),
   ]);
   const commits = parseLog(scan.text, scan.timedOut);
@@ -122,8 +127,12 @@ export function parseLog(text: string, cutOff: boolean): HistoryCommit[] {
     const files: string[] = [];
     const renames: [string, string][] = [];
     for (const line of lines) {
-      const [status = "", first, second] = line.split("\t");
-      if (first === undefined) continue;
+      const [status = "", quotedFirst, quotedSecond] = line.split("\t");
+      if (quotedFirst === undefined) continue;
+      // A path holding a control character, a quote or a backslash comes quoted, even with
+      // core.quotePath=false.
+      const first = unquoteGitPath(quotedFirst);
+      const second = quotedSecond === undefined ? undefined : unquoteGitPath(quotedSecond);
       if (second !== undefined && status.startsWith("R")) {
         renames.push([first, second]);
         files.push(second);
@@ -309,37 +318,4 @@ async function writeCache(repoRoot: string, file: string, history: History, maxC
   } catch {
     // A cache that cannot be written (read-only checkout) only costs the next run a scan.
   }
-}
-
-/** Runs git and collects stdout; at the time limit the process is killed and what arrived is kept. */
-function gitText(
-  cwd: string,
-  args: string[],
-  timeoutMs: number,
-): Promise<{ text: string; timedOut: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const chunks: Buffer[] = [];
-    let stderr = "";
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill();
-    }, timeoutMs);
-    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString("utf8");
-      const command = args.find((arg) => !arg.startsWith("-") && !arg.includes("="));
-      if (code !== 0 && !timedOut) reject(new Error(`git ${command} failed: ${stderr.split("\n")[0] ?? ""}`));
-      else resolve({ text, timedOut });
-    });
-  });
 }

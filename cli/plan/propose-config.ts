@@ -2,7 +2,7 @@ import { basename, extname, posix } from "node:path";
 import picomatch from "picomatch";
 import type { Mapping } from "../../shared/config.js";
 import { plural } from "../../shared/render/markdown.js";
-import { gitAt } from "../git.js";
+import { gitAt } from "../git/repository.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */

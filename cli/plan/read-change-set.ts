@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
+import { parseUnifiedDiff } from "../../shared/diff/parse.js";
 import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
 import { DEFAULT_DIFF_BYTES, DEFAULT_FILE_DIFF_BYTES, MAX_SYMBOL_LINE_CHARS } from "../../shared/limits.js";
@@ -13,8 +13,8 @@ import {
   readBlobs,
   repositoryRoot,
   resolveCommits,
-} from "../git.js";
-import { parseUnifiedDiff } from "../../shared/diff/parse.js";
+} from "../git/repository.js";
+import { runGit } from "../git/run.js";
 import { cacheKey, type DeclarationCache, loadDeclarationCache } from "./symbols/declaration-cache.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
 import {
@@ -68,22 +68,28 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   // `--raw --no-abbrev` puts a listing before the patch that names each side's blob by its
   // full sha: `git cat-file` finds a blob by sha about three times faster than by `rev:path`.
   const maxBytes = options.limits?.diffBytes ?? DEFAULT_DIFF_BYTES;
-  const read = await readGitDiff(root, maxBytes, [
-    "diff",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-relative",
-    "--find-renames",
-    "--submodule=short",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    "--raw",
-    "--no-abbrev",
-    "--patch",
-    base,
-    head,
-  ]);
+  // Past maxBytes git is stopped and the text is marked truncated (a generated-code commit can
+  // be gigabytes of diff).
+  const read = await runGit(
+    root,
+    [
+      "diff",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-relative",
+      "--find-renames",
+      "--submodule=short",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      "--raw",
+      "--no-abbrev",
+      "--patch",
+      base,
+      head,
+    ],
+    { maxBytes },
+  );
   const { shas, patch } = splitRawListing(read.text);
   const capped = capFileDiffs(
     read.truncated ? wholeFiles(patch) : patch,
@@ -108,54 +114,6 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     cache,
   );
   return { base, head, files, symbols, ...(skipped.length > 0 ? { skipped } : {}) };
-}
-
-/**
- * Runs git and reads its output up to `maxBytes`; past that git is stopped and the text
- * is marked truncated (a generated-code commit can be gigabytes of diff).
- */
-function readGitDiff(
-  root: string,
-  maxBytes: number,
-  args: string[],
-): Promise<{ text: string; truncated: boolean }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "git",
-      ["-c", "core.quotePath=true", "-c", "diff.noprefix=false", "-c", "color.ui=false", ...args],
-      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (truncated) return;
-      const room = maxBytes - size;
-      if (chunk.length > room) {
-        chunks.push(chunk.subarray(0, Math.max(0, room)));
-        size = maxBytes;
-        truncated = true;
-        child.kill();
-        return;
-      }
-      chunks.push(chunk);
-      size += chunk.length;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < 4096) stderr += chunk.toString("utf8");
-    });
-    child.on("error", (error) =>
-      reject(new GitError(`git diff could not start: ${error.message}`, { cause: error })),
-    );
-    child.on("close", (code) => {
-      if (!truncated && code !== 0) {
-        reject(new GitError(`git diff failed: ${stderr.trim().split("\n")[0] ?? `exit ${code}`}`));
-        return;
-      }
-      resolve({ text: Buffer.concat(chunks).toString("utf8"), truncated });
-    });
-  });
 }
 
 /** A cut diff without its last, partial file. */

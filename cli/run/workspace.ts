@@ -4,7 +4,7 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { contentHash } from "../../shared/hash.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../../shared/limits.js";
 import { createFilePatch } from "../../shared/patch.js";
-import { listRepositoryFiles, listTrackedFiles } from "../git.js";
+import { listRepositoryFiles, listTrackedFiles } from "../git/repository.js";
 import { ReadBudget } from "./read-budget.js";
 
 /** Files up to this size are read synchronously (see readView). */

@@ -136,19 +136,19 @@ function readExtendedHeader(line: string, draft: Draft): boolean {
       return true;
     case "rename from":
       draft.status = "renamed";
-      draft.oldPath = unquote(rest);
+      draft.oldPath = unquoteGitPath(rest);
       return true;
     case "rename to":
       draft.status = "renamed";
-      draft.newPath = unquote(rest);
+      draft.newPath = unquoteGitPath(rest);
       return true;
     case "copy from":
       draft.status = "copied";
-      draft.oldPath = unquote(rest);
+      draft.oldPath = unquoteGitPath(rest);
       return true;
     case "copy to":
       draft.status = "copied";
-      draft.newPath = unquote(rest);
+      draft.newPath = unquoteGitPath(rest);
       return true;
     case "similarity index":
     case "dissimilarity index":
@@ -221,7 +221,7 @@ function fileType(mode: string): string {
 
 /** A `---`/`+++` path: unquoted, without a trailing timestamp and without the a/ or b/ prefix. */
 function headerPath(text: string): string {
-  let path = text.startsWith('"') ? unquote(text.split(/\t/)[0]!) : (text.split("\t")[0] ?? text);
+  let path = text.startsWith('"') ? unquoteGitPath(text.split(/\t/)[0]!) : (text.split("\t")[0] ?? text);
   path = path.trimEnd();
   if (path === "/dev/null") return path;
   if (/^[ab]\//.test(path)) path = path.slice(2);
@@ -232,7 +232,8 @@ function headerPath(text: string): string {
 function splitGitPaths(text: string): { old: string; new: string } | undefined {
   if (text.startsWith('"')) {
     const quoted = /^("(?:[^"\\]|\\.)*")\s+(.*)$/.exec(text);
-    if (quoted) return { old: stripPrefix(unquote(quoted[1]!)), new: stripPrefix(unquote(quoted[2]!)) };
+    if (quoted)
+      return { old: stripPrefix(unquoteGitPath(quoted[1]!)), new: stripPrefix(unquoteGitPath(quoted[2]!)) };
   }
   const middle = (text.length - 1) / 2;
   if (Number.isInteger(middle) && text[middle] === " ") {
@@ -251,8 +252,8 @@ function stripPrefix(path: string): string {
 
 const ESCAPES: Record<string, number> = { n: 10, t: 9, r: 13, b: 8, f: 12, v: 11, a: 7, '"': 34, "\\": 92 };
 
-/** Undoes git's C-style quoting of paths (`"caf\303\251.md"`). */
-function unquote(text: string): string {
+/** Undoes git's C-style quoting of a path (`"a\tb.md"`, `"caf\303\251.md"`); other text is returned as is. */
+export function unquoteGitPath(text: string): string {
   if (!(text.startsWith('"') && text.endsWith('"') && text.length >= 2)) return text;
   const bytes: number[] = [];
   const body = text.slice(1, -1);
