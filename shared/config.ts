@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
+import { CONCURRENCY_LIMIT, MAX_TURNS_LIMIT } from "./limits.js";
 import { ModelPriceSchema } from "./model/prices.js";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
@@ -81,10 +82,6 @@ export const DEFAULT_EVIDENCE_IGNORE_GLOBS = [
  * (docs/configuration.md gives the figures).
  */
 export const DEFAULT_MIN_SCORE = 0.3;
-
-/** The most articles worked on at once, and model calls per article, that a run may ask for. */
-export const CONCURRENCY_LIMIT = 64;
-export const MAX_TURNS_LIMIT = 100;
 
 export const MappingSchema = z.strictObject({
   code: z.string().min(1),

@@ -5,6 +5,44 @@
  * ones through environment variables (docs/tools-and-sandbox.md, docs/backend.md).
  */
 
+// The run: flags and config override these (the settings table, shared/settings.ts).
+
+/** Articles worked on at once (--concurrency, config concurrency), and the most a run may ask for. */
+export const DEFAULT_CONCURRENCY = 4;
+export const CONCURRENCY_LIMIT = 64;
+/** Model calls per article before it fails (--max-turns, config maxTurns), and the most a run may ask for. */
+export const DEFAULT_MAX_TURNS = 12;
+export const MAX_TURNS_LIMIT = 100;
+/** Prompt + completion tokens one article may spend before it is failed (limits.tokensPerArticle). */
+export const DEFAULT_TOKENS_PER_ARTICLE = 300_000;
+/** Prompt + completion tokens the whole run may spend; articles that would go past it fail (limits.tokensPerRun). */
+export const DEFAULT_TOKENS_PER_RUN = 5_000_000;
+/** Tokens of diff hunks the first message carries; the rest is named in a note. */
+export const FIRST_MESSAGE_DIFF_TOKENS = 6_000;
+/** Articles above this many tokens go in as their relevant sections instead of in full. */
+export const FIRST_MESSAGE_ARTICLE_TOKENS = 12_000;
+/** Model answers that were not usable (empty, protocol errors) tolerated per article. */
+export const MAX_PROTOCOL_RETRIES = 2;
+/** One model request (OpenAI-compatible API) gets this long. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** The preflight's one request gets this long. */
+export const PREFLIGHT_TIMEOUT_MS = 15_000;
+/** One turn through the router gets this long (the router itself waits on the model). */
+export const DEFAULT_ROUTER_TIMEOUT_MS = 180_000;
+
+// git and the plan.
+
+/** Output of one git command kept at most (a diff has its own cap, DEFAULT_DIFF_BYTES). */
+export const GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
+/** How long an idle object reader waits for the command's next read before its git process ends. */
+export const OBJECT_READER_IDLE_MS = 5_000;
+/** How far back the backtest looks for commits that changed both code and docs. */
+export const BACKTEST_SCAN_LIMIT = 5000;
+/** `impact mcp`: a request line longer than this is answered with an error and skipped, never buffered whole. */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+// The tool host.
+
 /** Bytes per tool result; a longer result is cut with a note saying so (limits.toolResultBytes). */
 export const DEFAULT_TOOL_RESULT_BYTES = 32_000;
 /** Matching lines per search_repo call (limits.searchMatches). */
@@ -114,3 +152,25 @@ export const DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY = 16 * 1024 * 1024;
 export const RESULT_CACHE_ENTRY_MAX_BYTES = 2 * 1024 * 1024;
 /** Asking the GitHub API for a PR's head, or for an installation token, gives up after this long. */
 export const GITHUB_API_TIMEOUT_MS = 30_000;
+
+/**
+ * The one rule for caps given in layers (flags, then the config, then the defaults): each
+ * key takes the first layer's value that is a finite number above 0, rounded down; other
+ * values (undefined, keys the defaults lack) are ignored.
+ */
+export function resolveLimits<Limits extends { [Key in keyof Limits]: number }>(
+  defaults: Readonly<Limits>,
+  ...layers: { [Key in keyof Limits]?: number | undefined }[]
+): Limits {
+  const limits = { ...defaults } as Limits;
+  for (const key of Object.keys(defaults) as (keyof Limits)[]) {
+    for (const layer of layers) {
+      const value = layer[key];
+      if (typeof value === "number" && Number.isFinite(value) && value > 0) {
+        limits[key] = Math.floor(value) as Limits[keyof Limits];
+        break;
+      }
+    }
+  }
+  return limits;
+}

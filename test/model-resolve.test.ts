@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { UsageError } from "../shared/errors.js";
 import { resolveModelClient } from "../shared/model/resolve.js";
+import { resolveSettings } from "../shared/settings.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { type ScriptedModelServer, startScriptedModelServer } from "./helpers/scripted-model-server.js";
 
@@ -22,7 +23,9 @@ const request = (article: string) => ({
 
 describe("resolveModelClient", () => {
   it("says how to configure a model when there is no key, router or replay", async () => {
-    const error = await resolveModelClient({ env: {} }).catch((caught: unknown) => caught);
+    const error = await resolveModelClient({ settings: resolveSettings({ env: {} }) }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatchInlineSnapshot(
       `"no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server), or use a router with --router URL or IMPACT_ROUTER_URL, or replay a recording with --model replay:FILE (\`impact plan\` needs no key)"`,
@@ -37,10 +40,13 @@ describe("resolveModelClient", () => {
       OPENAI_BASE_URL: server.url,
       IMPACT_MODEL: "env-model",
     };
-    const fromEnv = await resolveModelClient({ env });
+    const fromEnv = await resolveModelClient({ settings: resolveSettings({ env }) });
     expect(fromEnv.model).toBe("env-model");
     await fromEnv.complete({ ...request("docs/a.md"), model: fromEnv.model }, new AbortController().signal);
-    const fromFlag = await resolveModelClient({ env, model: "flag-model", stream: true });
+    const fromFlag = await resolveModelClient({
+      settings: resolveSettings({ env, flags: { model: "flag-model" } }),
+      stream: true,
+    });
     expect(fromFlag.model).toBe("flag-model");
     const answer = await fromFlag.complete(
       { ...request("docs/a.md"), model: fromFlag.model },
@@ -54,7 +60,9 @@ describe("resolveModelClient", () => {
   });
 
   it("defaults the model to gpt-4.1-mini", async () => {
-    const client = await resolveModelClient({ env: { OPENAI_API_KEY: "sk-test-not-a-real-key" } });
+    const client = await resolveModelClient({
+      settings: resolveSettings({ env: { OPENAI_API_KEY: "sk-test-not-a-real-key" } }),
+    });
     expect(client.model).toBe("gpt-4.1-mini");
   });
 
@@ -81,7 +89,10 @@ describe("resolveModelClient", () => {
         },
       }),
     );
-    const client = await resolveModelClient({ env: {}, model: "replay:rec.json", cwd: dir });
+    const client = await resolveModelClient({
+      settings: resolveSettings({ flags: { model: "replay:rec.json" } }),
+      cwd: dir,
+    });
     expect(client.model).toBe("recorded-model");
     const answer = await client.complete(request("docs/a.md"), new AbortController().signal);
     expect(answer).toEqual({
@@ -90,7 +101,9 @@ describe("resolveModelClient", () => {
       usage: { promptTokens: 5, completionTokens: 2 },
       retries: 0,
     });
-    await expect(resolveModelClient({ env: {}, model: "replay:" })).rejects.toBeInstanceOf(UsageError);
+    await expect(
+      resolveModelClient({ settings: resolveSettings({ flags: { model: "replay:" } }) }),
+    ).rejects.toBeInstanceOf(UsageError);
   });
 
   it("takes the router branch for IMPACT_ROUTER_URL, even with an API key set", async () => {
@@ -112,13 +125,13 @@ describe("resolveModelClient", () => {
     await new Promise<void>((resolve) => router.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = router.address() as AddressInfo;
+      const env = {
+        IMPACT_ROUTER_URL: `http://127.0.0.1:${port}/`,
+        IMPACT_ROUTER_TOKEN: "test-token-not-real",
+        OPENAI_API_KEY: "sk-test-not-a-real-key",
+      };
       const client = await resolveModelClient({
-        env: {
-          IMPACT_ROUTER_URL: `http://127.0.0.1:${port}/`,
-          IMPACT_ROUTER_TOKEN: "test-token-not-real",
-          OPENAI_API_KEY: "sk-test-not-a-real-key",
-        },
-        model: "routed-model",
+        settings: resolveSettings({ env, flags: { model: "routed-model" } }),
       });
       const answer = await client.complete(request("docs/a.md"), new AbortController().signal);
       expect(answer.message.content).toBe("routed");

@@ -525,6 +525,24 @@ describe("impact run, end to end through the openai SDK", () => {
     expect(io.err).toContain("no model configured");
   });
 
+  it("takes the config's model when IMPACT_MODEL is empty (an unset variable in GitHub Actions)", async () => {
+    const repo = portRepo();
+    writeFileSync(join(repo.dir, "impact.config.json"), JSON.stringify({ model: "config-model" }));
+    const answers = {
+      "docs/server.md": [{ content: "Still right." }],
+      "docs/cli.md": [{ content: "Still right." }],
+    };
+    const { code, audit, server } = await run(repo, answers, ["--no-cache"], { env: { IMPACT_MODEL: "" } });
+    expect(code).toBe(0);
+    expect(audit?.model).toBe("config-model");
+    expect(new Set(server.requests.map((request) => request.body.model))).toEqual(new Set(["config-model"]));
+    // The flag still wins over both.
+    const flagged = await run(repo, answers, ["--no-cache", "--model", "flag-model"], {
+      env: { IMPACT_MODEL: "" },
+    });
+    expect(flagged.audit?.model).toBe("flag-model");
+  });
+
   it("refuses bad flags with exit 2 before any model call, and says how to set a key up", async () => {
     const repo = portRepo();
     const bad = await run(repo, [], ["--shard", "3/2"]);

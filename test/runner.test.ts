@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONCURRENCY, DEFAULT_TOKENS_PER_RUN, resolveRunLimits } from "../cli/run/budget.js";
+import { resolveRunLimits } from "../cli/run/budget.js";
 import { articleText, buildFirstMessage, selectHunks } from "../cli/run/first-message.js";
 import { TerminalProgress } from "../cli/run/progress.js";
 import { selectArticles } from "../cli/run/run-impact.js";
@@ -9,6 +9,7 @@ import { Workspace } from "../cli/run/workspace.js";
 import type { ChangeSet } from "../shared/changeset.js";
 import { ConfigSchema } from "../shared/config.js";
 import { ModelApiError, ModelProtocolError } from "../shared/errors.js";
+import { DEFAULT_CONCURRENCY, DEFAULT_TOKENS_PER_RUN } from "../shared/limits.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "../shared/model/types.js";
 import type { PlannedArticle } from "../shared/plan.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
@@ -299,7 +300,7 @@ describe("the first message", () => {
           path: "src/big.ts",
           status: "modified",
           binary: false,
-          patch: "diff --git a/src/big.ts b/src/big.ts\n--- a/src/big.ts\n+++ b/src/big.ts\n@@ ...",
+          patch: "diff --git a/src/big.ts b/src/big.ts\n--- a/src/big.ts\n+++ b/src/big.ts\n@@ -1,0 +1,40 @@\n",
           hunks: [
             {
               oldStart: 1,

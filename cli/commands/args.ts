@@ -1,4 +1,5 @@
 import { UsageError } from "../../shared/errors.js";
+import { SETTINGS, type SettingName, type SettingSpec, settingHelp } from "../../shared/settings.js";
 import type { OptionSpecs } from "./define-command.js";
 
 /** Flags shared by the commands that read a change (`run` and `plan`). */
@@ -28,4 +29,22 @@ export function parsePositiveInt(flag: string, value: string | undefined, max?: 
     throw new UsageError(`--${flag} takes a whole number ${range}, got "${value}"`);
   }
   return Number(value);
+}
+
+type FlagOf<Name extends SettingName> = (typeof SETTINGS)[Name] extends { flag: infer Flag extends string }
+  ? Flag
+  : never;
+
+/** The flags of the settings named, made from the settings table (their --help lines too). */
+export function settingOptions<const Name extends SettingName>(
+  names: readonly Name[],
+): { [Key in Name as FlagOf<Key>]: { type: "string"; value: string; help: string } } {
+  const options: Record<string, { type: "string"; value: string; help: string }> = {};
+  for (const name of names) {
+    const spec: SettingSpec = SETTINGS[name];
+    if (spec.flag === undefined || spec.value === undefined)
+      throw new Error(`bug: setting ${name} has no flag`);
+    options[spec.flag] = { type: "string", value: spec.value, help: settingHelp(name) };
+  }
+  return options as { [Key in Name as FlagOf<Key>]: { type: "string"; value: string; help: string } };
 }

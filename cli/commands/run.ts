@@ -1,25 +1,27 @@
 import { resolve, sep } from "node:path";
 import type { Audit } from "../../shared/audit.js";
-import { CONCURRENCY_LIMIT, MAX_TURNS_LIMIT } from "../../shared/config.js";
 import { ArticlesFailed, Interrupted, UsageError } from "../../shared/errors.js";
-import { DEFAULT_MODEL, REPLAY_PREFIX } from "../../shared/model/model-names.js";
+import { REPLAY_PREFIX } from "../../shared/model/model-names.js";
 import { formatUsd, priceOf } from "../../shared/model/prices.js";
 import type { ModelClient } from "../../shared/model/types.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural } from "../../shared/render/markdown.js";
+import { resolveSettings, type SettingName, settingEnvNames } from "../../shared/settings.js";
 import { parseShard } from "../../shared/shard.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
 import { repositoryRoot } from "../git/repository.js";
 import type { CommandIo } from "../io.js";
 import { articleSourceFor, buildPlan } from "../plan/build-plan.js";
-import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";
 import { TerminalProgress } from "../run/progress.js";
 import { RESULT_CACHE_DIR } from "../run/result-cache.js";
 import { runImpact, selectArticles } from "../run/run-impact.js";
 import { VERSION } from "../version.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, settingOptions } from "./args.js";
 import { defineCommand } from "./define-command.js";
+
+/** The settings whose environment variables a run reads. */
+const MODEL_SETTINGS: SettingName[] = ["apiKey", "baseUrl", "model", "routerUrl", "routerToken"];
 
 export const command = defineCommand({
   name: "run",
@@ -39,32 +41,14 @@ combined patch; changes your files only with --apply.`,
       help: "the combined patch (default: .impact/impact.patch in the repository)",
     },
     apply: { type: "boolean", help: "write the edits to the working tree after a run that completed" },
-    model: {
-      type: "string",
-      value: "NAME",
-      help: "the model (default: IMPACT_MODEL, then gpt-4.1-mini); replay:FILE answers from a recording",
-    },
-    concurrency: {
-      type: "string",
-      value: "N",
-      help: `articles worked on at once (default: ${DEFAULT_CONCURRENCY}, at most ${CONCURRENCY_LIMIT})`,
-    },
-    "max-turns": {
-      type: "string",
-      value: "N",
-      help: `model calls per article before it fails (default: ${DEFAULT_MAX_TURNS}, at most ${MAX_TURNS_LIMIT})`,
-    },
+    ...settingOptions(["model", "concurrency", "maxTurns"]),
     only: { type: "string", value: "GLOB", help: "only the articles whose path matches GLOB" },
     shard: {
       type: "string",
       value: "I/N",
       help: "only shard I of N (articles split by a stable hash of their path)",
     },
-    router: {
-      type: "string",
-      value: "URL",
-      help: "drive the model through an impact router instead of an API key",
-    },
+    ...settingOptions(["routerUrl"]),
     "allow-create": { type: "boolean", help: "let the agent create new articles under the docs globs" },
     record: {
       type: "string",
@@ -82,23 +66,18 @@ combined patch; changes your files only with --apply.`,
       value: "DIR",
       help: "where results are cached (default: .impact/cache/results in the repository)",
     },
-    "max-cost": {
-      type: "string",
-      value: "USD",
-      help: "start no more articles once the run has cost this much (they end skipped)",
-    },
+    ...settingOptions(["maxCostUsd"]),
     json: { type: "boolean", help: "print the audit summary as one JSON object" },
     quiet: OUTPUT_OPTIONS.quiet,
   },
-  footer: `Environment: OPENAI_API_KEY, OPENAI_BASE_URL, IMPACT_MODEL, IMPACT_ROUTER_URL, IMPACT_ROUTER_TOKEN.
+  footer: `Environment: ${settingEnvNames(MODEL_SETTINGS).join(", ")}.
 Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 interrupted.`,
   run: async ({ values, io }) => {
-    const concurrency = parsePositiveInt("concurrency", values.concurrency, CONCURRENCY_LIMIT);
-    const maxTurns = parsePositiveInt("max-turns", values["max-turns"], MAX_TURNS_LIMIT);
+    // Flags and the environment are checked before the plan is built; the config joins after.
+    resolveSettings({ flags: values, env: io.env });
     const shard = values.shard === undefined ? undefined : parseShard(values.shard);
     if (shard === null) throw new UsageError(`--shard takes I/N with 1 ≤ I ≤ N, got "${values.shard}"`);
     if (values.only !== undefined && values.only.trim() === "") throw new UsageError("--only takes a glob");
-    const maxCostUsd = parseMaxCost(values["max-cost"]);
     const repo = resolve(io.cwd, values.repo ?? ".");
     const diff =
       values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
@@ -120,8 +99,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     });
     if (!values.json && !values.quiet)
       for (const warning of built.plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
-    // The flag, then the environment, then the config file, then the default.
-    const modelName = values.model ?? io.env.IMPACT_MODEL ?? built.config.model;
+    const settings = resolveSettings({ flags: values, env: io.env, config: built.config });
+    const { maxCostUsd } = settings;
     const selection = selectArticles(built.plan.articles, {
       ...(values.only === undefined ? {} : { only: values.only }),
       ...(shard ? { shard } : {}),
@@ -137,21 +116,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         ])
       : undefined;
     let model: ModelClient = modelModules
-      ? await modelModules[0].resolveModelClient({
-          ...(modelName ? { model: modelName } : {}),
-          env: io.env,
-          cwd: io.cwd,
-          ...(values.stream ? { stream: true } : {}),
-          ...(values.router
-            ? {
-                router: {
-                  url: values.router,
-                  ...(io.env.IMPACT_ROUTER_TOKEN ? { token: io.env.IMPACT_ROUTER_TOKEN } : {}),
-                },
-              }
-            : {}),
-        })
-      : unusedModel(modelName ?? DEFAULT_MODEL);
+      ? await modelModules[0].resolveModelClient({ settings, cwd: io.cwd, stream: values.stream ?? false })
+      : unusedModel(settings.model);
     const price = priceOf(model.model, built.config.prices);
     if (maxCostUsd !== undefined && needsModel && price === undefined) {
       throw new UsageError(
@@ -162,7 +128,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     // A wrong key or base URL fails here, once, before any article starts or any file is written.
     if (modelModules) await modelModules[1].preflightModel(model, io.signal);
     // A recording must hold every call, and a replay answers from one: neither mixes with cached results.
-    const replaying = (modelName ?? "").startsWith(REPLAY_PREFIX);
+    const replaying = settings.model.startsWith(REPLAY_PREFIX);
     const useCache = !values["no-cache"] && values.record === undefined && !replaying;
     const cacheDir = resolve(io.cwd, values["cache-dir"] ?? resolve(built.repoRoot, RESULT_CACHE_DIR));
     const recording = values.record
@@ -196,8 +162,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         allowCreate: values["allow-create"] ?? false,
         selection,
         ...(shard ? { shard } : {}),
-        ...(concurrency === undefined ? {} : { concurrency }),
-        ...(maxTurns === undefined ? {} : { maxTurns }),
+        concurrency: settings.concurrency,
+        maxTurns: settings.maxTurns,
         env: io.env,
         signal: io.signal,
         ...(useCache ? { cache: { dir: cacheDir, impactVersion: VERSION } } : {}),
@@ -272,16 +238,6 @@ function summaryOf(audit: Audit, out: string, patch: string) {
       ...(article.error ? { error: article.error } : {}),
     })),
   };
-}
-
-/** `--max-cost USD`: a dollar amount of 0 or more (0 runs only what the cache already holds). */
-function parseMaxCost(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const dollars = Number(value.replace(/^\$/, ""));
-  if (value.trim() === "" || !Number.isFinite(dollars) || dollars < 0) {
-    throw new UsageError(`--max-cost takes an amount in US dollars such as 0.50, got "${value}"`);
-  }
-  return dollars;
 }
 
 function renderSummary(

@@ -1,9 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-
-/** A request line longer than this is answered with an error and skipped, never buffered whole. */
-export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+import { MAX_MESSAGE_BYTES } from "../../shared/limits.js";
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { GitError } from "../../shared/errors.js";
+import { OBJECT_READER_IDLE_MS } from "../../shared/limits.js";
 
 /** One object as `git cat-file --batch` answers it. */
 export interface GitObject {
@@ -12,9 +13,6 @@ export interface GitObject {
 interface ObjectReader {
   read(names: string[]): Promise<(GitObject | undefined)[]>;
 }
-
-/** How long an idle object reader waits for the command's next read before its git process ends. */
-const OBJECT_READER_IDLE_MS = 5_000;
 
 const objectReaders = new Map<string, ObjectReader>();
 

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { GitError } from "../../shared/errors.js";
+import { GIT_OUTPUT_BYTES } from "../../shared/limits.js";
 
 /**
  * Settings that keep git's output the same whatever the user's config says. `quotePath=false`
@@ -35,9 +36,6 @@ export interface GitOutput {
   timedOut: boolean;
 }
 
-/** Output kept at most, when no `maxBytes` is given. */
-const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
-
 /**
  * The one way Impact starts git (the object reader aside, a long-lived process of its own):
  * `git <STABLE_CONFIG> <args>` in `dir`, arguments as an array (no shell, so no character in
@@ -45,7 +43,7 @@ const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
  * `git <command> failed: <git's first line of complaint>`, with the hint when given.
  */
 export function runGit(dir: string, args: string[], options: RunGitOptions = {}): Promise<GitOutput> {
-  const maxBytes = options.maxBytes ?? MAX_OUTPUT_BYTES;
+  const maxBytes = options.maxBytes ?? GIT_OUTPUT_BYTES;
   const command = args.find((arg) => !arg.startsWith("-") && !arg.includes("=")) ?? "";
   const failure = (why: string, cause?: unknown) =>
     new GitError(`git ${command} failed: ${why}${options.hint ? ` (${options.hint})` : ""}`, { cause });

@@ -3,6 +3,7 @@ import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
 import { unquoteGitPath } from "../../shared/diff/parse.js";
 import { GitError } from "../../shared/errors.js";
+import { BACKTEST_SCAN_LIMIT } from "../../shared/limits.js";
 import { ImpactKindSchema, type ImpactPlan } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git/repository.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
@@ -11,9 +12,6 @@ import { type ArticleText, detectImpact } from "./detector.js";
 import { genericNames } from "./generic-names.js";
 import { mineHistory } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
-
-/** How far back the backtest looks for commits that changed both code and docs. */
-export const BACKTEST_SCAN_LIMIT = 5000;
 
 const RateSchema = z.object({ hits: z.number(), of: z.number(), rate: z.number().nullable() });
 

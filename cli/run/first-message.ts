@@ -1,11 +1,12 @@
 import type { ChangedFile, ChangeSet, Hunk } from "../../shared/changeset.js";
 import { readDiffLines } from "../../shared/diff/lines.js";
 import { contentHash } from "../../shared/hash.js";
+import { FIRST_MESSAGE_ARTICLE_TOKENS, FIRST_MESSAGE_DIFF_TOKENS } from "../../shared/limits.js";
 import { formatOutline, outlineMarkdown } from "../../shared/markdown/outline.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { articlePrompt } from "../../shared/prompts.js";
 import { plural } from "../../shared/render/markdown.js";
-import { estimateTokens, FIRST_MESSAGE_ARTICLE_TOKENS, FIRST_MESSAGE_DIFF_TOKENS } from "./budget.js";
+import { estimateTokens } from "./budget.js";
 
 export interface FirstMessageInput {
   article: PlannedArticle;

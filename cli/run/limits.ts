@@ -7,6 +7,7 @@ import {
   DEFAULT_SEARCH_MATCHES,
   DEFAULT_TOOL_CALLS_PER_TURN,
   DEFAULT_TOOL_RESULT_BYTES,
+  resolveLimits,
 } from "../../shared/limits.js";
 
 /** Caps of the tool host; all configurable through impact.config.json `limits`. */
@@ -41,16 +42,11 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
 });
 
 /**
- * The defaults overridden by the limits given. Accepts the config's `limits` object as it
- * is: keys that are not tool limits (token caps) and undefined values are ignored.
+ * The defaults overridden by the limits given (resolveLimits). Accepts the config's `limits`
+ * object as it is: keys that are not tool limits (token caps) and undefined values are ignored.
  */
 export function resolveToolLimits(
   given: Partial<Record<keyof ToolLimits, number | undefined>> = {},
 ): ToolLimits {
-  const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS };
-  for (const key of Object.keys(DEFAULT_TOOL_LIMITS) as (keyof ToolLimits)[]) {
-    const value = given[key];
-    if (typeof value === "number" && Number.isFinite(value) && value > 0) limits[key] = Math.floor(value);
-  }
-  return limits;
+  return resolveLimits(DEFAULT_TOOL_LIMITS, given);
 }

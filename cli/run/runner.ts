@@ -3,6 +3,7 @@ import type { AuditArticle, AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import { addedLines } from "../../shared/diff/lines.js";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../../shared/errors.js";
+import { MAX_PROTOCOL_RETRIES } from "../../shared/limits.js";
 import { costOf, formatUsd, type ModelPrice, roundUsd } from "../../shared/model/prices.js";
 import type {
   AssistantMessage,
@@ -16,7 +17,7 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { secretShapeIn } from "../../shared/redact.js";
 import { plural } from "../../shared/render/markdown.js";
 import { emptyUsage } from "../audit/audit-trail.js";
-import { MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
+import { RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
 import { NO_PROGRESS, type ProgressSink } from "./progress.js";
 import { type ResultCache, resultKey } from "./result-cache.js";

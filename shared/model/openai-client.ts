@@ -6,6 +6,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import { ModelApiError, type ModelErrorReason, ModelProtocolError } from "../errors.js";
+import { DEFAULT_TIMEOUT_MS, PREFLIGHT_TIMEOUT_MS } from "../limits.js";
 import { redactSecrets } from "../redact.js";
 import {
   DEFAULT_RETRY_POLICY,
@@ -40,9 +41,6 @@ export interface OpenAIModelClientOptions {
 }
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
-export const DEFAULT_TIMEOUT_MS = 120_000;
-/** The preflight's one request gets this long. */
-export const PREFLIGHT_TIMEOUT_MS = 15_000;
 
 /** HTTP statuses worth another try: timeouts, lock conflicts, rate limits, server errors. */
 function isRetryableStatus(status: number): boolean {

@@ -1,5 +1,6 @@
 import { resolve as resolvePath } from "node:path";
 import { UsageError } from "../errors.js";
+import type { ResolvedSettings } from "../settings.js";
 import { DEFAULT_MODEL, REPLAY_PREFIX } from "./model-names.js";
 import { createOpenAIModelClient } from "./openai-client.js";
 import { createReplayModelClient } from "./replay.js";
@@ -11,16 +12,13 @@ import type { ModelClient } from "./types.js";
 export { DEFAULT_MODEL, REPLAY_PREFIX };
 
 export interface ResolveModelOptions {
-  /** `--model`: a model name, or `replay:FILE`. Falls back to IMPACT_MODEL, then DEFAULT_MODEL. */
-  model?: string;
-  env: Record<string, string | undefined>;
+  /** The model, key, base URL and router, resolved by resolveSettings (flag, env, config, default). */
+  settings: Pick<ResolvedSettings, "model" | "apiKey" | "baseUrl" | "routerUrl" | "routerToken">;
   /** Directory a relative `replay:FILE` is read from; default the process's. */
   cwd?: string;
   stream?: boolean;
   timeoutMs?: number;
   onRetry?: (info: RetryInfo) => void;
-  /** `--router URL`; IMPACT_ROUTER_URL / IMPACT_ROUTER_TOKEN when not given. */
-  router?: { url: string; token?: string };
 }
 
 const NO_KEY_MESSAGE =
@@ -30,23 +28,21 @@ const NO_KEY_MESSAGE =
 
 /**
  * Picks the ModelClient for a run: `replay:FILE` → the replay client (no network, no key);
- * else a router (`router` or IMPACT_ROUTER_URL) → the router client; else OPENAI_API_KEY
- * (with OPENAI_BASE_URL) → the OpenAI client. Nothing of these → UsageError saying how to
+ * else a router URL (--router or IMPACT_ROUTER_URL) → the router client; else an API key
+ * (OPENAI_API_KEY, with OPENAI_BASE_URL) → the OpenAI client. Nothing of these → UsageError saying how to
  * set one up.
  */
 export async function resolveModelClient(options: ResolveModelOptions): Promise<ModelClient> {
-  const env = options.env;
-  const model = options.model || env.IMPACT_MODEL || DEFAULT_MODEL;
+  const { settings } = options;
+  const model = settings.model;
   if (model.startsWith(REPLAY_PREFIX)) {
     const file = model.slice(REPLAY_PREFIX.length);
     if (!file) throw new UsageError("--model replay:FILE needs a file name after replay:");
     return createReplayModelClient(resolvePath(options.cwd ?? process.cwd(), file));
   }
-  const router =
-    options.router ??
-    (env.IMPACT_ROUTER_URL
-      ? { url: env.IMPACT_ROUTER_URL, ...(env.IMPACT_ROUTER_TOKEN ? { token: env.IMPACT_ROUTER_TOKEN } : {}) }
-      : undefined);
+  const router = settings.routerUrl
+    ? { url: settings.routerUrl, ...(settings.routerToken ? { token: settings.routerToken } : {}) }
+    : undefined;
   if (router) {
     // Loaded lazily: only router runs pay for it.
     const { createRouterModelClient } = await import("./router-client.js");
@@ -58,12 +54,12 @@ export async function resolveModelClient(options: ResolveModelOptions): Promise<
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
   }
-  const apiKey = env.OPENAI_API_KEY;
+  const apiKey = settings.apiKey;
   if (!apiKey) throw new UsageError(NO_KEY_MESSAGE, { code: "config" });
   return createOpenAIModelClient({
     apiKey,
     model,
-    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+    ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
     ...(options.stream === undefined ? {} : { stream: options.stream }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.onRetry ? { onRetry: options.onRetry } : {}),

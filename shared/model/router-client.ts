@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ModelApiError, ModelProtocolError } from "../errors.js";
+import { DEFAULT_ROUTER_TIMEOUT_MS } from "../limits.js";
 import { redactSecrets } from "../redact.js";
 import {
   abortErrorFor,
@@ -13,7 +14,6 @@ import type { ModelClient, ModelRequest, ModelResponse } from "./types.js";
 
 /** Path of the AgentConvoRouter's turn endpoint. */
 export const TURN_PATH = "/v1/impact/turn";
-export const DEFAULT_ROUTER_TIMEOUT_MS = 180_000;
 
 const ToolCallSchema = z.object({
   id: z.string().min(1),

@@ -1,0 +1,162 @@
+import type { ImpactConfig } from "./config.js";
+import { UsageError } from "./errors.js";
+import { CONCURRENCY_LIMIT, DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from "./limits.js";
+import { DEFAULT_MODEL } from "./model/model-names.js";
+
+/**
+ * A setting a run reads from a flag, an environment variable or the config file. `text` is
+ * a string; `count` a whole number from 1 to `max`; `usd` an amount of US dollars (0 or more).
+ */
+export interface SettingSpec {
+  kind: "text" | "count" | "usd";
+  /** The flag, without its dashes. */
+  flag?: string;
+  /** How the flag's value reads in --help. */
+  value?: string;
+  env?: string;
+  config?: keyof ImpactConfig;
+  default?: string | number;
+  /** The most a count may be. */
+  max?: number;
+  /** What it does, for --help and the docs. */
+  help: string;
+}
+
+/**
+ * Every setting where a flag, the environment and the config meet, each declared once: the
+ * flags' --help lines and the commands' environment lists are made from this table, and
+ * resolveSettings reads it.
+ */
+export const SETTINGS = {
+  model: {
+    kind: "text",
+    flag: "model",
+    value: "NAME",
+    env: "IMPACT_MODEL",
+    config: "model",
+    default: DEFAULT_MODEL,
+    help: "the model; replay:FILE answers from a recording",
+  },
+  apiKey: { kind: "text", env: "OPENAI_API_KEY", help: "the key of the OpenAI-compatible API" },
+  baseUrl: {
+    kind: "text",
+    env: "OPENAI_BASE_URL",
+    help: "the API root of another OpenAI-compatible server (Azure-style gateways, Ollama, vLLM…)",
+  },
+  routerUrl: {
+    kind: "text",
+    flag: "router",
+    value: "URL",
+    env: "IMPACT_ROUTER_URL",
+    help: "drive the model through an impact router instead of an API key",
+  },
+  routerToken: { kind: "text", env: "IMPACT_ROUTER_TOKEN", help: "the bearer token the router accepts" },
+  concurrency: {
+    kind: "count",
+    flag: "concurrency",
+    value: "N",
+    config: "concurrency",
+    default: DEFAULT_CONCURRENCY,
+    max: CONCURRENCY_LIMIT,
+    help: "articles worked on at once",
+  },
+  maxTurns: {
+    kind: "count",
+    flag: "max-turns",
+    value: "N",
+    config: "maxTurns",
+    default: DEFAULT_MAX_TURNS,
+    max: MAX_TURNS_LIMIT,
+    help: "model calls per article before it fails",
+  },
+  maxCostUsd: {
+    kind: "usd",
+    flag: "max-cost",
+    value: "USD",
+    help: "start no more articles once the run has cost this much (they end skipped)",
+  },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The value of each setting: the flag, then the environment, then the config, then the default. */
+export interface ResolvedSettings {
+  model: string;
+  apiKey?: string;
+  baseUrl?: string;
+  routerUrl?: string;
+  routerToken?: string;
+  concurrency: number;
+  maxTurns: number;
+  maxCostUsd?: number;
+}
+
+export interface SettingSources {
+  /** Parsed flags by flag name (`max-turns`), as the command line gave them. */
+  flags?: Record<string, unknown>;
+  env?: Record<string, string | undefined>;
+  config?: Partial<Pick<ImpactConfig, "model" | "concurrency" | "maxTurns">>;
+}
+
+/**
+ * The one precedence rule: the flag, then the environment variable, then the config key,
+ * then the default. An empty value (`IMPACT_MODEL=""`, what an unset `${{ vars.X }}` gives
+ * in GitHub Actions) is unset. A flag or variable that does not parse is a UsageError
+ * naming it.
+ */
+export function resolveSettings(sources: SettingSources): ResolvedSettings {
+  const resolved: Record<string, string | number | undefined> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
+    resolved[name] = resolveOne(spec, sources);
+  }
+  return resolved as unknown as ResolvedSettings;
+}
+
+function resolveOne(spec: SettingSpec, sources: SettingSources): string | number | undefined {
+  const flag = spec.flag === undefined ? undefined : sources.flags?.[spec.flag];
+  if (typeof flag === "string" && (spec.kind !== "text" || flag.trim() !== ""))
+    return parseSetting(spec, flag, `--${spec.flag}`);
+  const env = spec.env === undefined ? undefined : sources.env?.[spec.env];
+  if (env !== undefined && env.trim() !== "") return parseSetting(spec, env, spec.env!);
+  const config =
+    spec.config === undefined ? undefined : (sources.config as Record<string, unknown>)?.[spec.config];
+  if (config !== undefined && config !== "") return config as string | number;
+  return spec.default;
+}
+
+function parseSetting(spec: SettingSpec, text: string, source: string): string | number {
+  if (spec.kind === "text") return text;
+  if (spec.kind === "count") {
+    const max = spec.max;
+    if (!/^\d+$/.test(text) || Number(text) < 1 || (max !== undefined && Number(text) > max)) {
+      const range = max === undefined ? "of 1 or more" : `from 1 to ${max}`;
+      throw new UsageError(`${source} takes a whole number ${range}, got "${text}"`);
+    }
+    return Number(text);
+  }
+  const dollars = Number(text.replace(/^\$/, ""));
+  if (text.trim() === "" || !Number.isFinite(dollars) || dollars < 0) {
+    throw new UsageError(`${source} takes an amount in US dollars such as 0.50, got "${text}"`);
+  }
+  return dollars;
+}
+
+/** A setting's --help line: what it does, then where else it comes from and its default. */
+export function settingHelp(name: SettingName): string {
+  const spec: SettingSpec = SETTINGS[name];
+  const from = [
+    spec.env === undefined ? undefined : `env ${spec.env}`,
+    spec.config === undefined ? undefined : `config ${spec.config}`,
+    spec.default === undefined ? undefined : `default ${spec.default}`,
+    spec.max === undefined ? undefined : `at most ${spec.max}`,
+  ].filter((part) => part !== undefined);
+  return from.length === 0 ? spec.help : `${spec.help} (${from.join(", ")})`;
+}
+
+/** The environment variables of the settings named, in table order. */
+export function settingEnvNames(names: readonly SettingName[]): string[] {
+  return names.flatMap((name) => {
+    const spec: SettingSpec = SETTINGS[name];
+    return spec.env === undefined ? [] : [spec.env];
+  });
+}
