@@ -2,11 +2,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { extractSymbols, fragment, languageOf, type Parsers } from "../cli/plan/symbols/extract-symbols.js";
 import { javascriptDeclarations, loadJavaScriptParser } from "../cli/plan/symbols/javascript.js";
 import { typescriptCompiler, typescriptDeclarations } from "../cli/plan/symbols/typescript.js";
 import type { ChangedFile } from "../shared/changeset.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 
 /**
  * Does oxc's reading of TS/JS (cli/plan/symbols/javascript.ts) agree with the TypeScript

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { loadChangeSet } from "../cli/plan/read-change-set.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { GitError, UsageError } from "../shared/errors.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 

@@ -1,7 +1,14 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitAt, isShallow, readFilesAt, repositoryRoot, resolveCommits, rootOnDisk } from "../cli/git/repository.js";
+import {
+  gitAt,
+  isShallow,
+  readFilesAt,
+  repositoryRoot,
+  resolveCommits,
+  rootOnDisk,
+} from "../cli/git/repository.js";
 import { genericNames } from "../cli/plan/generic-names.js";
 import { GitError } from "../shared/errors.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { extractSymbols, loadParsers, readDeclarations } from "../cli/plan/symbols/extract-symbols.js";
 import { javascriptDeclarations, loadJavaScriptParser } from "../cli/plan/symbols/javascript.js";
 import { typescriptCompiler, typescriptDeclarations } from "../cli/plan/symbols/typescript.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 
 const FIXTURES = new URL("./fixtures/declarations/", import.meta.url);
 /** A fixture by the name it is read under: stored as `NAME.txt`, so that tsc and biome leave it alone. */

@@ -300,7 +300,8 @@ describe("the first message", () => {
           path: "src/big.ts",
           status: "modified",
           binary: false,
-          patch: "diff --git a/src/big.ts b/src/big.ts\n--- a/src/big.ts\n+++ b/src/big.ts\n@@ -1,0 +1,40 @@\n",
+          patch:
+            "diff --git a/src/big.ts b/src/big.ts\n--- a/src/big.ts\n+++ b/src/big.ts\n@@ -1,0 +1,40 @@\n",
           hunks: [
             {
               oldStart: 1,

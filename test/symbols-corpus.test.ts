@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import {
   extractSymbols,
   languageOf,
   loadParsers,
   readDeclarations,
 } from "../cli/plan/symbols/extract-symbols.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 
 const fixture = (name: string) =>
   readFileSync(new URL(`./fixtures/symbols/${name}`, import.meta.url), "utf8");

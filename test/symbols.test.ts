@@ -1,7 +1,7 @@
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
-import { parseUnifiedDiff } from "../shared/diff/parse.js";
 import { extractSymbols, languageOf, loadParsers } from "../cli/plan/symbols/extract-symbols.js";
+import { parseUnifiedDiff } from "../shared/diff/parse.js";
 
 /** The symbols of a change from `before` to `after` of one file, as "change kind name" lines. */
 async function symbolsOf(path: string, before: string, after: string, options: { whole?: boolean } = {}) {
