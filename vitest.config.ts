@@ -2,11 +2,32 @@ import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import LongestFirstSequencer from "./test/sequencer.js";
 
+/**
+ * Test files that start real processes: the built CLI (and so the package build of
+ * test/global-setup.ts), `impact serve`, a browser, Bun, a packed install, the PR bot's
+ * chain. `npm run test:unit` (the `unit` project) leaves them out for a fast inner loop;
+ * `npm test` and CI run both projects.
+ */
+const PROCESS_TESTS = [
+  "test/bun.test.ts",
+  "test/edit-command.test.ts",
+  "test/html-report.test.ts",
+  "test/mcp.test.ts",
+  "test/package.test.ts",
+  "test/pipes.test.ts",
+  "test/plan-built.test.ts",
+  "test/run-script.test.ts",
+  "test/serve-drain.test.ts",
+  "test/serve-postgres.test.ts",
+  "test/serve-restart.test.ts",
+  "test/signals.test.ts",
+  "test/webhook-e2e.test.ts",
+  "test/workflows.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     exclude: ["node_modules", "dist"],
-    globalSetup: ["test/global-setup.ts"],
     reporters: ["default", "./test/summary-reporter.ts"],
     // One worker more than cores: many tests wait on the git and CLI processes they start.
     maxWorkers: availableParallelism() + 1,
@@ -19,5 +40,20 @@ export default defineConfig({
     // once a test of a few seconds took over 30.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["node_modules", "dist", ...PROCESS_TESTS],
+        },
+      },
+      // Only these need the built package: the unit project starts without a build.
+      {
+        extends: true,
+        test: { name: "process", include: PROCESS_TESTS, globalSetup: ["test/global-setup.ts"] },
+      },
+    ],
   },
 });
