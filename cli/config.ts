@@ -82,7 +82,7 @@ function describeIssues(issues: z.core.$ZodIssue[]): string {
 }
 
 /** `["mappings", 2, "docs"]` → `mappings[2].docs`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;

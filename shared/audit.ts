@@ -2,16 +2,9 @@ import { z } from "zod";
 import { ImpactReasonSchema } from "./plan.js";
 
 /** The audit JSON, version 1. Exported as schema/audit.schema.json. */
-export const ArticleStatusSchema = z.enum([
-  "updated",
-  "unchanged",
-  "failed",
-  "skipped",
-  "touched",
-  "cancelled",
-]);
+const ArticleStatusSchema = z.enum(["updated", "unchanged", "failed", "skipped", "touched", "cancelled"]);
 
-export const AuditEditSchema = z.object({
+const AuditEditSchema = z.object({
   kind: z.enum(["replace", "section", "checklist", "frontmatter", "create"]),
   reason: z.string(),
   startLine: z.number().int(),
@@ -22,7 +15,7 @@ export const AuditEditSchema = z.object({
   toolCallId: z.string().optional(),
 });
 
-export const ArticleUsageSchema = z.object({
+const ArticleUsageSchema = z.object({
   turns: z.number().int(),
   llmCalls: z.number().int(),
   promptTokens: z.number().int(),

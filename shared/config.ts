@@ -61,7 +61,7 @@ export const DEFAULT_IGNORE_GLOBS = [
  * Changed files that are never evidence: lockfiles of every ecosystem, tests, fixtures,
  * snapshots and CI config. What they change is not what the docs describe.
  */
-export const DEFAULT_EVIDENCE_IGNORE_GLOBS = [
+const DEFAULT_EVIDENCE_IGNORE_GLOBS = [
   "**/*.lock",
   "**/{package-lock.json,npm-shrinkwrap.json,pnpm-lock.yaml,bun.lockb,go.sum,gradle.lockfile,packages.lock.json}",
   "**/{test,tests,__tests__,__mocks__,testdata,test-data,e2e,spec,specs}/**",
@@ -81,15 +81,15 @@ export const DEFAULT_EVIDENCE_IGNORE_GLOBS = [
  * relative bar, the value with the best recall at a precision of about 0.5
  * (docs/configuration.md gives the figures).
  */
-export const DEFAULT_MIN_SCORE = 0.3;
+const DEFAULT_MIN_SCORE = 0.3;
 
-export const MappingSchema = z.strictObject({
+const MappingSchema = z.strictObject({
   code: z.string().min(1),
   docs: z.string().min(1),
 });
 
 /** A docs template: what every article under `docs` must keep through an edit. */
-export const TemplateSchema = z.strictObject({
+const TemplateSchema = z.strictObject({
   docs: z.string().min(1),
   requiredSections: z.array(z.string().min(1)).default([]),
   requiredFrontmatter: z.array(z.string().min(1)).default([]),

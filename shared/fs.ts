@@ -41,7 +41,7 @@ export class DirectoryChanged extends Error {
  */
 const TEMP_NAME = /^\..+\.impact-[0-9a-f]{12}\.tmp$/;
 /** A temp file older than this was left by a process that died; younger ones may be in use. */
-export const STALE_TEMP_MS = 10 * 60 * 1000;
+const STALE_TEMP_MS = 10 * 60 * 1000;
 
 /**
  * Removes the temp files of atomic writes that a killed process left in `directories`

@@ -21,7 +21,7 @@ export function promptsDir(): string {
 const cache = new Map<string, Promise<string>>();
 
 /** The text of prompts/<name>.md without its header comment, read once per process. */
-export function promptTemplate(name: string): Promise<string> {
+function promptTemplate(name: string): Promise<string> {
   if (!/^[a-z0-9-]+$/.test(name)) return Promise.reject(new Error(`bad prompt name "${name}"`));
   let template = cache.get(name);
   if (!template) {

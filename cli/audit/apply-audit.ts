@@ -80,7 +80,7 @@ export async function writeApply(decision: ApplyDecision): Promise<ApplyAuditRes
 }
 
 /** What is on disk where a file would be written. */
-export type CurrentFile =
+type CurrentFile =
   | { kind: "file"; bytes: Buffer }
   | { kind: "missing" }
   | { kind: "not_file" }

@@ -3,14 +3,14 @@ import { UsageError } from "../../shared/errors.js";
 import type { Command, CommandIo } from "../io.js";
 
 /** One flag: its type, the placeholder shown in help for its value, and one line of help. */
-export type OptionSpec =
+type OptionSpec =
   | { type: "boolean"; short?: string; help: string }
   | { type: "string"; value: string; short?: string; help: string; multiple?: boolean };
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
 /** The parsed flags, typed from their specs. */
-export type OptionValues<O extends OptionSpecs> = {
+type OptionValues<O extends OptionSpecs> = {
   [K in keyof O]?: O[K] extends { type: "boolean" }
     ? boolean
     : O[K] extends { multiple: true }
@@ -18,7 +18,7 @@ export type OptionValues<O extends OptionSpecs> = {
       : string;
 };
 
-export interface PositionalSpec {
+interface PositionalSpec {
   /** How the positionals read in the usage line, e.g. "<audit.json...>". */
   usage: string;
   /** What one of them is, for errors: "audit file". */
@@ -70,7 +70,7 @@ function usageError(command: string, message: string): UsageError {
 }
 
 /** Parses argv against the specs, with every mistake turned into a one-line usage error. */
-export function parseCommandLine(
+function parseCommandLine(
   command: string,
   argv: string[],
   options: OptionSpecs,

@@ -8,7 +8,7 @@ import { GIT_OUTPUT_BYTES } from "../../shared/limits.js";
  * quotes a path holding a control character, a quote or a backslash, which the readers of its
  * output undo (`unquoteGitPath` in shared/diff/parse.ts).
  */
-export const STABLE_CONFIG = [
+const STABLE_CONFIG = [
   "-c",
   "core.quotePath=false",
   "-c",

@@ -35,7 +35,7 @@ export interface ArticleFacts {
 }
 
 /** The facts of one article's bytes. */
-export function factsOf(path: string, bytes: Uint8Array): ArticleFacts {
+function factsOf(path: string, bytes: Uint8Array): ArticleFacts {
   const warnings: string[] = [];
   const attention = attentionOf({ path, content: bytes }, warnings).length > 0 || warnings.length > 0;
   return { hashes: fingerprint(bodyOf(bytes) as Uint8Array), attention };

@@ -54,7 +54,7 @@ export async function listArticleEntries(
 }
 
 /** The globs that match none of `files` (a typo such as `doc/**` where the folder is `docs/`). */
-export function unmatchedGlobs(globs: readonly string[], files: readonly string[]): string[] {
+function unmatchedGlobs(globs: readonly string[], files: readonly string[]): string[] {
   return globs.filter((glob) => {
     const isMatch = picomatch(glob, { dot: false });
     return !files.some((file) => isMatch(file));

@@ -15,7 +15,7 @@ import { loadChangeSet } from "./read-change-set.js";
 
 const RateSchema = z.object({ hits: z.number(), of: z.number(), rate: z.number().nullable() });
 
-export const BacktestCommitSchema = z.object({
+const BacktestCommitSchema = z.object({
   sha: z.string(),
   subject: z.string(),
   /** Existing articles the commit really changed (the answer). */
@@ -41,7 +41,7 @@ export const BacktestReportSchema = z.object({
   ),
 });
 
-export type BacktestCommit = z.infer<typeof BacktestCommitSchema>;
+type BacktestCommit = z.infer<typeof BacktestCommitSchema>;
 export type BacktestReport = z.infer<typeof BacktestReportSchema>;
 
 const KINDS = ImpactKindSchema.options;
@@ -171,7 +171,7 @@ function* candidatesOf(
 }
 
 /** Micro-averaged recall and precision over the commits, overall and per reason kind. */
-export function scoreBacktest(head: string, commits: BacktestCommit[]): Omit<BacktestReport, "shallow"> {
+function scoreBacktest(head: string, commits: BacktestCommit[]): Omit<BacktestReport, "shallow"> {
   const rate = (hits: number, of: number) => ({ hits, of, rate: of === 0 ? null : hits / of });
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   const truthTotal = sum(commits.map((commit) => commit.changed.length));

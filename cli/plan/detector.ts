@@ -21,7 +21,6 @@ import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from ".
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
 export type { ArticleText } from "./detect/article-text.js";
-export { MAX_DOCUMENT_SHARE, MIN_SYMBOL_LENGTH } from "./detect/references.js";
 
 export interface DetectInput {
   changeSet: ChangeSet;
@@ -282,7 +281,7 @@ function declaredNamesOf(
  * group (one sweeping change) count once, by their strongest, and the history reasons
  * after the strongest count at HISTORY_FURTHER_FACTOR of their score.
  */
-export function articleScore(signals: readonly Pick<Signal, "kind" | "score" | "group">[]): number {
+function articleScore(signals: readonly Pick<Signal, "kind" | "score" | "group">[]): number {
   const groups = new Map<string, number>();
   const scores: number[] = [];
   const history: number[] = [];

@@ -10,9 +10,9 @@ import { gitAt, isShallow } from "../git/repository.js";
 import { runGit } from "../git/run.js";
 
 /** Commits scanned back from the base, newest first. */
-export const HISTORY_MAX_COMMITS = 3000;
+const HISTORY_MAX_COMMITS = 3000;
 /** Wall-clock budget of one `git log` for history; what arrived by then is used. */
-export const HISTORY_TIMEOUT_MS = 10_000;
+const HISTORY_TIMEOUT_MS = 10_000;
 /** A commit that touches more files than this is a sweep (a rename, a reformat): no coupling evidence. */
 export const HISTORY_MAX_FILES_PER_COMMIT = 30;
 /**
@@ -20,11 +20,11 @@ export const HISTORY_MAX_FILES_PER_COMMIT = 30;
  * together with its article, scores sqrt(1/2) ≈ 0.71; on the truth bench such pairs were
  * right about as often as that says.
  */
-export const HISTORY_MIN_SUPPORT = 1;
+const HISTORY_MIN_SUPPORT = 1;
 /** Share of a file's commits that must also change the article. */
-export const HISTORY_MIN_CONFIDENCE = 0.05;
+const HISTORY_MIN_CONFIDENCE = 0.05;
 /** At most this many history articles per changed file (the strongest). */
-export const HISTORY_MAX_ARTICLES_PER_FILE = 3;
+const HISTORY_MAX_ARTICLES_PER_FILE = 3;
 
 /** One commit of the base's history: its sha, the paths it changed, and its renames. */
 export interface HistoryCommit {
@@ -118,7 +118,7 @@ export async function mineHistory(
 }
 
 /** `%x1e%H` + `--name-status` records; a record cut off by the time bound is dropped. */
-export function parseLog(text: string, cutOff: boolean): HistoryCommit[] {
+function parseLog(text: string, cutOff: boolean): HistoryCommit[] {
   const records = text.split("\x1e").slice(1);
   if (cutOff) records.pop();
   return records.flatMap((record) => {
@@ -225,7 +225,7 @@ export function historyReasons({ touching, together }: CoChanges): Map<string, I
  * A file the history knows well enough to disown a path: it changed in at least this many
  * commits (no sweep) of the base's history.
  */
-export const HISTORY_MIN_COMMITS_TO_DISOWN = 3;
+const HISTORY_MIN_COMMITS_TO_DISOWN = 3;
 
 /**
  * Whether the history says an article names `file` only to point at it (a "Source code:"
@@ -247,7 +247,7 @@ export function historyDisowns(
 }
 
 /** The score of an article changed in `count` of the `total` commits that touched a file. */
-export function historyScore(count: number, total: number): number {
+function historyScore(count: number, total: number): number {
   return round(Math.sqrt(count / (total + 1)));
 }
 

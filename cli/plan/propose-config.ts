@@ -6,7 +6,7 @@ import { gitAt } from "../git/repository.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
-export interface Proposal {
+interface Proposal {
   key: "docs" | "ignore" | "mappings";
   value: string | Mapping;
   evidence: string;

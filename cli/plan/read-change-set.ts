@@ -38,7 +38,7 @@ export interface ChangeSetOptions {
   onRange?: (range: { base: string; head: string }) => void;
 }
 
-export interface DiffLimits {
+interface DiffLimits {
   diffBytes?: number | undefined;
   fileDiffBytes?: number | undefined;
 }
@@ -127,7 +127,7 @@ function wholeFiles(patch: string): string {
  * `maxBytes`, and lists it as skipped: the plan still knows the file changed, but its
  * hunks are never held, parsed or handed to the model.
  */
-export function capFileDiffs(patch: string, maxBytes: number): { patch: string; skipped: SkippedFile[] } {
+function capFileDiffs(patch: string, maxBytes: number): { patch: string; skipped: SkippedFile[] } {
   const skipped: SkippedFile[] = [];
   if (patch.length <= maxBytes) return { patch, skipped };
   const parts: string[] = [];
@@ -266,7 +266,7 @@ const SHALLOW_HINT =
   "this is a shallow clone without that history; fetch it (GitHub Actions: actions/checkout with fetch-depth: 0, or git fetch --unshallow)";
 
 /** Resolves base and head to full shas, with one-line errors that say what to do. */
-export async function resolveRange(
+async function resolveRange(
   git: Git,
   baseRevision: string | undefined,
   headRevision: string | undefined,

@@ -10,7 +10,7 @@ export function combineScores(scores: readonly number[]): number {
   return roundScore(1 - allMiss);
 }
 
-export function clampScore(score: number): number {
+function clampScore(score: number): number {
   return Math.min(1, Math.max(0, score));
 }
 

@@ -48,7 +48,7 @@ export interface ToolCallResult {
 }
 
 /** After this many identical failing calls, the answer says plainly to stop repeating it. */
-export const REPEATED_FAILURE_THRESHOLD = 2;
+const REPEATED_FAILURE_THRESHOLD = 2;
 
 /**
  * The only way the model touches anything. One per article

@@ -45,7 +45,7 @@ export async function buildFirstMessage(input: FirstMessageInput): Promise<strin
 }
 
 /** Names from the change that the article mentions: they decide which hunks and sections matter most. */
-export function relevantTerms(article: PlannedArticle, changeSet: ChangeSet, content: string): string[] {
+function relevantTerms(article: PlannedArticle, changeSet: ChangeSet, content: string): string[] {
   const files = new Set(filesFor(article, changeSet).map((file) => file.path));
   const terms = new Set<string>();
   for (const symbol of changeSet.symbols) {

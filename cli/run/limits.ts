@@ -30,7 +30,7 @@ export interface ToolLimits {
   editGrowthChars: number;
 }
 
-export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
+const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   toolResultBytes: DEFAULT_TOOL_RESULT_BYTES,
   searchMatches: DEFAULT_SEARCH_MATCHES,
   listFiles: DEFAULT_LIST_FILES,

@@ -12,7 +12,7 @@ import {
 /** Where `impact run` keeps article results, relative to the repository root. */
 export const RESULT_CACHE_DIR = ".impact/cache/results";
 /** The cache's size bound; past it the least recently used entries go first. */
-export const RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+const RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Everything the model's answer for one article depends on; any change is another key. */
 export interface ResultKeyParts {

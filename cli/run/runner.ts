@@ -23,7 +23,7 @@ import { NO_PROGRESS, type ProgressSink } from "./progress.js";
 import { type ResultCache, resultKey } from "./result-cache.js";
 
 /** One tool call's outcome, as the runner counts it. */
-export interface ToolCallOutcome {
+interface ToolCallOutcome {
   name: string;
   ok: boolean;
 }

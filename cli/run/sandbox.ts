@@ -184,7 +184,7 @@ const SHORT_NAME_PATTERN = "8.3 short names (NAME~1)";
  * ignorable characters removed, an NTFS stream suffix (`name::$DATA`, `name:stream`) and
  * trailing dots and spaces (dropped by Windows) cut off. Deny patterns match this form.
  */
-export function canonicalName(name: string): string {
+function canonicalName(name: string): string {
   // Plain ASCII names without a colon, trailing dot or space are their own canonical form.
   if (/^[\x20-\x7e]*$/.test(name) && !name.includes(":") && !/[. ]$/.test(name)) return name;
   let canonical = name.normalize("NFC").replace(IGNORABLE, "");

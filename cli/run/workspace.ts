@@ -383,7 +383,7 @@ async function readView(
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The text of the bytes when they are UTF-8 without NUL bytes (a BOM is kept), else null. */
-export function decodeText(bytes: Uint8Array): string | null {
+function decodeText(bytes: Uint8Array): string | null {
   if (bytes.includes(0)) return null;
   try {
     return decoder.decode(bytes);

@@ -18,7 +18,7 @@ export interface HunkHeader {
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
 
 /** Parses a hunk header line (a trailing CR is ignored); undefined when it is not one. */
-export function parseHunkHeader(line: string): HunkHeader | undefined {
+function parseHunkHeader(line: string): HunkHeader | undefined {
   const match = HUNK_HEADER.exec(stripCr(line));
   if (!match) return undefined;
   return {
@@ -50,7 +50,7 @@ export interface DiffLine {
 }
 
 /** Why the text is not a well-formed unified diff: the first problem, at a 0-based line index. */
-export interface DiffProblem {
+interface DiffProblem {
   index: number;
   message: string;
 }

@@ -55,7 +55,7 @@ export class LineIndex {
   }
 }
 
-export function stripEol(line: string): string {
+function stripEol(line: string): string {
   if (line.endsWith("\r\n")) return line.slice(0, -2);
   if (line.endsWith("\n")) return line.slice(0, -1);
   return line;

@@ -4,7 +4,7 @@ import { parseFrontmatter } from "./frontmatter.js";
 import { LineIndex } from "./lines.js";
 
 /** One heading and the lines it governs (`outline_article`). */
-export interface OutlineSection {
+interface OutlineSection {
   /** The heading text as written (closing `#`s and surrounding spaces removed). */
   title: string;
   /**

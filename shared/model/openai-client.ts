@@ -40,7 +40,7 @@ export interface OpenAIModelClientOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 /** HTTP statuses worth another try: timeouts, lock conflicts, rate limits, server errors. */
 function isRetryableStatus(status: number): boolean {

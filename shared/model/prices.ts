@@ -11,10 +11,10 @@ export const ModelPriceSchema = z.strictObject({
 
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
-/** The day the built-in table was copied from the provider's price list (docs/models.md names it). */
-export const BUILT_IN_PRICES_AS_OF = "2025-08-07";
-
-/** Standard (not batch) API prices of common models, from https://openai.com/api/pricing/. */
+/**
+ * Standard (not batch) API prices of common models, from https://openai.com/api/pricing/,
+ * as of 2025-08-07 (docs/models.md names the day).
+ */
 export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = {
   "gpt-5": { input: 1.25, cachedInput: 0.125, output: 10 },
   "gpt-5-mini": { input: 0.25, cachedInput: 0.025, output: 2 },

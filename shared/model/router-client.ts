@@ -13,7 +13,7 @@ import {
 import type { ModelClient, ModelRequest, ModelResponse } from "./types.js";
 
 /** Path of the AgentConvoRouter's turn endpoint. */
-export const TURN_PATH = "/v1/impact/turn";
+const TURN_PATH = "/v1/impact/turn";
 
 const ToolCallSchema = z.object({
   id: z.string().min(1),
@@ -24,7 +24,7 @@ const ToolCallSchema = z.object({
 const ContentPartSchema = z.object({ type: z.literal("text"), text: z.string() });
 
 /** One chat message after the system prompt: what a client may send to the router. */
-export const TurnMessageSchema = z.discriminatedUnion("role", [
+const TurnMessageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(ContentPartSchema).min(1)]) }),
   z.object({
     role: z.literal("assistant"),
@@ -48,7 +48,7 @@ export const TurnRequestSchema = z.object({
 });
 
 /** The 200 answer of POST /v1/impact/turn. */
-export const TurnResponseSchema = z.object({
+const TurnResponseSchema = z.object({
   message: z.object({
     role: z.literal("assistant"),
     content: z.union([z.string(), z.null()]),
@@ -62,7 +62,7 @@ export const TurnResponseSchema = z.object({
   finishReason: z.union([z.string(), z.null()]).optional(),
 });
 
-export type TurnRequest = z.infer<typeof TurnRequestSchema>;
+type TurnRequest = z.infer<typeof TurnRequestSchema>;
 export type TurnResponse = z.infer<typeof TurnResponseSchema>;
 
 export interface RouterModelClientOptions {

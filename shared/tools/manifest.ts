@@ -13,7 +13,7 @@ import type { ToolSpec } from "./spec.js";
  * one list of tools: `ToolName` comes from it, and the code table in cli/run/tools must
  * have an entry for each name (a spec without code does not compile).
  */
-export const TOOL_SPECS = [
+const TOOL_SPECS = [
   readFileSpec,
   outlineArticleSpec,
   searchRepoSpec,

@@ -25,7 +25,7 @@ export interface PullRequestBot {
  * a child: the bot's tests check the pipeline, not the process start, which `impact serve`'s
  * own tests (serve-restart, serve-drain, serve-postgres) cover with real processes.
  */
-export const inProcessCli: CliRunner = async (args, { cwd, env, signal }) => {
+const inProcessCli: CliRunner = async (args, { cwd, env, signal }) => {
   const io = captureIo(cwd, env, { signal });
   const code = await main(args, io);
   return { code, signal: null, stdout: io.out, stderr: io.err };

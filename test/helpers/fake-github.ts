@@ -3,14 +3,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { onTestFinished } from "vitest";
 
-export interface FakeComment {
+interface FakeComment {
   id: number;
   body: string;
   html_url: string;
   user: { login: string; type: string };
 }
 
-export interface FakeReviewComment {
+interface FakeReviewComment {
   id: number;
   path: string;
   line: number;
@@ -19,7 +19,7 @@ export interface FakeReviewComment {
   commit_id: string;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   body: unknown;
@@ -37,7 +37,7 @@ export interface FakeApp {
 }
 
 /** One installation token the fake issued. */
-export interface IssuedToken {
+interface IssuedToken {
   token: string;
   installationId: number;
   repositories: unknown;
@@ -45,7 +45,7 @@ export interface IssuedToken {
   revoked: boolean;
 }
 
-export interface InjectedFailure {
+interface InjectedFailure {
   status: number;
   message: string;
   headers?: Record<string, string>;

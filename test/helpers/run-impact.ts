@@ -7,7 +7,7 @@ import { type CapturedIo, captureIo } from "./io.js";
 import { type Script, type ScriptedModelServer, startScriptedModelServer } from "./scripted-model-server.js";
 
 /** The model API key the tests' runs use: a fake, the scripted server takes any. */
-export const TEST_KEY = "sk-test-not-a-real-key";
+const TEST_KEY = "sk-test-not-a-real-key";
 
 export interface ScriptedRun {
   code: number;

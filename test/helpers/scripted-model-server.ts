@@ -9,7 +9,7 @@ export interface ScriptToolCall {
 }
 
 /** One normal answer. */
-export interface ScriptReply {
+interface ScriptReply {
   content?: string | null;
   toolCalls?: ScriptToolCall[];
   /** Default: "tool_calls" when there are tool calls, else "stop". null sends none. */
@@ -21,7 +21,7 @@ export interface ScriptReply {
 }
 
 /** A fault instead of an answer. */
-export type ScriptFault =
+type ScriptFault =
   | { status: number; retryAfter?: string; retryAfterMs?: string; body?: string; delayMs?: number }
   /** Destroys the socket: before any byte, or (`afterHeaders`) after the first streamed chunk / the headers. */
   | { drop: true; afterHeaders?: boolean; delayMs?: number }
@@ -31,7 +31,7 @@ export type ScriptFault =
 
 export type ScriptStep = ScriptReply | ScriptFault;
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** URL path, e.g. /v1/chat/completions. */
   path: string;

@@ -12,7 +12,7 @@ export interface ArticleText {
   hashes?: Uint32Array;
 }
 
-export const AttentionEntrySchema = z.discriminatedUnion("op", [
+const AttentionEntrySchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("file"), path: z.string().min(1) }),
   z.object({ op: z.literal("glob"), pattern: z.string().min(1) }),
 ]);

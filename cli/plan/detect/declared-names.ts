@@ -43,7 +43,7 @@ const MAX_REMOVED_PER_FILE = 12;
  * reasons (on the truth bench a removed single word, or a declaration line that changed,
  * was right about 1 time in 10).
  */
-export function isDistinctive(name: string): boolean {
+function isDistinctive(name: string): boolean {
   return /[-_]/.test(name) || /[a-z][A-Z]/.test(name) || /[A-Za-z]\d|\d[A-Za-z]/.test(name);
 }
 

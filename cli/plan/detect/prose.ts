@@ -24,7 +24,7 @@ import { REASON_SCORES } from "./weights.js";
  */
 
 /** Words looked for per change, at most (the first ones in the diff's order). */
-export const MAX_PROSE_WORDS = 200;
+const MAX_PROSE_WORDS = 200;
 /** A word shorter than this says little (`get`, `the`); common words are left out too. */
 const MIN_WORD_LENGTH = 4;
 /** With fewer articles there is no ranking to speak of. */
@@ -50,7 +50,7 @@ const WORD = /[A-Za-z][A-Za-z0-9]*/g;
 const PART = /[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+/g;
 
 /** A word as both sides are compared: lower case, a plural's `s` or `ies` cut. */
-export function stemWord(word: string): string {
+function stemWord(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
   if (word.length > 4 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
   return word;
@@ -88,7 +88,7 @@ function lineWords(line: string): string[] {
  * (added and removed), stemmed, each with the first source file that wrote it and how it
  * was written there, in the diff's order.
  */
-export function proseWords(evidence: readonly ChangedFile[]): Map<string, { file: string; written: string }> {
+function proseWords(evidence: readonly ChangedFile[]): Map<string, { file: string; written: string }> {
   const words = new Map<string, { file: string; written: string }>();
   for (const file of evidence) {
     if (file.binary || languageOf(file.path) === undefined) continue;

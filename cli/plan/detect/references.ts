@@ -8,7 +8,7 @@ import type { Sweep } from "./sweeps.js";
 import { CODE_ONLY_FACTOR, REASON_SCORES, shareFactor, symbolScore } from "./weights.js";
 
 /** Names shorter than this are never reference evidence (flags and env vars excepted). */
-export const MIN_SYMBOL_LENGTH = 4;
+const MIN_SYMBOL_LENGTH = 4;
 /** A term found in more than this share of the articles says nothing about any one of them... */
 export const MAX_DOCUMENT_SHARE = 0.5;
 /** ...once there are this many articles; in a small repository a name in 3 of 5 still counts. */
@@ -353,7 +353,7 @@ export function tooShortWhy(name: string, kind: ChangedSymbol["kind"]): string |
 }
 
 /** Single English or generic words (`render`, `Config`, `lines`): evidence only when written as code. */
-export function isCommonWord(name: string, kind: ChangedSymbol["kind"]): boolean {
+function isCommonWord(name: string, kind: ChangedSymbol["kind"]): boolean {
   if (kind === "flag" || kind === "env") return false;
   return /^[A-Za-z][a-z]*$/.test(name) && COMMON_WORDS.has(name.toLowerCase());
 }

@@ -1,9 +1,9 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 
 /** This many files changed in the same way make one sweeping change. */
-export const SWEEP_MIN_FILES = 4;
+const SWEEP_MIN_FILES = 4;
 /** A sweep is weighed as one piece of evidence: about this many articles' worth. */
-export const SWEEP_ARTICLES = 3;
+const SWEEP_ARTICLES = 3;
 
 export interface Sweep {
   id: string;

@@ -76,7 +76,7 @@ export const CODE_ONLY_FACTOR = 0.8;
  * A name found in `count` articles says less about each: the score is scaled by
  * sqrt(min(1, SHARED_BY / count)), so names in up to SHARED_BY articles keep it whole.
  */
-export const SHARED_BY = 3;
+const SHARED_BY = 3;
 
 export function shareFactor(count: number): number {
   return Math.sqrt(Math.min(1, SHARED_BY / Math.max(1, count)));

@@ -20,7 +20,7 @@ export interface SymbolJob {
 }
 
 /** What one job yields: its symbols, and the compact declarations of each whole side it parsed. */
-export interface SymbolResult {
+interface SymbolResult {
   symbols: ChangedSymbol[];
   parsed: KnownDeclarations;
 }
@@ -55,7 +55,7 @@ export function languagesOf(files: readonly ChangedFile[]): (Language | undefine
 }
 
 /** The languages of the sides of these jobs that are not known already: what extraction must parse. */
-export function languagesToParse(jobs: readonly SymbolJob[]): (Language | undefined)[] {
+function languagesToParse(jobs: readonly SymbolJob[]): (Language | undefined)[] {
   return jobs.flatMap(({ file, known }) => [
     known?.after ? undefined : languageOf(file.path),
     known?.before ? undefined : languageOf(file.oldPath ?? file.path),

@@ -5,7 +5,7 @@ import type { SymbolKind } from "../../../shared/changeset.js";
 import { blankName, type Declaration, normalise } from "./declarations.js";
 
 /** How one node type of a grammar becomes a declaration. */
-export interface NodeRule {
+interface NodeRule {
   /** The kind, or undefined when this node is not a declaration after all (then its children are read). */
   kind: SymbolKind | ((node: Node, inType: boolean) => SymbolKind | undefined);
   /** The name nodes (several for `const a, b = …`); default: the `name` field. */

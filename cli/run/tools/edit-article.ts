@@ -85,7 +85,7 @@ function evidenceNotes(args: EditArticleArgs, context: ToolContext, missing: Map
 }
 
 /** The file part of a code location: "src/a.ts:42", "src/a.ts:10-20", "src/a.ts#L42", "./src/a.ts". */
-export function evidenceFile(location: string): string {
+function evidenceFile(location: string): string {
   return location
     .trim()
     .replace(/#L\d+(-L?\d+)?$/, "")

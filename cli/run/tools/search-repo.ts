@@ -4,11 +4,11 @@ import { checkGlob, readableRefusal, visibleFiles } from "./files.js";
 import { RegexWorker } from "./regex-worker.js";
 
 /** Characters of a matching line shown in a result. */
-export const SEARCH_LINE_CHARS = 240;
+const SEARCH_LINE_CHARS = 240;
 /** Files sandbox-checked and read at once; their results are still reported in path order. */
 const SEARCH_READ_BATCH = 32;
 /** Longest regex accepted. */
-export const MAX_REGEX_LENGTH = 500;
+const MAX_REGEX_LENGTH = 500;
 
 /**
  * Patterns known to backtrack exponentially: a quantified group that itself holds a
