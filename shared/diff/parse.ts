@@ -125,30 +125,20 @@ function readExtendedHeader(line: string, draft: Draft): boolean {
       draft.newMode = rest;
       return true;
     case "deleted file mode":
-      draft.status = "deleted";
-      draft.oldMode = rest;
+    case "new file mode": {
+      const added = keyword === "new file mode";
+      draft.status = added ? "added" : "deleted";
+      draft[added ? "newMode" : "oldMode"] = rest;
       if (rest === SUBMODULE_MODE) draft.submodule = true;
       return true;
-    case "new file mode":
-      draft.status = "added";
-      draft.newMode = rest;
-      if (rest === SUBMODULE_MODE) draft.submodule = true;
-      return true;
+    }
     case "rename from":
-      draft.status = "renamed";
-      draft.oldPath = unquoteGitPath(rest);
-      return true;
     case "rename to":
-      draft.status = "renamed";
-      draft.newPath = unquoteGitPath(rest);
-      return true;
     case "copy from":
-      draft.status = "copied";
-      draft.oldPath = unquoteGitPath(rest);
-      return true;
     case "copy to":
-      draft.status = "copied";
-      draft.newPath = unquoteGitPath(rest);
+      // "rename from x": the status from the first word, the side from the second.
+      draft.status = keyword.startsWith("rename") ? "renamed" : "copied";
+      draft[keyword.endsWith("from") ? "oldPath" : "newPath"] = unquoteGitPath(rest);
       return true;
     case "similarity index":
     case "dissimilarity index":
