@@ -15,9 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ApplyFile, applyAudit, decideApply, StaleFiles } from "../cli/audit/apply-audit.js";
 import { main } from "../cli/main.js";
 import { articleSelector, listArticles } from "../cli/plan/articles.js";
-import { AgentToolHost } from "../cli/run/agent-tool-host.js";
 import type { PathRefusal } from "../cli/run/sandbox.js";
-import { Workspace } from "../cli/run/workspace.js";
 import type { AuditArticle } from "../shared/audit.js";
 import { ConfigSchema } from "../shared/config.js";
 import { contentHash } from "../shared/hash.js";
@@ -26,6 +24,7 @@ import { auditArticle, auditOf, readAuditAt } from "./helpers/audit-fixture.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 import { type ScriptedModelServer, startScriptedModelServer } from "./helpers/scripted-model-server.js";
+import { testToolHost } from "./helpers/tool-host.js";
 
 const LOGIN_BEFORE = "# Login\n\nRun `impact login --user NAME`.\n";
 const LOGIN_AFTER = "# Login\n\nRun `impact login --account NAME`.\n";
@@ -476,11 +475,8 @@ describe("one definition of an article", () => {
   async function verdicts(config: typeof DEFAULT_CONFIG, path: string) {
     const repo = gitRepo({ "docs/a.md": "# A\n", [path]: "# Hidden\n" });
     const planned = (await listArticles(repo.dir, config)).includes(path);
-    const host = new AgentToolHost({
-      root: repo.dir,
-      workspace: new Workspace(repo.dir),
+    const host = testToolHost(repo.dir, {
       articlePath: "docs/a.md",
-      changedFiles: [],
       docsGlobs: config.docs,
       ignoreGlobs: config.ignore,
       allowCreate: true,

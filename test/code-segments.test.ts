@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { AgentToolHost } from "../cli/run/agent-tool-host.js";
-import { Workspace } from "../cli/run/workspace.js";
 import { contentHash } from "../shared/hash.js";
 import { gitRepo } from "./helpers/git-repo.js";
+import { testToolHost } from "./helpers/tool-host.js";
 
 const fixture = (name: string) =>
   readFileSync(new URL(`./fixtures/symbols/${name}`, import.meta.url), "utf8");
@@ -32,14 +31,7 @@ function setup() {
     "src/mailer.php": fixture("before.php"),
     "src/runner.ts": TYPESCRIPT,
   });
-  const host = new AgentToolHost({
-    root: repo.dir,
-    workspace: new Workspace(repo.dir),
-    articlePath: "docs/guide.md",
-    changedFiles: [],
-    docsGlobs: ["docs/**/*.md"],
-    allowCreate: false,
-  });
+  const host = testToolHost(repo.dir);
   let id = 0;
   const one = async (name: string, args: unknown) =>
     (

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AgentToolHost } from "../cli/run/agent-tool-host.js";
-import { Workspace } from "../cli/run/workspace.js";
 import { applyEdits } from "../shared/edit/engine.js";
 import type { EditGuard } from "../shared/edit/guards.js";
 import { gitRepo } from "./helpers/git-repo.js";
+import { testToolHost } from "./helpers/tool-host.js";
 
 const ARTICLE = [
   "---",
@@ -124,13 +123,9 @@ describe("edit_article with a docs template and evidence at head", () => {
       "docs/setup.md": "# Setup\n",
       "src/auth.ts": "export function login(name: string) {\n  return name;\n}\n",
     });
-    const host = new AgentToolHost({
-      root: repo.dir,
-      workspace: new Workspace(repo.dir),
+    const host = testToolHost(repo.dir, {
       articlePath: "docs/login.md",
       changedFiles: ["src/auth.ts"],
-      docsGlobs: ["docs/**/*.md"],
-      allowCreate: false,
       templates: [
         { docs: "docs/**/*.md", requiredSections: ["Usage", "API"], requiredFrontmatter: ["owner"] },
         { docs: "guides/**", requiredSections: ["Never"], requiredFrontmatter: [] },

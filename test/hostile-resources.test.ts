@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
-import { AgentToolHost } from "../cli/run/agent-tool-host.js";
 import { ReadBudget } from "../cli/run/read-budget.js";
 import { RegexWorker } from "../cli/run/tools/regex-worker.js";
 import { Workspace } from "../cli/run/workspace.js";
@@ -11,6 +10,7 @@ import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 import { runWithScript } from "./helpers/run-impact.js";
 import type { Script, ScriptedModelServer } from "./helpers/scripted-model-server.js";
+import { testToolHost } from "./helpers/tool-host.js";
 
 // Red-team items 5-9: resource bombs from a hostile model or a crafted repository.
 
@@ -120,13 +120,7 @@ describe("resource bombs", () => {
 
   it("a backtracking regex that passes the filter runs off the main thread: the loop stays live and an interrupt stops it", async () => {
     const repo = gitRepo({ "docs/guide.md": "# Guide\n", "src/slow.txt": `${"a".repeat(64)}!\n` });
-    const host = new AgentToolHost({
-      root: repo.dir,
-      workspace: new Workspace(repo.dir),
-      articlePath: "docs/guide.md",
-      changedFiles: [],
-      docsGlobs: ["docs/**/*.md"],
-      allowCreate: false,
+    const host = testToolHost(repo.dir, {
       limits: { regexTimeoutMs: 20_000 },
     });
     const controller = new AbortController();
@@ -168,13 +162,9 @@ describe("resource bombs", () => {
     const budget = new ReadBudget(5 * 1024 * 1024);
     const workspace = new Workspace(repo.dir, { readBudget: budget });
     const host = (articlePath: string) =>
-      new AgentToolHost({
-        root: repo.dir,
+      testToolHost(repo.dir, {
         workspace,
         articlePath,
-        changedFiles: [],
-        docsGlobs: ["docs/**/*.md"],
-        allowCreate: false,
         limits: { searchMatches: 100 },
       });
     // 16 calls per turn (the per-turn cap) in each of two articles running at once.

@@ -10,11 +10,11 @@ import {
 } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AgentToolHost } from "../cli/run/agent-tool-host.js";
 import { SandboxPolicy } from "../cli/run/sandbox.js";
 import { Workspace } from "../cli/run/workspace.js";
 import type { ToolCall } from "../shared/model/types.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
+import { testToolHost } from "./helpers/tool-host.js";
 
 const MARKER = "SECRET-MARKER";
 const ARTICLE = "docs/guide.md";
@@ -184,12 +184,10 @@ describe("sandbox policy against hostile calls", () => {
     const { repo, outside } = hostileRepo();
     const before = fingerprint(repo.dir, outside);
     const workspace = new Workspace(repo.dir);
-    const host = new AgentToolHost({
-      root: repo.dir,
+    const host = testToolHost(repo.dir, {
       workspace,
       articlePath: ARTICLE,
       changedFiles: ["src/a.ts"],
-      docsGlobs: ["docs/**/*.md"],
       deny: ["secrets/**", "*.secret"],
       allowCreate: true,
     });
@@ -212,14 +210,9 @@ describe("sandbox policy against hostile calls", () => {
   it("keeps refused files out of search and listing results", async () => {
     const { repo, outside } = hostileRepo();
     const before = fingerprint(repo.dir, outside);
-    const host = new AgentToolHost({
-      root: repo.dir,
-      workspace: new Workspace(repo.dir),
+    const host = testToolHost(repo.dir, {
       articlePath: ARTICLE,
-      changedFiles: [],
-      docsGlobs: ["docs/**/*.md"],
       deny: ["secrets/**", "*.secret"],
-      allowCreate: false,
     });
     const results = await host.execute(
       [

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { AgentToolHost, type AgentToolHostOptions } from "../cli/run/agent-tool-host.js";
+import type { AgentToolHostOptions } from "../cli/run/agent-tool-host.js";
 import { SandboxPolicy } from "../cli/run/sandbox.js";
 import { Workspace } from "../cli/run/workspace.js";
 import { contentHash } from "../shared/hash.js";
 import type { ToolCall } from "../shared/model/types.js";
 import { gitRepo } from "./helpers/git-repo.js";
+import { testToolHost } from "./helpers/tool-host.js";
 
 const ARTICLE = "docs/guide.md";
 const GUIDE = "# Guide\n\n## Usage\n\nRun `impact run --old-flag`.\n\n## Checklist\n\n- [ ] tests pass\n";
@@ -18,13 +19,10 @@ function setup(files: Record<string, string | Uint8Array> = {}, options: Partial
     ...files,
   });
   const workspace = new Workspace(repo.dir);
-  const host = new AgentToolHost({
-    root: repo.dir,
+  const host = testToolHost(repo.dir, {
     workspace,
     articlePath: ARTICLE,
     changedFiles: ["src/cli.ts"],
-    docsGlobs: ["docs/**/*.md"],
-    allowCreate: false,
     ...options,
   });
   let id = 0;
@@ -193,12 +191,9 @@ describe("search_repo and list_files", () => {
       }
     }
     const sandbox = new CountingPolicy({ root: repo.dir });
-    const other = new AgentToolHost({
-      root: repo.dir,
+    const other = testToolHost(repo.dir, {
       workspace,
       articlePath: "docs/other.md",
-      changedFiles: [],
-      docsGlobs: ["docs/**/*.md"],
       allowCreate: true,
       sandbox,
     });
@@ -499,13 +494,9 @@ describe("outline_article", () => {
 describe("several article loops on one workspace", () => {
   it("run concurrently; each article's edits land together or not at all", async () => {
     const { repo, workspace, host, run } = setup();
-    const second = new AgentToolHost({
-      root: repo.dir,
+    const second = testToolHost(repo.dir, {
       workspace,
       articlePath: "docs/other.md",
-      changedFiles: [],
-      docsGlobs: ["docs/**/*.md"],
-      allowCreate: false,
     });
     const signal = new AbortController().signal;
     const editOther = (id: string, from: string, to: string) =>
