@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: Biome, then the type check and the vitest suite side by side. The type check is
+// `npm test`: Biome and knip (unused files, exports and dependencies; knip.json), then the
+// type check and the vitest suite side by side. The type check is
 // TypeScript 7's native compiler (the dev package `typescript-native`, an npm alias of
 // typescript@7): about 8 CPU-s where TypeScript 6's took about 20, with the same errors. The
 // `typescript` package (6) stays a runtime dependency: the symbol extractor uses its compiler
@@ -34,6 +35,9 @@ function run(command, args, { capture = false } = {}) {
 
 const lint = await run(bin("biome"), ["check", "--error-on-warnings", "."]);
 if (lint.code !== 0) process.exit(lint.code);
+// An export nobody imports, a file nobody reaches or a dependency nobody uses fails here.
+const unused = await run(bin("knip"), ["--no-progress"]);
+if (unused.code !== 0) process.exit(unused.code);
 
 const buildInfo = join(root, "node_modules", ".cache", "impact-typecheck-7", "tsconfig.tsbuildinfo");
 // By path: both TypeScript packages name their command `tsc`, so node_modules/.bin/tsc may be either.
