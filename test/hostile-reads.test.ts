@@ -68,19 +68,25 @@ function sentToModel(server: ScriptedModelServer): string {
   );
 }
 
+/** A repository whose article watches src/app.ts, with a git-ignored creds/token.json holding `token`. */
+function repoWithIgnoredToken(gitignore: string, token: string) {
+  const repo = gitRepo({
+    "src/app.ts": "export const a = 1;\n",
+    "docs/guide.md": WATCHING,
+    ".gitignore": gitignore,
+  });
+  mkdirSync(join(repo.dir, "creds"));
+  writeFileSync(join(repo.dir, "creds/token.json"), token);
+  return repo;
+}
+
 const read = (path: string): ScriptToolCall => ({ name: "read_file", arguments: { path } });
 const search = (pattern: string): ScriptToolCall => ({ name: "search_repo", arguments: { pattern } });
 const list = (glob: string): ScriptToolCall => ({ name: "list_files", arguments: { glob } });
 
 describe("what the read tools may open", () => {
   it("evidence naming a git-ignored file is no evidence: dropped from the audit, and its line count not revealed", async () => {
-    const repo = gitRepo({
-      "src/app.ts": "export const a = 1;\n",
-      "docs/guide.md": WATCHING,
-      ".gitignore": "creds/\n",
-    });
-    mkdirSync(join(repo.dir, "creds"));
-    writeFileSync(join(repo.dir, "creds/token.json"), `{\n  "token": "${SECRET}"\n}\n`);
+    const repo = repoWithIgnoredToken("creds/\n", `{\n  "token": "${SECRET}"\n}\n`);
     repo.commit({ "src/app.ts": "export const a = 2;\n" });
     const edit = (evidence: string): ScriptToolCall => ({
       name: "edit_article",
@@ -118,13 +124,7 @@ describe("what the read tools may open", () => {
   });
 
   it("git-ignored files are unreadable by every read tool, also through a tracked symlink; readIgnored opts in", async () => {
-    const repo = gitRepo({
-      "src/app.ts": "export const a = 1;\n",
-      "docs/guide.md": WATCHING,
-      ".gitignore": "creds/\nbuild/\n",
-    });
-    mkdirSync(join(repo.dir, "creds"));
-    writeFileSync(join(repo.dir, "creds/token.json"), `{ "token": "${SECRET}" }\n`);
+    const repo = repoWithIgnoredToken("creds/\nbuild/\n", `{ "token": "${SECRET}" }\n`);
     mkdirSync(join(repo.dir, "build"));
     writeFileSync(join(repo.dir, "build/api.md"), "# Generated API\n\nbuildMarker\n");
     // A tracked symlink whose target is ignored.
