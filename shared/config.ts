@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
-import { CONCURRENCY_LIMIT, MAX_TURNS_LIMIT } from "./limits.js";
+import { CONCURRENCY_LIMIT, DEFAULT_MIN_SCORE, MAX_TURNS_LIMIT } from "./limits.js";
 import { ModelPriceSchema } from "./model/prices.js";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
@@ -73,15 +73,6 @@ const DEFAULT_EVIDENCE_IGNORE_GLOBS = [
   "{.github,.circleci,.buildkite,.gitlab}/**",
   "{.gitlab-ci.yml,.travis.yml,appveyor.yml,azure-pipelines.yml,.cirrus.yml}",
 ];
-
-/**
- * Impacted articles scoring below this are left out of the plan by default (so are those far
- * below the change's strongest article, RELATIVE_MIN_SCORE in cli/plan/score.ts). Chosen on
- * the truth bench (the older half of each corpus repository's commits): together with the
- * relative bar, the value with the best recall at a precision of about 0.5
- * (docs/configuration.md gives the figures).
- */
-const DEFAULT_MIN_SCORE = 0.3;
 
 const MappingSchema = z.strictObject({
   code: z.string().min(1),

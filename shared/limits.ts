@@ -32,6 +32,15 @@ export const DEFAULT_ROUTER_TIMEOUT_MS = 180_000;
 
 // git and the plan.
 
+/**
+ * Impacted articles scoring below this are left out of the plan by default (so are those far
+ * below the change's strongest article, RELATIVE_MIN_SCORE in cli/plan/score.ts). Chosen on
+ * the truth bench (the older half of each corpus repository's commits): together with the
+ * relative bar, the value with the best recall at a precision of about 0.5
+ * (docs/configuration.md gives the figures; config minScore, --min-score).
+ */
+export const DEFAULT_MIN_SCORE = 0.3;
+
 /** Output of one git command kept at most (a diff has its own cap, DEFAULT_DIFF_BYTES). */
 export const GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** How long an idle object reader waits for the command's next read before its git process ends. */

@@ -1,14 +1,21 @@
 import type { ImpactConfig } from "./config.js";
 import { UsageError } from "./errors.js";
-import { CONCURRENCY_LIMIT, DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from "./limits.js";
+import {
+  CONCURRENCY_LIMIT,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_MIN_SCORE,
+  MAX_TURNS_LIMIT,
+} from "./limits.js";
 import { DEFAULT_MODEL } from "./model/model-names.js";
 
 /**
  * A setting a run reads from a flag, an environment variable or the config file. `text` is
- * a string; `count` a whole number from 1 to `max`; `usd` an amount of US dollars (0 or more).
+ * a string; `count` a whole number from 1 to `max`; `usd` an amount of US dollars (0 or more);
+ * `score` a number from 0 to 1.
  */
 export interface SettingSpec {
-  kind: "text" | "count" | "usd";
+  kind: "text" | "count" | "usd" | "score";
   /** The flag, without its dashes. */
   flag?: string;
   /** How the flag's value reads in --help. */
@@ -69,6 +76,14 @@ export const SETTINGS = {
     max: MAX_TURNS_LIMIT,
     help: "model calls per article before it fails",
   },
+  minScore: {
+    kind: "score",
+    flag: "min-score",
+    value: "X",
+    config: "minScore",
+    default: DEFAULT_MIN_SCORE,
+    help: "leave out impacted articles scoring below X, 0 to 1",
+  },
   maxCostUsd: {
     kind: "usd",
     flag: "max-cost",
@@ -88,6 +103,7 @@ export interface ResolvedSettings {
   routerToken?: string;
   concurrency: number;
   maxTurns: number;
+  minScore: number;
   maxCostUsd?: number;
 }
 
@@ -95,7 +111,7 @@ export interface SettingSources {
   /** Parsed flags by flag name (`max-turns`), as the command line gave them. */
   flags?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
-  config?: Partial<Pick<ImpactConfig, "model" | "concurrency" | "maxTurns">>;
+  config?: Partial<Pick<ImpactConfig, "model" | "concurrency" | "maxTurns" | "minScore">>;
 }
 
 /**
@@ -110,6 +126,13 @@ export function resolveSettings(sources: SettingSources): ResolvedSettings {
     resolved[name] = resolveOne(spec, sources);
   }
   return resolved as unknown as ResolvedSettings;
+}
+
+/** A setting's flag alone, parsed (a UsageError naming it when it does not parse); undefined when not given. */
+export function settingFlag(name: SettingName, flags: Record<string, unknown>): string | number | undefined {
+  const spec: SettingSpec = SETTINGS[name];
+  const flag = spec.flag === undefined ? undefined : flags[spec.flag];
+  return typeof flag === "string" ? parseSetting(spec, flag, `--${spec.flag}`) : undefined;
 }
 
 function resolveOne(spec: SettingSpec, sources: SettingSources): string | number | undefined {
@@ -133,6 +156,13 @@ function parseSetting(spec: SettingSpec, text: string, source: string): string |
       throw new UsageError(`${source} takes a whole number ${range}, got "${text}"`);
     }
     return Number(text);
+  }
+  if (spec.kind === "score") {
+    const score = Number(text);
+    if (text.trim() === "" || !Number.isFinite(score) || score < 0 || score > 1) {
+      throw new UsageError(`${source} takes a number from 0 to 1 (such as 0.3), got "${text}"`);
+    }
+    return score;
   }
   const dollars = Number(text.replace(/^\$/, ""));
   if (text.trim() === "" || !Number.isFinite(dollars) || dollars < 0) {

@@ -19,6 +19,7 @@ describe("the settings table", () => {
       model: "gpt-4.1-mini",
       concurrency: 4,
       maxTurns: 12,
+      minScore: 0.3,
     });
     const counts = resolveSettings({ config, flags: { "max-turns": "3", "max-cost": "$0.50" } });
     expect([counts.concurrency, counts.maxTurns, counts.maxCostUsd]).toEqual([7, 3, 0.5]);
@@ -26,11 +27,16 @@ describe("the settings table", () => {
       new UsageError('--concurrency takes a whole number from 1 to 64, got "65"'),
     );
     expect(() => resolveSettings({ flags: { "max-cost": "-1" } })).toThrow(/--max-cost takes an amount/);
+    expect(resolveSettings({ config: { minScore: 0.5 }, flags: { "min-score": "0.2" } }).minScore).toBe(0.2);
+    expect(() => resolveSettings({ flags: { "min-score": "7" } })).toThrow(
+      /--min-score takes a number from 0 to 1/,
+    );
   });
 
-  it("gives run's --help its lines", async () => {
+  it("gives run's and plan's --help their lines", async () => {
     const io = captureIo(process.cwd(), {});
     expect(await main(["run", "--help"], io)).toBe(0);
+    expect(await main(["plan", "--help"], io)).toBe(0);
     for (const [name, spec] of Object.entries(SETTINGS)) {
       if ("flag" in spec) expect(io.out).toContain(`--${spec.flag} ${spec.value}`);
       if ("flag" in spec) expect(io.out).toContain(settingHelp(name as keyof typeof SETTINGS));

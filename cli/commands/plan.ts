@@ -3,11 +3,12 @@ import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
+import { settingFlag } from "../../shared/settings.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
 import { RELATIVE_MIN_SCORE } from "../plan/score.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt, settingOptions } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
@@ -24,11 +25,7 @@ export const command = defineCommand({
       value: "N",
       help: "score the detector on the last N commits that changed code and docs",
     },
-    "min-score": {
-      type: "string",
-      value: "X",
-      help: "leave out impacted articles scoring below X, 0 to 1 (default: config minScore)",
-    },
+    ...settingOptions(["minScore"]),
     explain: {
       type: "string",
       value: "PATH",
@@ -41,7 +38,7 @@ export const command = defineCommand({
     const repo = resolve(io.cwd, values.repo ?? ".");
     const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
     const backtest = parsePositiveInt("backtest", values.backtest);
-    const minScore = parseScore(values["min-score"]);
+    const minScore = settingFlag("minScore", values) as number | undefined;
     if (backtest !== undefined) {
       if (values.diff !== undefined || values.base !== undefined || values.check) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
@@ -108,16 +105,6 @@ export const command = defineCommand({
     return 0;
   },
 });
-
-/** `--min-score X`: a number from 0 to 1. */
-function parseScore(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const score = Number(value);
-  if (value.trim() === "" || !Number.isFinite(score) || score < 0 || score > 1) {
-    throw new UsageError(`--min-score takes a number from 0 to 1 (such as 0.3), got "${value}"`);
-  }
-  return score;
-}
 
 /** `--explain ./docs/a.md` and `docs\\a.md` name the same article as `docs/a.md`. */
 function toRepoPath(path: string): string {
