@@ -45,12 +45,23 @@ export const DEFAULT_MIN_SCORE = 0.3;
 export const GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** How long an idle object reader waits for the command's next read before its git process ends. */
 export const OBJECT_READER_IDLE_MS = 5_000;
+/** Commits the history scan reads back from the base, newest first. */
+export const HISTORY_MAX_COMMITS = 3000;
+/** Wall-clock budget of one `git log` for history; what arrived by then is used. */
+export const HISTORY_TIMEOUT_MS = 10_000;
 /** How far back the backtest looks for commits that changed both code and docs. */
 export const BACKTEST_SCAN_LIMIT = 5000;
 /** `impact mcp`: a request line longer than this is answered with an error and skipped, never buffered whole. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 // The tool host.
+
+/** After this many identical failing calls, the answer says plainly to stop repeating it. */
+export const REPEATED_FAILURE_THRESHOLD = 2;
+/** Characters of a matching line shown in a search_repo result. */
+export const SEARCH_LINE_CHARS = 240;
+/** Longest regex search_repo accepts. */
+export const MAX_REGEX_LENGTH = 500;
 
 /** Bytes per tool result; a longer result is cut with a note saying so (limits.toolResultBytes). */
 export const DEFAULT_TOOL_RESULT_BYTES = 32_000;

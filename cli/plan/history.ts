@@ -3,16 +3,13 @@ import { join } from "node:path";
 import { z } from "zod";
 import { unquoteGitPath } from "../../shared/diff/parse.js";
 import { writeFileAtomic } from "../../shared/fs.js";
+import { HISTORY_MAX_COMMITS, HISTORY_TIMEOUT_MS } from "../../shared/limits.js";
 import type { ImpactReason } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
 import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { gitAt, isShallow } from "../git/repository.js";
 import { runGit } from "../git/run.js";
 
-/** Commits scanned back from the base, newest first. */
-const HISTORY_MAX_COMMITS = 3000;
-/** Wall-clock budget of one `git log` for history; what arrived by then is used. */
-const HISTORY_TIMEOUT_MS = 10_000;
 /** A commit that touches more files than this is a sweep (a rename, a reformat): no coupling evidence. */
 export const HISTORY_MAX_FILES_PER_COMMIT = 30;
 /**

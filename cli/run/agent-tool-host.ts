@@ -1,5 +1,6 @@
 import { type Template, templateFor } from "../../shared/config.js";
 import { isAbortError } from "../../shared/errors.js";
+import { REPEATED_FAILURE_THRESHOLD } from "../../shared/limits.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { type AnyToolSpec, isToolName, type ToolName, toolSpecsFor } from "../../shared/tools/manifest.js";
@@ -46,9 +47,6 @@ export interface ToolCallResult {
   ok: boolean;
   content: string;
 }
-
-/** After this many identical failing calls, the answer says plainly to stop repeating it. */
-const REPEATED_FAILURE_THRESHOLD = 2;
 
 /**
  * The only way the model touches anything. One per article

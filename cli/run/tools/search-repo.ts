@@ -1,14 +1,11 @@
+import { MAX_REGEX_LENGTH, SEARCH_LINE_CHARS } from "../../../shared/limits.js";
 import { type SearchRepoArgs, searchRepoSpec } from "../../../shared/tools/search-repo.js";
 import { defineTool, fail, succeed, type ToolContext, type ToolFailure, type ToolResult } from "./define.js";
 import { checkGlob, readableRefusal, visibleFiles } from "./files.js";
 import { RegexWorker } from "./regex-worker.js";
 
-/** Characters of a matching line shown in a result. */
-const SEARCH_LINE_CHARS = 240;
 /** Files sandbox-checked and read at once; their results are still reported in path order. */
 const SEARCH_READ_BATCH = 32;
-/** Longest regex accepted. */
-const MAX_REGEX_LENGTH = 500;
 
 /**
  * Patterns known to backtrack exponentially: a quantified group that itself holds a
