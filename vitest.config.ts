@@ -3,25 +3,30 @@ import { defineConfig } from "vitest/config";
 import LongestFirstSequencer from "./test/sequencer.js";
 
 /**
- * Test files that start real processes: the built CLI (and so the package build of
- * test/global-setup.ts), `impact serve`, a browser, Bun, a packed install, the PR bot's
- * chain. `npm run test:unit` (the `unit` project) leaves them out for a fast inner loop;
- * `npm test` and CI run both projects.
+ * The slow test files: those that start real processes (the built CLI, and so the package
+ * build of test/global-setup.ts; `impact serve`; a browser; Bun; a packed install), and those
+ * that drive a whole chain over HTTP or a database in process (`impact run` against the
+ * scripted model, the PR bot and its GitHub App, the state store). `npm run test:unit` (the
+ * `unit` project) leaves them out for a fast inner loop; `npm test` and CI run both projects.
  */
-const PROCESS_TESTS = [
+const SLOW_TESTS = [
   "test/bun.test.ts",
   "test/edit-command.test.ts",
+  "test/github-app.test.ts",
   "test/html-report.test.ts",
   "test/mcp.test.ts",
   "test/package.test.ts",
   "test/pipes.test.ts",
   "test/plan-built.test.ts",
   "test/run-script.test.ts",
+  "test/run.test.ts",
   "test/serve-drain.test.ts",
   "test/serve-postgres.test.ts",
   "test/serve-restart.test.ts",
   "test/signals.test.ts",
+  "test/state-store.test.ts",
   "test/webhook-e2e.test.ts",
+  "test/webhook.test.ts",
   "test/workflows.test.ts",
 ];
 
@@ -46,13 +51,13 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: ["node_modules", "dist", ...PROCESS_TESTS],
+          exclude: ["node_modules", "dist", ...SLOW_TESTS],
         },
       },
-      // Only these need the built package: the unit project starts without a build.
+      // Only slow files start the built package: the unit project starts without a build.
       {
         extends: true,
-        test: { name: "process", include: PROCESS_TESTS, globalSetup: ["test/global-setup.ts"] },
+        test: { name: "slow", include: SLOW_TESTS, globalSetup: ["test/global-setup.ts"] },
       },
     ],
   },
