@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appAuth, JOB_PERMISSIONS } from "../backend/github-auth.js";
+import { createGitHubClient } from "../shared/github-client.js";
 import { fixScript, portRepo } from "./helpers/audit-fixture.js";
 import { startPullRequestBot } from "./helpers/bot.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
@@ -47,7 +48,7 @@ async function appBot(options: {
     auth: appAuth({
       appId: options.appId ?? String(APP_ID),
       privateKey: async () => options.privateKey ?? keys.privateKey,
-      apiUrl: github.url,
+      github: createGitHubClient({ apiUrl: github.url, throttle: false }),
     }),
     githubUrl: github.url,
     modelUrl: upstream.url,
