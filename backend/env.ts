@@ -16,7 +16,7 @@ import { describeFirstIssue } from "../shared/zod-issues.js";
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
 /** The shortest bearer token the server accepts (router and /metrics). */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 
 /** Which part of the server a variable configures (for `impact serve --help` and the docs). */
 type Part = "router" | "bot" | "router, bot" | "server";
@@ -247,7 +247,7 @@ export function parsePort(text: string, source: string): number {
 }
 
 /** One row per variable of ServeEnvSchema: name, part, help text and default as shown. */
-export function serveEnvTable(): Array<{
+function serveEnvTable(): Array<{
   name: ServeEnvName;
   part: Part;
   description: string;

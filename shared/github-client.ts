@@ -10,7 +10,7 @@ export type GitHubClient = InstanceType<typeof GitHubOctokit>;
 const RATE_LIMIT_RETRIES = 3;
 /** Never sleep longer than this for a rate limit; a CI job has better things to do. */
 const MAX_RATE_LIMIT_WAIT_SECONDS = 120;
-export const DEFAULT_GITHUB_API_URL = "https://api.github.com";
+const DEFAULT_GITHUB_API_URL = "https://api.github.com";
 
 export interface GitHubClientOptions {
   /**

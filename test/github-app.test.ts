@@ -108,6 +108,24 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
     await bot.upstream.close();
   }, 300_000);
 
+  it("asks GitHub through the one client, which tries a head check answered 502 again instead of failing the job", async () => {
+    const repo = portRepo(["alpha"]);
+    const head = repo.git("rev-parse", "HEAD");
+    const base = repo.git("rev-parse", "HEAD~1");
+    const bot = await appBot({});
+    bot.github.setPull("acme/widgets", 42, { head });
+    bot.github.failNext({ status: 502, message: "Bad Gateway" });
+    expect(await bot.deliver(payload({ base, head, cloneUrl: repo.dir }), "retry-1")).toBe(202);
+    expect(bot.failures()).toEqual([]);
+    expect(bot.github.requests.slice(0, 2).map((request) => `${request.method} ${request.path}`)).toEqual([
+      "GET /repos/acme/widgets/pulls/42",
+      "GET /repos/acme/widgets/pulls/42",
+    ]);
+    expect(bot.github.comments("acme/widgets", 42)).toHaveLength(1);
+    expect(bot.github.issued[0]?.revoked).toBe(true);
+    await bot.upstream.close();
+  }, 300_000);
+
   it("drops a replayed delivery of an old head (asks the API), so the comment keeps the current head's result", async () => {
     const repo = portRepo(["alpha"]);
     const base = repo.git("rev-parse", "HEAD~1");
