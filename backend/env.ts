@@ -92,10 +92,12 @@ export const ServeEnvSchema = z.object({
     part: "router, bot",
     description: "any OpenAI-compatible server (default OpenAI)",
   }).optional(),
-  IMPACT_MODEL: variable(z.string().default(DEFAULT_MODEL), {
+  // No schema default: unset, the bot's runs fall back to the repository config's model.
+  IMPACT_MODEL: variable(z.string(), {
     part: "router, bot",
-    description: "the model",
-  }),
+    description: "the model (the bot's runs: else the repository config's model)",
+    defaultText: DEFAULT_MODEL,
+  }).optional(),
   IMPACT_ROUTER_MODELS: variable(list(), {
     part: "router",
     description:
@@ -119,7 +121,8 @@ export const ServeEnvSchema = z.object({
     }),
     {
       part: "server",
-      description: "when set, GET /metrics wants `Authorization: Bearer <this>` (else it answers anyone)",
+      description:
+        'when set, GET /metrics wants the header "Authorization: Bearer <this token>" (else it answers anyone)',
     },
   ).optional(),
   GITHUB_WEBHOOK_SECRET: variable(z.string(), {

@@ -8,6 +8,7 @@ import { type Logger, pino } from "pino";
 import { UsageError } from "../shared/errors.js";
 import { createGitHubClient, type GitHubClient } from "../shared/github-client.js";
 import { GITHUB_API_TIMEOUT_MS } from "../shared/limits.js";
+import { DEFAULT_MODEL } from "../shared/model/model-names.js";
 import { createOpenAIModelClient } from "../shared/model/openai-client.js";
 import { packageRoot } from "../shared/package-root.js";
 import { systemPrompt } from "../shared/prompts.js";
@@ -114,7 +115,7 @@ export async function backendFromEnv(
   const deps: AppDeps = { logger, metrics };
   if (env.IMPACT_METRICS_TOKEN !== undefined) deps.metricsToken = env.IMPACT_METRICS_TOKEN;
   const tokens = env.IMPACT_SERVER_TOKENS ?? [];
-  const model = env.IMPACT_MODEL;
+  const model = env.IMPACT_MODEL ?? DEFAULT_MODEL;
   if (tokens.length > 0) {
     if (!env.OPENAI_API_KEY) throw new UsageError("IMPACT_SERVER_TOKENS is set but OPENAI_API_KEY is not");
     const models = env.IMPACT_ROUTER_MODELS?.length ? env.IMPACT_ROUTER_MODELS : [model];
