@@ -102,13 +102,14 @@ export function appAuth(options: AppAuthOptions): GitHubAuth {
         privateKey,
         request: github.request,
       });
-      const [, name] = job.repository.fullName.split("/");
+      // The webhook's schema checked full_name as owner/name.
+      const name = job.repository.fullName.slice(job.repository.fullName.indexOf("/") + 1);
       let token: string;
       try {
         ({ token } = await auth({
           type: "installation",
           installationId,
-          repositoryNames: [name!],
+          repositoryNames: [name],
           permissions: { ...JOB_PERMISSIONS },
           // Every job its own token, so revoking one at the job's end cannot break another.
           refresh: true,
