@@ -126,7 +126,8 @@ describe("impact serve", () => {
       "2 impact serve: IMPACT_RATE_LIMIT: must be a positive number, got "-1" (and 1 more)
       "
     `);
-    // An empty variable is unset: the default applies.
+    // An empty variable is unset: the default applies (PORT="" was refused as a port before).
+    expect(await run([], { PORT: "", IMPACT_SERVER_TOKENS: "" })).toContain("nothing to serve");
     expect(
       await run(["--port", "http"], {
         ...router,
