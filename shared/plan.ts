@@ -25,9 +25,11 @@ export const ImpactReasonSchema = z.object({
  * keeps a complete list the change made incomplete (flagged; `--check` fails on it). `related`: it
  * is about the changed code but nothing in it is contradicted (listed apart, run only with
  * `--include related`). `new`: a mapped article the change calls for that does not exist yet.
+ * @public The plan's contract, for the detector's tiers (no module reads it yet).
  */
 export const TierSchema = z.enum(["stale", "related", "new"]);
 
+/** @public The plan's contract (no module reads it yet). */
 export const PlannedArticleSchema = z.object({
   path: z.string(),
   status: z.enum(["impacted", "touched", "new"]),
@@ -65,6 +67,7 @@ export const ImpactPlanSchema = z.object({
   weak: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
 });
 
+/** @public */
 export type Tier = z.infer<typeof TierSchema>;
 export type ImpactKind = z.infer<typeof ImpactKindSchema>;
 export type ImpactReason = z.infer<typeof ImpactReasonSchema>;
