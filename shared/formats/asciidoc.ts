@@ -12,7 +12,8 @@ const PREPROCESSOR = /^(?:ifn?def|ifeval|endif|include)::\S*\[.*\]$/;
 const COMMENT_LINE = /^\/\/(?!\/)/;
 const SETEXT_LEVELS: Record<string, number> = { "=": 1, "-": 2, "~": 3, "^": 4, "+": 5 };
 const XREF = /<<([^,>\s]+)(?:,[^>]*)?>>|xref:([^[\s]*)\[/g;
-const EXPLICIT_ID = /\[\[([A-Za-z_:][\w:.-]*)(?:,[^\]]*)?\]\]|\[#([A-Za-z_:][\w:.-]*)[.%,\]]|anchor:([A-Za-z_:][\w:.-]*)\[/g;
+const EXPLICIT_ID =
+  /\[\[([A-Za-z_:][\w:.-]*)(?:,[^\]]*)?\]\]|\[#([A-Za-z_:][\w:.-]*)[.%,\]]|anchor:([A-Za-z_:][\w:.-]*)\[/g;
 
 interface AsciidocScan {
   headings: Heading[];
@@ -58,12 +59,15 @@ function scanAsciidoc(content: string): AsciidocScan {
   }
   const title = number <= count ? /^(?:=|#)[ \t]+(\S.*?)[ \t]*$/.exec(lines[number]!) : null;
   if (title) {
-    scan.headings.push({ title: title[1]!, level: 1, line: number, bodyStartLine: number + 1 });
+    const heading: Heading = { title: title[1]!, level: 1, line: number, bodyStartLine: number + 1 };
+    scan.headings.push(heading);
     number++;
     while (number <= count && lines[number]!.length > 0) {
       if (ATTRIBUTE_ENTRY.test(lines[number]!)) attribute(number);
       number++;
     }
+    // The header (author, revision, attributes) stays with the title: section edits go after it.
+    heading.bodyStartLine = number;
   }
   if (firstAttribute > 0) scan.metadata = { startLine: firstAttribute, endLine: lastAttribute };
 
@@ -110,7 +114,12 @@ function scanAsciidoc(content: string): AsciidocScan {
       const single = SECTION.exec(line);
       if (single) {
         if (!discrete)
-          scan.headings.push({ title: single[2]!, level: single[1]!.length, line: number, bodyStartLine: number + 1 });
+          scan.headings.push({
+            title: single[2]!,
+            level: single[1]!.length,
+            line: number,
+            bodyStartLine: number + 1,
+          });
         discrete = false;
         number++;
         continue;
@@ -125,7 +134,8 @@ function scanAsciidoc(content: string): AsciidocScan {
         [...under].every((char) => char === under[0]) &&
         Math.abs(line.length - under.length) < 2
       ) {
-        if (!discrete) scan.headings.push({ title: line.trim(), level: setext, line: number, bodyStartLine: number + 2 });
+        if (!discrete)
+          scan.headings.push({ title: line.trim(), level: setext, line: number, bodyStartLine: number + 2 });
         discrete = false;
         number += 2;
         continue;

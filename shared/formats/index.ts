@@ -1,3 +1,6 @@
+import { contentHash } from "../hash.js";
+import { LineIndex } from "../markdown/lines.js";
+import { formatOutline } from "../markdown/outline.js";
 import { asciidocFormat } from "./asciidoc.js";
 import { markdownFormat, mdxFormat } from "./markdown.js";
 import { rstFormat } from "./rst.js";
@@ -22,9 +25,16 @@ export function plainFormat(extension: string): ArticleFormat {
 }
 
 /** Every format with a module, in the order documentation names them. */
-export const ARTICLE_FORMATS: readonly ArticleFormat[] = [markdownFormat, mdxFormat, rstFormat, asciidocFormat];
+export const ARTICLE_FORMATS: readonly ArticleFormat[] = [
+  markdownFormat,
+  mdxFormat,
+  rstFormat,
+  asciidocFormat,
+];
 
-const BY_EXTENSION = new Map(ARTICLE_FORMATS.flatMap((format) => format.extensions.map((ext) => [ext, format])));
+const BY_EXTENSION = new Map(
+  ARTICLE_FORMATS.flatMap((format) => format.extensions.map((ext) => [ext, format])),
+);
 
 /** The file's extension, lower case with the dot ("" without one). */
 export function extensionOf(path: string): string {
@@ -45,3 +55,20 @@ export function isDocumentationExtension(extension: string): boolean {
 }
 
 export { asciidocFormat, markdownFormat, mdxFormat, rstFormat };
+
+/**
+ * The `outline_article` text of an article: the header line, then its format's sections;
+ * a format without sections says so, and that replace edits are the way to change it.
+ */
+export function formatArticleOutline(path: string, content: string): string {
+  const format = articleFormat(path);
+  if (format.outline) return formatOutline(path, content, format.outline(content));
+  const header = formatOutline(path, "").split("\n")[0]!;
+  return [
+    header.replace(
+      / · 0 lines · hash \w+$/,
+      ` · ${new LineIndex(content).lineCount} lines · hash ${contentHash(content)}`,
+    ),
+    `(${format.name}: Impact reads no sections in it; change it with replace edits)`,
+  ].join("\n");
+}

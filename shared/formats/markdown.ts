@@ -20,10 +20,10 @@ export function blankOut(text: string, ranges: readonly [number, number][]): str
 }
 
 /** The link and image targets of a Markdown article outside code fences and inline code, with their lines. */
-function markdownLinks(content: string, opaque: [number, number][]): ArticleLink[] {
+function markdownLinks(content: string, opaque: (content: string) => [number, number][]): ArticleLink[] {
   if (!content.includes("](") && !content.includes("]:")) return [];
   // Blank out code (keeping offsets and newlines) so that examples in code are not links.
-  const text = blankOut(content, opaque).replace(INLINE_CODE, (code) => " ".repeat(code.length));
+  const text = blankOut(content, opaque(content)).replace(INLINE_CODE, (code) => " ".repeat(code.length));
   const lines = new LineIndex(content);
   const found: ArticleLink[] = [];
   for (const match of text.matchAll(INLINE_LINK)) {
@@ -84,7 +84,7 @@ export const markdownFormat: ArticleFormat = {
   metadata: { kind: "yaml" },
   checklists: true,
   unclosedBlock: fenceUnclosed,
-  links: (content) => markdownLinks(content, fenceBlocks(content)),
+  links: (content) => markdownLinks(content, fenceBlocks),
   anchors: (content) => headingAnchors(outlineMarkdown(content).sections),
   references: (content) => mkdocstringsReferences(content, fenceBlocks(content)),
 };
@@ -93,7 +93,8 @@ export const markdownFormat: ArticleFormat = {
 function mdxOpaque(content: string): [number, number][] {
   const lines = new LineIndex(content);
   const ranges: [number, number][] = fenceBlocks(content);
-  for (const [first, last] of mdxOpaqueLines(content)) ranges.push([lines.lineStart(first), lines.lineEnd(last)]);
+  for (const [first, last] of mdxOpaqueLines(content))
+    ranges.push([lines.lineStart(first), lines.lineEnd(last)]);
   return ranges.sort((a, b) => a[0] - b[0]);
 }
 
@@ -117,7 +118,7 @@ export const mdxFormat: ArticleFormat = {
   metadata: { kind: "yaml" },
   checklists: true,
   unclosedBlock: fenceUnclosed,
-  links: (content) => markdownLinks(content, mdxOpaque(content)),
+  links: (content) => markdownLinks(content, mdxOpaque),
   anchors: (content) => headingAnchors(mdxOutline(content).sections),
   references: (content) => mkdocstringsReferences(content, mdxOpaque(content)),
 };

@@ -6,7 +6,8 @@ import type { ArticleFormat, ArticleLink } from "./types.js";
 const ADORNMENT = /^([!-/:-@[-`{-~])\1*$/;
 const BULLET = /^[-+*\u2022\u2023\u2043](?: |$)/;
 const FIELD = /^:(?![: ])(?:[^:\\]|\\.|:(?![ `]|$))*(?<! ):(?: |$)/;
-const OPTION = /^(?:(?:--?|\+|\/)[A-Za-z0-9][\w-]*(?:[ =][^\s,]+)?)(?:, (?:--?|\+|\/)[A-Za-z0-9][\w-]*(?:[ =][^\s,]+)?)*(?: {2,}|$)/;
+const OPTION =
+  /^(?:(?:--?|\+|\/)[A-Za-z0-9][\w-]*(?:[ =][^\s,]+)?)(?:, (?:--?|\+|\/)[A-Za-z0-9][\w-]*(?:[ =][^\s,]+)?)*(?: {2,}|$)/;
 /** Constructs read as one text block up to the next blank line: doctest, line block, grid table. */
 const TEXT_BLOCK = /^(?:>>>(?: |$)|\|(?: |$)|\+-[-+]*\+$|\+=[=+]*\+$)/;
 const SIMPLE_TABLE_TOP = /^=+(?: +=+)+$/;
@@ -21,7 +22,8 @@ const TARGET = /^[ \t]*\.\.[ ]+_(`[^`]+`|[^:\\]+(?:\\.[^:\\]*)*):/gm;
 const REF_ROLE = /:(?:std:)?ref:`(?:[^`<]*<([^`>]+)>|([^`]+))`/g;
 const API_DIRECTIVE =
   /^[ \t]*\.\.[ ]+(?:[a-z]+:)?(?:auto)?(?:function|class|method|attribute|property|module|exception|data|decorator|decoratormethod|classmethod|staticmethod|type)::[ \t]+([^\s(]+)/gm;
-const API_ROLE = /:(?:py:|js:|c:|cpp:)?(?:func|class|meth|attr|exc|data|obj|mod|const|type):`(?:[^`<]*<([^`>]+)>|([^`]+))`/g;
+const API_ROLE =
+  /:(?:py:|js:|c:|cpp:)?(?:func|class|meth|attr|exc|data|obj|mod|const|type):`(?:[^`<]*<([^`>]+)>|([^`]+))`/g;
 
 /** Columns a title takes, as docutils counts them: wide East Asian characters 2, combining marks 0. */
 function columnWidth(text: string): number {
@@ -73,7 +75,8 @@ function scanRst(content: string): RstScan {
   }
   lines[count + 1] = "";
   const blank = (number: number) => number > count || lines[number]!.length === 0;
-  const indented = (number: number) => number <= count && (lines[number]![0] === " " || lines[number]![0] === "\t");
+  const indented = (number: number) =>
+    number <= count && (lines[number]![0] === " " || lines[number]![0] === "\t");
   const adornment = (number: number) => number <= count && ADORNMENT.test(lines[number]!);
 
   const scan: RstScan = { headings: [], opaque: [] };
@@ -264,7 +267,10 @@ function rstAnchors(content: string): Set<string> {
 
 /** The name an API role or directive documents: `~flask.Flask.run()` → `flask.Flask.run`. */
 function apiName(raw: string): string {
-  return raw.trim().replace(/^[~.!]+/, "").replace(/\(\)$/, "");
+  return raw
+    .trim()
+    .replace(/^[~.!]+/, "")
+    .replace(/\(\)$/, "");
 }
 
 function rstReferences(content: string): string[] {

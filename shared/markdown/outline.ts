@@ -537,7 +537,11 @@ export function findSection(outline: Outline, query: string): FindSectionResult 
  * The `outline_article` tool result: a header line, then one line per section. `outline`
  * is the article format's (shared/formats); without it the text is read as Markdown.
  */
-export function formatOutline(path: string, content: string, outline: Outline = outlineMarkdown(content)): string {
+export function formatOutline(
+  path: string,
+  content: string,
+  outline: Outline = outlineMarkdown(content),
+): string {
   const header = `${path} · ${outline.lineCount} lines · hash ${contentHash(content)}`;
   const lines = [header];
   if (outline.frontmatter) {

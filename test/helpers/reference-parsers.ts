@@ -41,7 +41,9 @@ export function docutilsSections(documents: readonly string[]): ReferenceSection
   });
   if (run.status !== 0) throw new Error(`docutils failed: ${run.stderr}`);
   const parsed = JSON.parse(run.stdout) as [number, number | null, string][][];
-  return parsed.map((sections) => sections.map(([level, line, title]) => ({ level, line: line ?? 0, title })));
+  return parsed.map((sections) =>
+    sections.map(([level, line, title]) => ({ level, line: line ?? 0, title })),
+  );
 }
 
 /** The sections Asciidoctor.js finds: the document title as level 1, `==` as 2, and so on; lines of the title. */
@@ -51,13 +53,20 @@ export async function asciidoctorSections(documents: readonly string[]): Promise
   const quiet = processor.MemoryLogger.create();
   processor.LoggerManager.setLogger(quiet);
   return documents.map((text) => {
-    const document = processor.load(text, { sourcemap: true, safe: "safe", attributes: { "skip-front-matter": "" } });
+    const document = processor.load(text, {
+      sourcemap: true,
+      safe: "safe",
+      attributes: { "skip-front-matter": "" },
+    });
     const found: ReferenceSection[] = [];
     // The document title comes back as a level-0 section.
     for (const section of document.findBy({ context: "section" })) {
-      found.push({ level: section.getLevel() + 1, line: section.getLineNumber() ?? 0, title: section.getTitle() ?? "" });
+      found.push({
+        level: section.getLevel() + 1,
+        line: section.getLineNumber() ?? 0,
+        title: section.getTitle() ?? "",
+      });
     }
     return found;
   });
 }
-
