@@ -216,7 +216,8 @@ function asciidocUnclosed(content: string): UnclosedBlock | null {
 /** AsciiDoc (Asciidoctor, Antora). */
 export const asciidocFormat: ArticleFormat = {
   name: "AsciiDoc",
-  extensions: [".adoc", ".asciidoc", ".asc"],
+  // Not `.asc`: far more of those are PGP signatures than articles.
+  extensions: [".adoc", ".asciidoc"],
   outline: outlineAsciidoc,
   opaque: opaqueRanges,
   metadata: { kind: "read-only", label: "header attributes" },
