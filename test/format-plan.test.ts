@@ -37,6 +37,24 @@ describe("impact plan on reStructuredText docs", () => {
     expect(paths).toEqual(["docs/api.rst", "docs/quickstart.rst"]);
   });
 
+  it("an API directive keeps its name as evidence where mentions in passing are too common to count", async () => {
+    const passing = Object.fromEntries(
+      Array.from({ length: 24 }, (_, index) => [
+        `docs/page-${index}.md`,
+        `# Page ${index}\n\nThen call \`redirect()\` to move on.\n`,
+      ]),
+    );
+    const repo = gitRepo({
+      "src/flask/helpers.py": "def redirect(location, code=302):\n    return location\n",
+      "docs/api.rst": "API\n===\n\n.. autofunction:: flask.redirect\n",
+      ...passing,
+    });
+    repo.commit({ "src/flask/helpers.py": "def redirect(location, code=303):\n    return location\n" });
+    const result = await plan(repo, ["--json"]);
+    const parsed = JSON.parse(result.out) as { articles: { path: string }[] };
+    expect(parsed.articles.map((article) => article.path)).toEqual(["docs/api.rst"]);
+  });
+
   it("warns once when a docs folder holds .rst files that no docs glob matches", async () => {
     const repo = sphinxProject({ docs: ["docs/**/*.md", "*.md"] });
     repo.commit({ "src/flask/helpers.py": "def redirect(location):\n    return location\n" });

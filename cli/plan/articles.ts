@@ -44,7 +44,12 @@ export async function listArticleEntries(
 ): Promise<ListedFile[]> {
   const select = articleSelector(config);
   const files = await listRepositoryEntries(repoRoot, options);
-  const unread = options.warnings && unreadDocumentation(config.docs, files.map((file) => file.path));
+  const unread =
+    options.warnings &&
+    unreadDocumentation(
+      config.docs,
+      files.map((file) => file.path),
+    );
   if (unread) options.warnings!.push(unread);
   if (options.unmatchedDocsGlobs)
     options.unmatchedDocsGlobs.push(

@@ -137,9 +137,7 @@ function namesakeMappings(files: string[], articles: string[], history: HistoryC
   }
   const stemsByDocsFolder = new Map<string, Set<string>>();
   for (const [key, paths] of articleByKey) stemsByDocsFolder.set(key, new Set(paths.map(stemOf)));
-  const code = files.filter(
-    (path) => !isDocumentationExtension(extname(path)) && !NOT_DOCS.test(path),
-  );
+  const code = files.filter((path) => !isDocumentationExtension(extname(path)) && !NOT_DOCS.test(path));
   const groups = new Map<string, { codeKey: string; docsKey: string; names: string[] }>();
   for (const path of code) {
     const codeKey = `${posix.dirname(path)}\0${extname(path)}`;
