@@ -433,30 +433,32 @@ export function sectionTree(headings: readonly Heading[], lineCount: number): Ou
   const sections: OutlineSection[] = [];
   const stack: OutlineSection[] = [];
   const seen = new Map<string, number>();
-  for (const [index, heading] of headings.entries()) {
-    while (stack.length > 0 && stack[stack.length - 1]!.level >= heading.level) stack.pop();
+  /** Ends the open sections of `level` or deeper at the line before `line`. */
+  const close = (level: number, line: number) => {
+    while (stack.length > 0 && stack[stack.length - 1]!.level >= level) {
+      const open = stack.pop()!;
+      open.endLine = Math.max(line - 1, open.bodyStartLine - 1);
+    }
+  };
+  for (let index = 0; index < headings.length; index++) {
+    const heading = headings[index]!;
+    close(heading.level, heading.line);
     const parent = stack[stack.length - 1];
     const base = parent ? `${parent.path}::${heading.title}` : heading.title;
     const count = (seen.get(base) ?? 0) + 1;
     seen.set(base, count);
-    let endLine = lineCount;
-    for (let next = index + 1; next < headings.length; next++) {
-      if (headings[next]!.level <= heading.level) {
-        endLine = headings[next]!.line - 1;
-        break;
-      }
-    }
     const section: OutlineSection = {
       title: heading.title,
       path: count === 1 ? base : `${base} (${count})`,
       level: heading.level,
       line: heading.line,
-      endLine: Math.max(endLine, heading.bodyStartLine - 1),
+      endLine: lineCount,
       bodyStartLine: heading.bodyStartLine,
     };
     sections.push(section);
     stack.push(section);
   }
+  close(0, lineCount + 1);
   return sections;
 }
 
