@@ -212,4 +212,23 @@ describe("after-edit checks in other formats", () => {
     });
     expect(!outcome.ok && outcome.error.code).toBe("broken_anchor");
   });
+
+  it("a new :doc: link to a page that does not exist is a broken link; one that exists is fine", () => {
+    const rst = "Usage\n=====\n\nText.\n";
+    const guard = { articlePath: "docs/usage.rst", pathExists: (path: string) => path === "docs/api.rst" };
+    const broken = applyEdits(rst, [{ old_string: "Text.", new_string: "See :doc:`apis`.", reason: "r" }], {
+      format: rstFormat,
+      guard,
+    });
+    expect(!broken.ok && broken.error.message).toContain('the new link "apis.rst" points at docs/apis.rst');
+    const fine = applyEdits(
+      rst,
+      [{ old_string: "Text.", new_string: "See :doc:`the API <api>`.", reason: "r" }],
+      {
+        format: rstFormat,
+        guard,
+      },
+    );
+    expect(fine.ok).toBe(true);
+  });
 });

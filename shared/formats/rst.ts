@@ -20,6 +20,7 @@ const LITERAL_DIRECTIVE =
 const COMMENT = /^\.\.(?: +(?!\[|_|\|)(?![^:]*::)|[ ]*$)/;
 const TARGET = /^[ \t]*\.\.[ ]+_(`[^`]+`|[^:\\]+(?:\\.[^:\\]*)*):/gm;
 const REF_ROLE = /:(?:std:)?ref:`(?:[^`<]*<([^`>]+)>|([^`]+))`/g;
+const DOC_ROLE = /:(?:std:)?doc:`(?:[^`<]*<([^`>]+)>|([^`]+))`/g;
 const API_DIRECTIVE =
   /^[ \t]*\.\.[ ]+(?:[a-z]+:)?(?:auto)?(?:function|class|method|attribute|property|module|exception|data|decorator|decoratormethod|classmethod|staticmethod|type)::[ \t]+([^\s(]+)/gm;
 const API_ROLE =
@@ -249,15 +250,26 @@ function normalizeLabel(label: string): string {
   return label.replace(/^`|`$/g, "").replace(/\s+/g, " ").trim().toLowerCase();
 }
 
+/**
+ * `:ref:` roles as `#label` links, and `:doc:` roles as links to the `.rst` page they name
+ * (relative to the article; Sphinx's `/from-the-source-root` form is left out, the source
+ * root being the site's, not the repository's).
+ */
 function rstLinks(content: string): ArticleLink[] {
-  if (!content.includes(":ref:")) return [];
+  if (!content.includes(":ref:") && !content.includes(":doc:")) return [];
   const text = readable(content);
   const lines = new LineIndex(content);
-  return [...text.matchAll(REF_ROLE)].map((match) => ({
+  const found: ArticleLink[] = [...text.matchAll(REF_ROLE)].map((match) => ({
     target: `#${normalizeLabel(match[1] ?? match[2]!)}`,
     line: lines.lineAt(match.index),
     image: false,
   }));
+  for (const match of text.matchAll(DOC_ROLE)) {
+    const target = (match[1] ?? match[2]!).trim();
+    if (target.startsWith("/") || target.includes("://")) continue;
+    found.push({ target: `${target}.rst`, line: lines.lineAt(match.index), image: false });
+  }
+  return found;
 }
 
 function rstAnchors(content: string): Set<string> {

@@ -24,7 +24,10 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
     guard: {
       articlePath: context.articlePath,
       // Listing the repository costs; only a batch that may add a link needs it.
-      ...(JSON.stringify(args.edits).match(/\]\(|\]:/) ? { pathExists: await repositoryPaths(context) } : {}),
+      // (Markdown links and definitions, reST :doc: roles.)
+      ...(JSON.stringify(args.edits).match(/\]\(|\]:|:doc:/)
+        ? { pathExists: await repositoryPaths(context) }
+        : {}),
       requiredSections: context.template.requiredSections,
       requiredFrontmatter: context.template.requiredFrontmatter,
     },
