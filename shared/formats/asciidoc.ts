@@ -16,6 +16,7 @@ const EXPLICIT_ID =
   /\[\[([A-Za-z_:][\w:.-]*)(?:,[^\]]*)?\]\]|\[#([A-Za-z_:][\w:.-]*)[.%,\]]|anchor:([A-Za-z_:][\w:.-]*)\[/g;
 
 interface AsciidocScan {
+  lineCount: number;
   headings: Heading[];
   /** 1-based inclusive line ranges of delimited blocks, delimiters included. */
   opaque: [number, number][];
@@ -41,7 +42,7 @@ function scanAsciidoc(content: string): AsciidocScan {
     lines[number] = text.trimEnd();
   }
   lines[count + 1] = "";
-  const scan: AsciidocScan = { headings: [], opaque: [], unclosed: null };
+  const scan: AsciidocScan = { lineCount: count, headings: [], opaque: [], unclosed: null };
 
   let number = 1;
   let firstAttribute = 0;
@@ -154,7 +155,7 @@ function scanAsciidoc(content: string): AsciidocScan {
 
 function outlineAsciidoc(content: string): Outline {
   const scan = scanAsciidoc(content);
-  const lineCount = new LineIndex(content).lineCount;
+  const { lineCount } = scan;
   const outline: Outline = { sections: sectionTree(scan.headings, lineCount), lineCount };
   if (scan.metadata) outline.metadata = { ...scan.metadata, label: "header attributes" };
   return outline;

@@ -48,6 +48,7 @@ function columnWidth(text: string): number {
 
 /** What one pass over a reST document finds. */
 interface RstScan {
+  lineCount: number;
   headings: Heading[];
   /** 1-based inclusive line ranges of literal blocks, code directives and comments. */
   opaque: [number, number][];
@@ -80,7 +81,7 @@ function scanRst(content: string): RstScan {
     number <= count && (lines[number]![0] === " " || lines[number]![0] === "\t");
   const adornment = (number: number) => number <= count && ADORNMENT.test(lines[number]!);
 
-  const scan: RstScan = { headings: [], opaque: [] };
+  const scan: RstScan = { lineCount: count, headings: [], opaque: [] };
   const styles: string[] = [];
   let level = 0;
   const section = (style: string, title: string, line: number, bodyStartLine: number) => {
@@ -226,7 +227,7 @@ function expandTabs(text: string): string {
 
 function outlineRst(content: string): Outline {
   const scan = scanRst(content);
-  const lineCount = new LineIndex(content).lineCount;
+  const { lineCount } = scan;
   const outline: Outline = { sections: sectionTree(scan.headings, lineCount), lineCount };
   if (scan.metadata) outline.metadata = { ...scan.metadata, label: "field list" };
   return outline;
