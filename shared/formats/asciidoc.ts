@@ -1,5 +1,6 @@
 import { LineIndex } from "../markdown/lines.js";
 import { type Heading, type Outline, sectionTree } from "../markdown/outline.js";
+import { blankOut } from "./markdown.js";
 import type { ArticleFormat, ArticleLink, UnclosedBlock } from "./types.js";
 
 const SECTION = /^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$/;
@@ -167,10 +168,7 @@ function opaqueRanges(content: string): [number, number][] {
 }
 
 function readable(content: string): string {
-  let text = content;
-  for (const [start, end] of opaqueRanges(content))
-    text = text.slice(0, start) + text.slice(start, end).replace(/[^\n]/g, " ") + text.slice(end);
-  return text;
+  return blankOut(content, opaqueRanges(content));
 }
 
 /** In-article cross references (`<<id>>`, `xref:#id[]`, `xref:id[]`) as `#id` links; xrefs to other files are left to the site's build. */

@@ -11,12 +11,19 @@ const INLINE_CODE = /`+[^`\n]*`+/g;
 /** mkdocstrings: `::: package.module.name` on a line of its own renders that object's API docs. */
 const MKDOCSTRINGS = /^[ \t]{0,3}:::[ \t]+([A-Za-z_][\w.:-]*)[ \t]*\r?$/gm;
 
-/** Blanks [start, end) ranges of `text` out, keeping offsets and line breaks. */
+/** Blanks the [start, end) ranges (sorted by start)  of `text` out, keeping offsets and line breaks. */
 export function blankOut(text: string, ranges: readonly [number, number][]): string {
-  let result = text;
-  for (const [start, end] of ranges)
-    result = result.slice(0, start) + result.slice(start, end).replace(/[^\n]/g, " ") + result.slice(end);
-  return result;
+  if (ranges.length === 0) return text;
+  const parts: string[] = [];
+  let cursor = 0;
+  for (const [start, end] of ranges) {
+    if (end <= cursor) continue;
+    const from = Math.max(start, cursor);
+    parts.push(text.slice(cursor, from), text.slice(from, end).replace(/[^\n]/g, " "));
+    cursor = end;
+  }
+  parts.push(text.slice(cursor));
+  return parts.join("");
 }
 
 /** The link and image targets of a Markdown article outside code fences and inline code, with their lines. */

@@ -1,5 +1,6 @@
 import { LineIndex } from "../markdown/lines.js";
 import { type Heading, type Outline, sectionTree } from "../markdown/outline.js";
+import { blankOut } from "./markdown.js";
 import type { ArticleFormat, ArticleLink } from "./types.js";
 
 /** A line of one repeated 7-bit punctuation character: an underline, overline or transition. */
@@ -240,10 +241,7 @@ function opaqueRanges(content: string): [number, number][] {
 
 /** Blanks the opaque regions out (offsets and line breaks kept), so that examples are not read. */
 function readable(content: string): string {
-  let text = content;
-  for (const [start, end] of opaqueRanges(content))
-    text = text.slice(0, start) + text.slice(start, end).replace(/[^\n]/g, " ") + text.slice(end);
-  return text;
+  return blankOut(content, opaqueRanges(content));
 }
 
 /** docutils' reference name normalisation: case and runs of whitespace do not count. */
