@@ -3,15 +3,20 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyEdits } from "../shared/edit/engine.js";
-import { asciidocFormat, rstFormat } from "../shared/formats/index.js";
+import { asciidocFormat, mdxFormat, rstFormat } from "../shared/formats/index.js";
 import type { ArticleFormat } from "../shared/formats/types.js";
 import { LineIndex } from "../shared/markdown/lines.js";
-import { asciidoctorSections, docutilsPython, docutilsSections } from "./helpers/reference-parsers.js";
+import {
+  asciidoctorSections,
+  docutilsPython,
+  docutilsSections,
+  mdxHeadings,
+} from "./helpers/reference-parsers.js";
 
 interface CorpusRepository {
   repo: string;
   sha: string;
-  format: "rst" | "adoc";
+  format: "rst" | "adoc" | "mdx";
   under: string;
   extension: string;
   /** Pages where the reference parser reads more than sections (file → why), left out. */
@@ -89,6 +94,14 @@ describe("outlines of real documentation agree with the reference parsers", () =
           expect(mine, page.path).toEqual(reference[index]!.map((s) => `${s.level} ${s.line} ${s.title}`));
           everySectionReplace(rstFormat, page.path, page.text);
         });
+      } else if (entry.format === "mdx") {
+        for (const page of found) {
+          const mine = mdxFormat.outline!(page.text).sections.map(
+            (section) => `${section.level} ${section.line}`,
+          );
+          expect(mine, page.path).toEqual(mdxHeadings(page.text));
+          everySectionReplace(mdxFormat, page.path, page.text);
+        }
       } else {
         const reference = await asciidoctorSections(texts);
         found.forEach((page, index) => {

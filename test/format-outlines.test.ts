@@ -1,11 +1,4 @@
 import fc from "fast-check";
-import { fromMarkdown } from "mdast-util-from-markdown";
-import { frontmatterFromMarkdown } from "mdast-util-frontmatter";
-import { gfmFromMarkdown } from "mdast-util-gfm";
-import { mdxFromMarkdown } from "mdast-util-mdx";
-import { frontmatter } from "micromark-extension-frontmatter";
-import { gfm } from "micromark-extension-gfm";
-import { mdxjs } from "micromark-extension-mdxjs";
 import { describe, expect, it } from "vitest";
 import { articleFormat, asciidocFormat, mdxFormat, rstFormat } from "../shared/formats/index.js";
 import { LineIndex } from "../shared/markdown/lines.js";
@@ -15,7 +8,12 @@ import {
   mdxDocumentArbitrary,
   rstDocumentArbitrary,
 } from "./helpers/format-documents.js";
-import { asciidoctorSections, docutilsPython, docutilsSections } from "./helpers/reference-parsers.js";
+import {
+  asciidoctorSections,
+  docutilsPython,
+  docutilsSections,
+  mdxHeadings,
+} from "./helpers/reference-parsers.js";
 
 /** Generated documents per format: enough to meet every block kind at every level many times. */
 const DOCUMENTS = 300;
@@ -164,17 +162,6 @@ describe("AsciiDoc outline", () => {
     expect(asciidocFormat.unclosedBlock("== A\n\n----\ncode\n----\n")).toBeNull();
   });
 });
-
-/** MDX's own parser (with GFM and frontmatter, as MDX sites configure it): the top-level headings. */
-function mdxHeadings(text: string): string[] {
-  const tree = fromMarkdown(text, {
-    extensions: [mdxjs(), gfm(), frontmatter()],
-    mdastExtensions: [mdxFromMarkdown(), gfmFromMarkdown(), frontmatterFromMarkdown()],
-  });
-  return tree.children.flatMap((node) =>
-    node.type === "heading" ? [`${node.depth} ${node.position!.start.line}`] : [],
-  );
-}
 
 describe("MDX outline", () => {
   it("reads the generated documents' sections: ESM, JSX blocks and expressions are opaque", () => {

@@ -1,6 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { frontmatterFromMarkdown } from "mdast-util-frontmatter";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { mdxFromMarkdown } from "mdast-util-mdx";
+import { frontmatter } from "micromark-extension-frontmatter";
+import { gfm } from "micromark-extension-gfm";
+import { mdxjs } from "micromark-extension-mdxjs";
 
 /** A section as a reference parser reports it: its level (1 = top), title and the 1-based line of its underline (reST) or title. */
 export interface ReferenceSection {
@@ -69,4 +76,15 @@ export async function asciidoctorSections(documents: readonly string[]): Promise
     }
     return found;
   });
+}
+
+/** MDX's own parser (with GFM and frontmatter, as MDX sites configure it): the top-level headings. */
+export function mdxHeadings(text: string): string[] {
+  const tree = fromMarkdown(text, {
+    extensions: [mdxjs(), gfm(), frontmatter()],
+    mdastExtensions: [mdxFromMarkdown(), gfmFromMarkdown(), frontmatterFromMarkdown()],
+  });
+  return tree.children.flatMap((node) =>
+    node.type === "heading" ? [`${node.depth} ${node.position!.start.line}`] : [],
+  );
 }
