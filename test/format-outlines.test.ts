@@ -186,6 +186,12 @@ describe("MDX outline", () => {
 });
 
 describe("format registry", () => {
+  it("reads mkdocstrings ::: lines in Markdown as references, not those in code", () => {
+    const text =
+      "# API\n\n::: flask.helpers.redirect\n\n```md\n::: not.this\n```\n\n:::note\nAn admonition.\n:::\n";
+    expect(articleFormat("docs/api.md").references(text)).toEqual(["flask.helpers.redirect"]);
+  });
+
   it("maps extensions to formats, and anything else to plain text", () => {
     expect(
       ["a.md", "b.MDX", "c.rst", "d.adoc", "e.asciidoc", "f.txt", "README"].map(

@@ -225,4 +225,5 @@ export const asciidocFormat: ArticleFormat = {
   links: asciidocLinks,
   anchors: asciidocAnchors,
   references: () => [],
+  referenceMarkers: [],
 };

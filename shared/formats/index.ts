@@ -21,6 +21,7 @@ export function plainFormat(extension: string): ArticleFormat {
     links: () => [],
     anchors: () => new Set(),
     references: () => [],
+    referenceMarkers: [],
   };
 }
 

@@ -94,6 +94,7 @@ export const markdownFormat: ArticleFormat = {
   links: (content) => markdownLinks(content, fenceBlocks),
   anchors: (content) => headingAnchors(outlineMarkdown(content).sections),
   references: (content) => mkdocstringsReferences(content, fenceBlocks(content)),
+  referenceMarkers: [":::"],
 };
 
 /** Offset ranges of MDX's opaque lines (ESM, JSX blocks, expressions) and its fences. */
@@ -128,4 +129,5 @@ export const mdxFormat: ArticleFormat = {
   links: (content) => markdownLinks(content, mdxOpaque),
   anchors: (content) => headingAnchors(mdxOutline(content).sections),
   references: (content) => mkdocstringsReferences(content, mdxOpaque(content)),
+  referenceMarkers: [":::"],
 };

@@ -309,4 +309,5 @@ export const rstFormat: ArticleFormat = {
   links: rstLinks,
   anchors: rstAnchors,
   references: rstReferences,
+  referenceMarkers: [":: ", ":`"],
 };

@@ -56,4 +56,6 @@ export interface ArticleFormat {
    * lines. The plan reads them as strong references.
    */
   references(content: string): string[];
+  /** Text without any of these holds no references: a reader of raw bytes checks them before decoding. */
+  referenceMarkers: readonly string[];
 }

@@ -99,8 +99,8 @@ export function attentionOf(article: ArticleText, warnings: string[]): Attention
 export function documentedNames(article: ArticleText): Set<string> {
   const format = articleFormat(article.path);
   const { content } = article;
-  // Cheap gates before decoding: reST roles and directives need "::" or ":`", mkdocstrings ":::".
-  if (!includesText(content, "::") && !includesText(content, ":`")) return new Set();
+  // Bytes are decoded only when a marker of the format's references is there.
+  if (!format.referenceMarkers.some((marker) => includesText(content, marker))) return new Set();
   const text = typeof content === "string" ? content : UTF8.decode(content);
   const names = new Set<string>();
   for (const name of format.references(text)) {
