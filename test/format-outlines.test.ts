@@ -183,6 +183,12 @@ describe("MDX outline", () => {
     expect(outlined(mdxFormat, text)).toEqual(["1 9 Outside", "2 15 Below"]);
     expect(mdxHeadings(text)).toEqual(["1 9", "2 15"]);
   });
+
+  it("reads a fence that interrupts a paragraph as a fence, so a tag inside it opens no JSX block", () => {
+    const text = "Some text\n```\n\n<Tabs>\n\n```\n\n# After\n";
+    expect(outlined(mdxFormat, text)).toEqual(["1 8 After"]);
+    expect(mdxHeadings(text)).toEqual(["1 8"]);
+  });
 });
 
 describe("format registry", () => {

@@ -109,9 +109,9 @@ function mdxOpaque(content: string): [number, number][] {
 function mdxOutline(content: string) {
   const blocks = mdxOpaqueLines(content);
   if (blocks.length === 0) return outlineMarkdown(content);
-  const opaque = new Set<number>();
-  for (const [first, last] of blocks) for (let line = first; line <= last; line++) opaque.add(line);
-  return outlineMarkdown(content, (line) => opaque.has(line));
+  const opaque = new Uint8Array(blocks[blocks.length - 1]![1] + 1);
+  for (const [first, last] of blocks) opaque.fill(1, first, last + 1);
+  return outlineMarkdown(content, (line) => opaque[line] === 1);
 }
 
 /**

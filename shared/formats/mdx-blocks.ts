@@ -1,4 +1,4 @@
-import { closesFence, type Fence, measureIndent, openFence } from "../markdown/fences.js";
+import { closesFence, type Fence, openFence } from "../markdown/fences.js";
 import { findFrontmatterFences } from "../markdown/frontmatter.js";
 import { LineIndex } from "../markdown/lines.js";
 
@@ -22,36 +22,54 @@ export function mdxOpaqueLines(content: string): [number, number][] {
   let number = frontmatter?.closed ? lines.lineAt(frontmatter.end - 1) + 1 : 1;
   let blockStart = true;
   let fence: Fence | null = null;
+  // Most lines are decided by their first character, read in place; a line is sliced only when it may matter.
   for (; number <= lineCount; number++) {
-    const line = lines.lineText(number);
+    const start = lines.lineStart(number);
+    const end = lines.lineEnd(number);
+    let at = start;
+    let columns = 0;
+    for (; at < end; at++) {
+      const code = content.charCodeAt(at);
+      if (code === 32) columns++;
+      else if (code === 9) columns += 4 - (columns % 4);
+      else break;
+    }
+    const first = at < end ? content[at]! : "\n";
     if (fence) {
-      if (closesFence(fence, line)) {
+      if (first === fence.marker && closesFence(fence, lines.lineText(number))) {
         fence = null;
         blockStart = true;
       }
       continue;
     }
-    const { columns, offset } = measureIndent(line);
-    const text = line.slice(offset);
-    if (text.length === 0) {
+    if (first === "\n" || first === "\r") {
       blockStart = true;
       continue;
     }
-    if (blockStart && columns <= 3) {
-      fence = openFence(text);
+    if (columns > 3) {
+      blockStart = false;
+      continue;
+    }
+    if (first === "`" || first === "~") {
+      // A fence may interrupt a paragraph.
+      fence = openFence(lines.lineText(number).slice(at - start));
       if (fence) continue;
-      let end = 0;
-      if (columns === 0 && ESM.test(text)) end = untilBlank(lines, number);
-      else if (JSX_START.test(text)) end = jsxEnd(content, lines, lines.lineStart(number) + offset, number);
-      else if (text[0] === "{") end = expressionEnd(content, lines, lines.lineStart(number) + offset, number);
-      if (end > 0) {
-        ranges.push([number, end]);
-        number = end;
+    }
+    if (blockStart) {
+      let last = 0;
+      if (columns === 0 && (first === "i" || first === "e") && ESM.test(content.slice(at, at + 7)))
+        last = untilBlank(lines, number);
+      else if (first === "<" && JSX_START.test(content.slice(at, at + 2)))
+        last = jsxEnd(content, lines, at, number);
+      else if (first === "{") last = expressionEnd(content, lines, at, number);
+      if (last > 0) {
+        ranges.push([number, last]);
+        number = last;
         blockStart = true;
         continue;
       }
     }
-    blockStart = ATX_START.test(text) && columns <= 3;
+    blockStart = first === "#" && ATX_START.test(lines.lineText(number).slice(at - start));
   }
   return ranges;
 }
