@@ -120,6 +120,7 @@ describe("read_file {path, symbol}", () => {
     expect(section.content).not.toContain("Later");
     const outline = await one("outline_article", { path: "docs/setup.rst" });
     expect(outline.content.split("\n").slice(1)).toEqual([
+      "format: reStructuredText",
       "Setup  (h1, lines 1-10)",
       "  Setup::Options  (h2, lines 6-10)",
       "Later  (h1, lines 11-12)",

@@ -63,7 +63,12 @@ export { asciidocFormat, markdownFormat, mdxFormat, rstFormat };
  */
 export function formatArticleOutline(path: string, content: string): string {
   const format = articleFormat(path);
-  if (format.outline) return formatOutline(path, content, format.outline(content));
+  if (format === markdownFormat) return formatOutline(path, content, format.outline!(content));
+  if (format.outline) {
+    // The model writes the article's own syntax: say which it is, right under the header.
+    const [header, ...rest] = formatOutline(path, content, format.outline(content)).split("\n");
+    return [header, `format: ${format.name}`, ...rest].join("\n");
+  }
   const header = formatOutline(path, "").split("\n")[0]!;
   return [
     header.replace(
