@@ -189,6 +189,16 @@ describe("MDX frontmatter", () => {
   });
 });
 
+describe("checklists in AsciiDoc", () => {
+  it("ticks a `* [ ]` item, not the one inside a listing block", () => {
+    const adoc = "== Tasks\n\n* [ ] ship it\n\n----\n* [ ] ship it in an example\n----\n";
+    const outcome = applyEdits(adoc, [{ checklist_item: "ship it", checked: true, reason: "done" }], {
+      format: asciidocFormat,
+    });
+    expect(outcome.ok && outcome.content).toBe(adoc.replace("* [ ] ship it\n\n", "* [x] ship it\n\n"));
+  });
+});
+
 describe("after-edit checks in other formats", () => {
   it("an AsciiDoc listing block left open is refused; a reST literal block never is", () => {
     const adoc = "== Usage\n\n----\ncode\n----\n";

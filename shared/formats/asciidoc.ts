@@ -220,7 +220,8 @@ export const asciidocFormat: ArticleFormat = {
   outline: outlineAsciidoc,
   opaque: opaqueRanges,
   metadata: { kind: "read-only", label: "header attributes" },
-  checklists: false,
+  // `* [ ]` / `* [x]` items are AsciiDoc checklists too.
+  checklists: true,
   unclosedBlock: asciidocUnclosed,
   links: asciidocLinks,
   anchors: asciidocAnchors,
