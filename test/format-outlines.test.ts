@@ -192,6 +192,61 @@ describe("MDX outline", () => {
 });
 
 describe("format registry", () => {
+  it("never throws on arbitrary text, and every section lies inside the file", () => {
+    const pieces = [
+      "=",
+      "-",
+      "~",
+      "^",
+      "#",
+      "`",
+      "<",
+      ">",
+      "/",
+      "{",
+      "}",
+      "'",
+      '"',
+      ":",
+      ".",
+      " ",
+      "\t",
+      "\n",
+      "\r\n",
+      "a",
+      "::",
+      ".. ",
+      "----",
+      "<A>",
+      "</A>",
+      "import x",
+      "==== ",
+      "[discrete]",
+      "|===",
+    ];
+    const text = fc.array(fc.constantFrom(...pieces), { maxLength: 120 }).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (content) => {
+        for (const format of [rstFormat, asciidocFormat, mdxFormat]) {
+          const outline = format.outline!(content);
+          for (const section of outline.sections) {
+            expect(section.line).toBeGreaterThanOrEqual(1);
+            expect(section.endLine).toBeLessThanOrEqual(
+              Math.max(outline.lineCount, section.bodyStartLine - 1),
+            );
+            expect(section.bodyStartLine).toBeGreaterThan(section.line);
+          }
+          format.opaque(content);
+          format.links(content);
+          format.anchors(content);
+          format.references(content);
+          format.unclosedBlock(content);
+        }
+      }),
+      { numRuns: 500, seed: 7 },
+    );
+  });
+
   it("reads mkdocstrings ::: lines in Markdown as references, not those in code", () => {
     const text =
       "# API\n\n::: flask.helpers.redirect\n\n```md\n::: not.this\n```\n\n:::note\nAn admonition.\n:::\n";
