@@ -72,6 +72,9 @@ function scanAsciidoc(content: string): AsciidocScan {
     heading.bodyStartLine = number;
   }
   if (firstAttribute > 0) scan.metadata = { startLine: firstAttribute, endLine: lastAttribute };
+  let skipNameSection = false;
+  for (let line = firstAttribute; line > 0 && line <= lastAttribute; line++)
+    if (/^:doctype:[ \t]+manpage$/.test(lines[line]!)) skipNameSection = true;
 
   let blockStart = true;
   let discrete = false;
@@ -115,7 +118,10 @@ function scanAsciidoc(content: string): AsciidocScan {
     if (blockStart) {
       const single = SECTION.exec(line);
       if (single) {
-        if (!discrete)
+        // A man page's first section (NAME) belongs to its header, as Asciidoctor reads it.
+        const nameSection = skipNameSection && single[1]!.length === 2;
+        skipNameSection = false;
+        if (!discrete && !nameSection)
           scan.headings.push({
             title: single[2]!,
             level: single[1]!.length,
