@@ -144,7 +144,9 @@ export function renderExplanation(explanation: Explanation): string {
       ? "has no reason to change"
       : explanation.status === "weak"
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
-        : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
+        : explanation.status === "new"
+          ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
+          : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(`${explanation.path} ${verdict}`);
   if (explanation.olderVersion)
     lines.push(
@@ -191,14 +193,19 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
 /** The table people read: each article with its status, its reasons and the changed files behind them. */
 export function renderPlan(plan: ImpactPlan): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
-  const touched = plan.articles.length - impacted;
+  const created = plan.articles.filter((article) => article.status === "new");
+  const touched = plan.articles.length - impacted - created.length;
   const range =
     plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
   } else {
-    lines.push(`${plural(impacted, "article")} impacted, ${touched} touched by the change (${range})`, "");
+    const fresh = created.length > 0 ? `, ${created.length} new` : "";
+    lines.push(
+      `${plural(impacted, "article")} impacted, ${touched} touched${fresh} by the change (${range})`,
+      "",
+    );
     const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
     for (const article of plan.articles) {
       if (article.impact.length === 0)
@@ -221,6 +228,15 @@ export function renderPlan(plan: ImpactPlan): string {
       }
     }
     lines.push(...table(rows.map((row) => row.map(printable))));
+    if (created.length > 0) {
+      lines.push("", "New articles (impact run --allow-create writes them, following their models):");
+      for (const article of created)
+        lines.push(
+          printable(
+            `  ${article.path}${article.models && article.models.length > 0 ? ` (like ${article.models.join(", ")})` : ""}`,
+          ),
+        );
+    }
   }
   const weak = plan.weak ?? [];
   if (weak.length > 0 && plan.minScore !== undefined) {

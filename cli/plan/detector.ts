@@ -2,6 +2,7 @@ import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset
 import type { ImpactConfig } from "../../shared/config.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
+import { articleSelector } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
@@ -9,6 +10,7 @@ import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
+import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
 import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
@@ -187,6 +189,15 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     const files = [...new Set([...(touched ? [path] : []), ...impact.map((reason) => reason.source)])];
     planned.push({ path, status: touched ? "touched" : "impacted", impact, files, score });
   }
+  // New code, new docs: mapped articles the change calls for that do not exist yet.
+  const created = newArticles({
+    mappings: config.mappings,
+    evidence: evidence.files,
+    articlePaths,
+    sortedArticles,
+    isArticlePath: articleSelector(config),
+  });
+  planned.push(...created.map((article) => ({ ...article, score: article.score ?? 0 })));
   planned.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   weak.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   const plan: ImpactPlan = {
@@ -210,7 +221,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     plan,
     explanation: {
       path: explainPath,
-      isArticle: articlePaths.has(explainPath),
+      isArticle: articlePaths.has(explainPath) || entry?.status === "new",
       status: entry ? entry.status : weakEntry ? "weak" : "none",
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,

@@ -44,6 +44,8 @@ export interface ArticleOutcome {
 export interface ArticleSession {
   /** The article's current text, for the first message. */
   readonly content: string;
+  /** A new article's models (existing articles of its mapping) with their text. */
+  readonly models?: readonly { path: string; content: string }[] | undefined;
   /** Runs a turn's tool calls; one tool message per call, in order, plus their outcomes. */
   execute(
     calls: ToolCall[],
@@ -119,10 +121,17 @@ export class ImpactAgentRunner {
   /** Runs every article; on abort the unfinished ones come back `cancelled`. Results keep input order. */
   async run(articles: readonly PlannedArticle[], signal: AbortSignal): Promise<AuditArticle[]> {
     const limit = pLimit(this.#limits.concurrency);
-    const results = await Promise.all(
-      articles.map((article) => limit(() => this.runArticle(article, signal))),
-    );
-    return results.flat();
+    const results = new Map<PlannedArticle, AuditArticle[]>();
+    const runAll = (list: readonly PlannedArticle[]) =>
+      Promise.all(
+        list.map((article) =>
+          limit(async () => results.set(article, await this.runArticle(article, signal))),
+        ),
+      );
+    // New articles first, to the end: the others' loops then see them, and may link to them.
+    await runAll(articles.filter((article) => article.status === "new"));
+    await runAll(articles.filter((article) => article.status !== "new"));
+    return articles.flatMap((article) => results.get(article)!);
   }
 
   /** One article's loop: its audit entry, followed by an entry for each article it created. */
@@ -155,6 +164,7 @@ export class ImpactAgentRunner {
         article,
         content: session.content,
         changeSet: this.#options.changeSet,
+        ...(session.models ? { models: session.models } : {}),
       });
       const key = this.#options.cache
         ? resultKey({
@@ -230,6 +240,7 @@ export class ImpactAgentRunner {
         patch: outcome.patch,
         hashBefore: outcome.hashBefore,
         hashAfter: outcome.hashAfter,
+        ...(article.status === "new" && outcome.patch !== "" ? { created: true } : {}),
         summary: summary !== "" ? summary : summariseEdits(outcome.edits),
         durationMs: elapsed(),
       };

@@ -93,7 +93,7 @@ function frontmatterKeys(content: string): Set<string> {
   return new Set(data && typeof data === "object" && !Array.isArray(data) ? Object.keys(data) : []);
 }
 
-interface Link {
+export interface Link {
   target: string;
   line: number;
   image: boolean;
@@ -105,7 +105,7 @@ const REFERENCE_DEFINITION = /^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)/gm;
 const INLINE_CODE = /`+[^`\n]*`+/g;
 
 /** The link and image targets of an article outside code fences and inline code, with their lines. */
-function links(content: string): Link[] {
+export function links(content: string): Link[] {
   if (!content.includes("](") && !content.includes("]:")) return [];
   // Blank out code (keeping offsets and newlines) so that examples in code are not links.
   let text = content;
