@@ -103,7 +103,6 @@ describe("new code, new docs", () => {
 
     const human = captureIo(repo.dir);
     expect(await main(["plan"], human)).toBe(0);
-    expect(human.out).toContain("1 touched".replace("1", "0"));
     expect(human.out).toMatch(/impacted, 0 touched, 1 new by the change/);
     expect(human.out).toContain(
       `New articles (impact run --allow-create writes them, following their models):\n  ${NEW_PATH} (like lib/rules/color-no-invalid-hex/README.md, lib/rules/font-family-no-duplicate-names/README.md)`,
@@ -156,7 +155,7 @@ describe("new code, new docs", () => {
     expect(plain.server.requests.every((request) => request.article !== NEW_PATH)).toBe(true);
   });
 
-  it("refuses a link to the new article when its creation failed, and the article that linked fails", async () => {
+  it("refuses a link to a new article that was not created; the article whose model then stopped gave up", async () => {
     const repo = rulesRepo();
     const run = await runWithScript(
       repo.dir,
@@ -174,6 +173,18 @@ describe("new code, new docs", () => {
     const toolResult = JSON.stringify(run.server.requests.at(-1)!.body.messages);
     expect(toolResult).toContain("points at lib/rules/selector-no-invalid/README.md, which does not exist");
     expect(list?.patch).toBe("");
+    // Honest status: the edit was refused and the model stopped, so the list may still be wrong.
+    expect(list).toMatchObject({
+      status: "gave_up",
+      summary: "The link was refused, so I stopped.",
+      error: { code: "edit_refused" },
+    });
+    expect(list?.error?.message).toMatch(
+      /^Edit 0: .*points at lib\/rules\/selector-no-invalid\/README.md, which does not exist/,
+    );
+    expect(run.code).toBe(1);
+    expect(run.io.out).toMatch(/gave_up\s+docs\/user-guide\/rules.md: Edit 0: line 5: the new link/);
+    expect(run.io.out).toContain("1 gave up");
     expect(existsSync(join(repo.dir, NEW_PATH))).toBe(false);
     expect(readFileSync(join(repo.dir, "docs/user-guide/rules.md"), "utf8")).toBe(RULES_LIST);
   });

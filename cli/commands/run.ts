@@ -251,7 +251,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         { code: "stale" },
       );
     }
-    if (audit.totals.failed > 0) throw new ArticlesFailed(audit.totals.failed);
+    // An article whose model gave up after a refused edit may still be wrong: it fails the run too.
+    const failed = audit.totals.failed + audit.totals.gave_up;
+    if (failed > 0) throw new ArticlesFailed(failed);
     return 0;
   },
 });
@@ -298,14 +300,18 @@ function renderSummary(
   const lines = audit.articles.map((article) => {
     const edits = article.edits.length > 0 ? ` (${plural(article.edits.length, "edit")})` : "";
     const why =
-      article.status === "failed" || article.status === "skipped" ? `: ${printable(article.summary)}` : "";
+      article.status === "failed" || article.status === "skipped"
+        ? `: ${printable(article.summary)}`
+        : article.status === "gave_up" && article.error
+          ? `: ${printable(article.error.message)}`
+          : "";
     return `${article.status.padEnd(9)} ${printable(article.path)}${edits}${why}`;
   });
   const t = audit.totals;
   if (lines.length === 0) lines.push("no impacted articles");
   lines.push(
     "",
-    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
+    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.gave_up > 0 ? `, ${t.gave_up} gave up` : ""}${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
     `audit: ${shown(out)}`,
     `patch: ${shown(patch)}${audit.applied ? " (applied)" : ""}`,
   );

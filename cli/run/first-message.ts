@@ -68,7 +68,9 @@ async function newArticleMessage(input: FirstMessageInput): Promise<string> {
     reasons:
       article.impact.map((reason) => `- ${reason.kind} ${reason.source}: ${reason.detail}`).join("\n") ||
       "- (no reason recorded)",
-    models: models.join("\n\n") || "(no existing article of this kind could be read; use list_files to find similar ones)",
+    models:
+      models.join("\n\n") ||
+      "(no existing article of this kind could be read; use list_files to find similar ones)",
     diff: diff.diff || "(no textual hunks for this article's files)",
     trimmed:
       leftOut.length === 0

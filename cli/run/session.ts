@@ -168,6 +168,7 @@ class ToolHostSession implements ArticleSession {
         evidence: edit.evidence,
         toolCallId: edit.toolCallId,
         ...(this.#turnOf.has(edit.toolCallId) ? { turn: this.#turnOf.get(edit.toolCallId)! } : {}),
+        ...(edit.request ? { request: edit.request } : {}),
       }));
   }
 }

@@ -2,7 +2,7 @@ import type { Audit, AuditArticle, AuditEdit } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
 import { escapeHtml } from "./escape.js";
 import { lineSpan, plural, shortSha } from "./markdown.js";
-import { renderSpend, sortArticles } from "./report.js";
+import { hasOwnSummary, renderSpend, shownStatus, sortArticles } from "./report.js";
 
 export interface HtmlReportOptions {
   /** `owner/name` on GitHub: evidence becomes links to the head commit's files. */
@@ -55,15 +55,16 @@ ${body.join("\n")}
 type VerdictState = "ok" | "changes" | "failed";
 
 function verdictState(audit: Audit): VerdictState {
-  if (audit.totals.failed > 0) return "failed";
+  if (audit.totals.failed > 0 || audit.totals.gave_up > 0) return "failed";
   return audit.totals.updated > 0 ? "changes" : "ok";
 }
 
 function verdictText(audit: Audit): string {
-  const { updated, failed, cancelled, skipped } = audit.totals;
+  const { updated, failed, cancelled, skipped, gave_up: gaveUp } = audit.totals;
   const clauses: string[] = [];
   if (updated > 0) clauses.push(`${plural(updated, "article needs", "articles need")} changes`);
   if (failed > 0) clauses.push(`${plural(failed, "article")} could not be updated`);
+  if (gaveUp > 0) clauses.push(`${plural(gaveUp, "article")} left as they were after a refused edit`);
   if (cancelled > 0) clauses.push(`${cancelled} cancelled`);
   if (skipped > 0) clauses.push(`${skipped} skipped`);
   if (clauses.length === 0) {
@@ -108,7 +109,8 @@ ${rows.join("\n")}
 
 function statusBadge(article: AuditArticle): string {
   const cached = article.cached ? ' <span class="badge badge-cached">cached</span>' : "";
-  return `<span class="badge status-${article.status}">${article.status}</span>${cached}`;
+  const status = shownStatus(article);
+  return `<span class="badge status-${status}">${status}</span>${cached}`;
 }
 
 /** The strongest reason's score, when the plan scored its reasons. */
@@ -143,7 +145,7 @@ function articleSection(article: AuditArticle, index: number, links: EvidenceLin
     for (const edit of article.edits) out.push(editItem(edit, links));
     out.push("</ol>");
   }
-  if (article.summary.trim() !== "") {
+  if (hasOwnSummary(article)) {
     out.push(`<blockquote class="summary-text">${escapeHtml(article.summary.trim())}</blockquote>`);
   }
   if (article.patch !== "") out.push(renderDiff(article.patch));
@@ -336,7 +338,7 @@ th .sort{color:var(--muted);margin-left:4px;font-size:.8em}
 td.num,th:nth-child(n+3){text-align:right}
 td.path{word-break:break-all}
 .badge{display:inline-block;padding:0 8px;border-radius:10px;font-size:.85em;font-weight:600;border:1px solid var(--line);white-space:nowrap}
-.status-updated{color:var(--warn)}.status-failed{color:var(--bad)}.status-unchanged{color:var(--ok)}
+.status-updated,.status-new{color:var(--warn)}.status-failed,.status-gave_up{color:var(--bad)}.status-unchanged{color:var(--ok)}
 .status-skipped,.status-cancelled,.status-touched,.badge-cached{color:var(--muted)}
 .kind{font-weight:600}
 .error{color:var(--bad)}

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { EditErrorCode, EditKind } from "../../../shared/edit/types.js";
+import type { Edit, EditErrorCode, EditKind } from "../../../shared/edit/types.js";
 import type { ToolSpec } from "../../../shared/tools/spec.js";
 import type { ToolLimits } from "../limits.js";
 import type { PathRefusalCode, SandboxPolicy } from "../sandbox.js";
@@ -51,6 +51,8 @@ export interface RecordedEdit {
   toolCallId: string;
   /** The file the edit changed (the article, or an article created). */
   path: string;
+  /** The edit as the model gave it (edit_article); `impact apply --only` replays it. */
+  request?: Edit;
 }
 
 /** What a tool may use; built by AgentToolHost for each call. */
