@@ -108,7 +108,8 @@ function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolea
     out.push("Edits:", "");
     article.edits.forEach((edit, index) => {
       const lines = lineSpan(edit.startLine, edit.endLine);
-      out.push(`${index + 1}. ${edit.kind}, ${lines}: ${oneLine(edit.reason)}`);
+      const id = edit.id === undefined ? "" : ` (${code(edit.id)})`;
+      out.push(`${index + 1}. ${edit.kind}, ${lines}${id}: ${oneLine(edit.reason)}`);
       if (edit.evidence.length > 0) out.push(`   Evidence: ${edit.evidence.map(code).join(", ")}`);
     });
     out.push("");
