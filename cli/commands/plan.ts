@@ -166,6 +166,11 @@ export function renderExplanation(explanation: Explanation): string {
         `  ${signal.kind} ${signal.source ? `${signal.source} ` : ""}${signal.detail}: ${signal.why}`,
       );
   }
+  for (const entry of explanation.dismissed ?? [])
+    lines.push(
+      "",
+      `Dismissed in the config for ${entry.for === undefined ? "any change" : `changes to ${entry.for}`}: ${entry.reason}`,
+    );
   const names = explanation.droppedNames.map((entry) => `${entry.symbol} (${entry.why})`);
   if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
   const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);

@@ -1,6 +1,6 @@
 import type { Audit, AuditArticle } from "../audit.js";
 import { parseHunkHeader } from "../patch.js";
-import { escapeHtml, inertMarkdown, oneLine } from "./escape.js";
+import { escapeHtml, inertMarkdown, oneLine, shellWord } from "./escape.js";
 import { codeCell, fence, fenceMarks, lineSpan, plural, shortSha } from "./markdown.js";
 import { hasOwnSummary, renderSpend, shownStatus } from "./report.js";
 
@@ -139,6 +139,7 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
     lines.push("");
   }
   if (hasOwnSummary(article)) lines.push(`> ${inline(article.summary)}`, "");
+  lines.push(dismissHint(article), "");
   if (article.patch.length > 0) {
     if (diffFolded) {
       const count = article.patch.split("\n").length - 1;
@@ -152,6 +153,14 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
 }
 
 /** Inline code for a path or name that GitHub renders as it is, also inside our tables. */
+/** How to tell Impact, once, that these changes do not affect the article (`impact dismiss`). */
+function dismissHint(article: AuditArticle): string {
+  const sources = [...new Set(article.impact.map((reason) => reason.source))];
+  const scope = sources.length === 1 ? ` --for ${shellWord(sources[0]!)}` : "";
+  const command = `impact dismiss ${shellWord(article.path)}${scope} --reason "…"`;
+  return `<sub>Not affected by changes like these? ${code(command)} records it in impact.config.json, and Impact stops flagging it.</sub>`;
+}
+
 function code(text: string): string {
   return codeCell(text);
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Audit, type AuditArticle, type AuditEdit, editId } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
-import { escapeHtml } from "./escape.js";
+import { escapeHtml, shellWord } from "./escape.js";
 import { lineSpan, plural, shortSha } from "./markdown.js";
 import { hasOwnSummary, renderSpend, shownStatus, sortArticles } from "./report.js";
 
@@ -71,7 +71,10 @@ function verdictText(audit: Audit): string {
   const clauses: string[] = [];
   if (updated > 0) clauses.push(`${plural(updated, "article needs", "articles need")} changes`);
   if (failed > 0) clauses.push(`${plural(failed, "article")} could not be updated`);
-  if (gaveUp > 0) clauses.push(`${plural(gaveUp, "article")} left as they were after a refused edit`);
+  if (gaveUp > 0)
+    clauses.push(
+      `${plural(gaveUp, "article")} left as ${gaveUp === 1 ? "it was" : "they were"} after a refused edit`,
+    );
   if (cancelled > 0) clauses.push(`${cancelled} cancelled`);
   if (skipped > 0) clauses.push(`${skipped} skipped`);
   if (clauses.length === 0) {
@@ -220,15 +223,10 @@ function reviewSection(auditPath: string): string {
 </section>`;
 }
 
-/** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
-function shellWord(word: string): string {
-  return /^[\w./#@+:=,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
-
 /**
  * The page's only script (its hash is pinned in the Content-Security-Policy): composes the
  * `impact apply` command from the keep boxes, with --only or --exclude, whichever is shorter.
- * Its words are quoted as shellWord quotes them.
+ * Its words are quoted as shellWord (escape.ts) quotes them.
  */
 export const REVIEW_SCRIPT = `(function(){
 var boxes=[].slice.call(document.querySelectorAll('input[name="keep"]'));
