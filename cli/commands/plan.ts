@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
@@ -71,7 +72,7 @@ export const command = defineCommand({
       import("../plan/build-plan.js"),
       import("../../shared/plan.js"),
     ]);
-    const { plan, explanation } = await buildPlan({
+    const { plan, explanation, repoRoot } = await buildPlan({
       repo,
       base: values.base,
       head: values.head,
@@ -83,6 +84,11 @@ export const command = defineCommand({
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {
+      // A path that names nothing is a typo, not an article "with no reason to change".
+      if (!explanation.isArticle && !existsSync(join(repoRoot, explanation.path)))
+        throw new UsageError(
+          `--explain ${explanation.path}: no such file in the repository; give an article's path from the repository root, such as docs/guide.md`,
+        );
       if (values.json && !values.quiet) io.stdout(`${JSON.stringify(explanation)}\n`);
       if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation));
       return 0;
