@@ -3,6 +3,7 @@ import { relative, resolve, sep } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { applyEdits } from "../../shared/edit/engine.js";
+import { forPeople } from "../../shared/edit/messages.js";
 import {
   type Edit,
   EditSchema,
@@ -11,8 +12,10 @@ import {
   OccurrenceSchema,
   type ReplaceEdit,
 } from "../../shared/edit/schema.js";
-import { ImpactError, UsageError } from "../../shared/errors.js";
+import { UsageError } from "../../shared/errors.js";
+import { contentHash } from "../../shared/hash.js";
 import { createFilePatch } from "../../shared/patch.js";
+import { printable } from "../../shared/render/escape.js";
 import { loadConfig } from "../config.js";
 import { writeIfUnchanged } from "../edit/write-back.js";
 import { repositoryRoot } from "../git.js";
@@ -22,7 +25,7 @@ import { formatZodIssues } from "../run/tools/define.js";
 import { Workspace } from "../run/workspace.js";
 
 const HELP = `Usage: impact edit <path> [edits…] [--repo DIR] [--config FILE] [--dry-run] [--json]
-                   [--expected-hash H] [--reason TEXT]
+                   [--expected-hash H] [--reason TEXT] [--verbose]
 
 Applies edits to one file of the repository as one atomic batch (all or none), writes it
 atomically and prints the unified diff. Edits apply in the order given:
@@ -42,8 +45,11 @@ atomically and prints the unified diff. Edits apply in the order given:
 OLD, NEW and TEXT may be - (read standard input) or @FILE (read that file).
 --reason TEXT is the reason recorded for the flag edits (default: "impact edit").
 --expected-hash H refuses the batch unless the file still has hash H.
---dry-run prints the diff and writes nothing. --json prints
-{path, hashBefore, hashAfter, edits, patch}.
+--dry-run prints the diff and writes nothing. --json prints {ok, path, hashBefore,
+hashAfter, edits, applied, patch}: edits in the --edits shape, applied with their lines;
+on a refusal {ok: false, path, hashBefore, error: {code, index, message}}.
+--verbose adds the start of the file to a "not found" refusal.
+A relative <path> is relative to --repo DIR when given, else to the current directory.
 
 Exit codes: 0 applied (or would apply, with --dry-run); 1 an edit was rejected (the
 message says why and what to do; nothing is written); 2 bad usage.
@@ -62,6 +68,7 @@ interface EditRequest {
   expectedHash: string | undefined;
   reason: string | undefined;
   help: boolean;
+  verbose: boolean;
   steps: FlagEdit[];
 }
 
@@ -86,14 +93,16 @@ export const command: Command = async (argv, io) => {
       "impact edit needs at least one edit: --replace, --check, --section, --set or --edits (see: impact edit --help)",
     );
 
-  const root = await repositoryRoot(resolve(io.cwd, request.repo ?? "."));
+  const repoDir = resolve(io.cwd, request.repo ?? ".");
+  const root = await repositoryRoot(repoDir);
   const config = await loadConfig(
     root,
     request.config === undefined ? undefined : resolve(io.cwd, request.config),
   );
   const sandbox = new SandboxPolicy({ root, deny: config.deny });
-  // The path is as a person types it: relative to where they stand, inside the repository.
-  const asked = relative(root, resolve(io.cwd, request.path)).split(sep).join("/");
+  // The path is as a person types it: relative to --repo DIR when given (as git -C DIR reads
+  // paths), else to where they stand; inside the repository either way.
+  const asked = relative(root, resolve(repoDir, request.path)).split(sep).join("/");
   const resolved = await sandbox.resolve(asked);
   if (!resolved.ok) throw new UsageError(resolved.message);
   const view = await new Workspace(root).load(resolved.path);
@@ -109,34 +118,46 @@ export const command: Command = async (argv, io) => {
     edits,
     request.expectedHash === undefined ? {} : { expectedHash: request.expectedHash },
   );
-  if (!outcome.ok) throw new EditRejected(`${resolved.path}: ${outcome.error.message}`);
+  // A refusal is printed here, in people's words and with its line breaks; --json gets an object too.
+  const rejected = (code: string, message: string, index: number | null = null) => {
+    if (request.json)
+      io.stdout(
+        `${JSON.stringify({ ok: false, path: resolved.path, hashBefore: contentHash(view.content), error: { code, index, message } })}\n`,
+      );
+    else
+      io.stderr(
+        `impact edit: ${printable(resolved.path)}: ${message.split("\n").map(printable).join("\n")}\nNothing was written.\n`,
+      );
+    return 1;
+  };
+  if (!outcome.ok)
+    return rejected(
+      outcome.error.code,
+      forPeople(outcome.error.message, { verbose: request.verbose }),
+      outcome.error.index,
+    );
   const patch = createFilePatch(resolved.path, view.content, outcome.content);
   if (!request.dryRun) {
     const written = await writeIfUnchanged(root, resolved.path, outcome.hashBefore, outcome.content);
     if (!written.ok && "directoryChanged" in written)
-      throw new EditRejected(`${resolved.path}: ${written.directoryChanged.message}`);
+      return rejected("directory_changed", written.directoryChanged.message);
     if (!written.ok)
-      throw new EditRejected(
-        `${resolved.path} changed on disk while it was being edited (hash ${written.currentHash}, expected ${outcome.hashBefore}); nothing was written. Run the command again.`,
+      return rejected(
+        "changed_on_disk",
+        `the file changed on disk while it was being edited (hash ${written.currentHash}, expected ${outcome.hashBefore}). Run the command again.`,
       );
   }
   if (request.json) {
+    // `edits` in the edit_article shape, so that `--edits` takes them back as they are.
     const applied = outcome.applied.map(({ context: _context, ...edit }) => edit);
     io.stdout(
-      `${JSON.stringify({ path: resolved.path, hashBefore: outcome.hashBefore, hashAfter: outcome.hash, dryRun: request.dryRun, edits: applied, patch })}\n`,
+      `${JSON.stringify({ ok: true, path: resolved.path, hashBefore: outcome.hashBefore, hashAfter: outcome.hash, dryRun: request.dryRun, edits, applied, patch })}\n`,
     );
   } else {
     io.stdout(patch);
   }
   return 0;
 };
-
-/** An edit the engine refused: exit 1, nothing written. */
-class EditRejected extends ImpactError {
-  constructor(message: string) {
-    super("input", message);
-  }
-}
 
 /** Reads the flags in order: modifiers apply to the --replace before them, a --section to the mode after it. */
 export function parseEditArgs(argv: string[]): EditRequest {
@@ -149,6 +170,7 @@ export function parseEditArgs(argv: string[]): EditRequest {
     expectedHash: undefined,
     reason: undefined,
     help: false,
+    verbose: false,
     steps: [],
   };
   let index = 0;
@@ -188,6 +210,9 @@ export function parseEditArgs(argv: string[]): EditRequest {
         break;
       case "--json":
         request.json = true;
+        break;
+      case "--verbose":
+        request.verbose = true;
         break;
       case "--expected-hash":
         request.expectedHash = value(arg);
