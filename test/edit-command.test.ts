@@ -97,6 +97,7 @@ tags:
 ## Notes
 
 First note.
+
 Second note.
 
 ## Design
@@ -224,7 +225,8 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(result.code).toBe(0);
     expect(read()).toContain("status: done\n");
     expect(read()).toContain("## Notes\n\nChanged note.\n");
-    expect(read()).toContain("## Design\n\nnew\ntext\nUse tokens.");
+    // Prepended as a paragraph of its own: a blank line before the body it lands against.
+    expect(read()).toContain("## Design\n\nnew\ntext\n\nUse tokens.");
     const fromStdin = await impact(
       repo.dir,
       ["specs/001-login/README.md", "--edits", "-"],
@@ -277,6 +279,25 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toBe(SPEC.replace("- [ ] Task: write", "- [x] Task: write"));
   });
 
+  it("sets appended text apart with a blank line, except where it continues a list", async () => {
+    const { repo, read } = specRepo();
+    const result = await impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--section",
+      "Tasks",
+      "--append",
+      "- [ ] Task: review it",
+      "--section",
+      "Notes",
+      "--append",
+      "| a | b |\n|---|---|",
+    ]);
+    expect(result.code).toBe(0);
+    expect(read()).toContain(
+      "- [ ] Task: document it\n- [ ] Task: review it\n\n## Notes\n\nFirst note.\n\n| a | b |",
+    );
+  });
+
   it("keeps CRLF line endings and a BOM", async () => {
     const crlf = `\uFEFF${SPEC.replace(/\n/g, "\r\n")}`;
     const { repo, read } = specRepo(crlf);
@@ -292,7 +313,7 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(result.code).toBe(0);
     expect(read()).toBe(
       crlf
-        .replace("First note.\r\n", "First note.\r\nSecond note.\r\n")
+        .replace("First note.\r\n", "First note.\r\n\r\nSecond note.\r\n")
         .replace("status: planned", "status: done"),
     );
   });

@@ -14,6 +14,7 @@ import {
 } from "../../shared/edit/schema.js";
 import { UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
+import { findSection, outlineMarkdown } from "../../shared/markdown/outline.js";
 import { createFilePatch } from "../../shared/patch.js";
 import { printable } from "../../shared/render/escape.js";
 import { loadConfig } from "../config.js";
@@ -112,7 +113,7 @@ export const command: Command = async (argv, io) => {
   if (view.kind !== "text")
     throw new UsageError(`${shown} is not a text file that can be edited (${view.kind.replace("_", " ")})`);
 
-  const edits = await buildEdits(request, io);
+  const edits = withBlankLinesAround(await buildEdits(request, io), view.content);
   const outcome = applyEdits(
     view.content,
     edits,
@@ -352,6 +353,48 @@ async function buildEdits(request: EditRequest, io: CommandIo): Promise<Edit[]> 
     }
   }
   return edits;
+}
+
+/**
+ * Text a person appends to (or prepends to) a section is a block of its own: Markdown wants a
+ * blank line between it and the body line it lands against (a table or a heading right after
+ * a paragraph line would not start). Added where missing, unless the two lines are of one
+ * list or one table, which the text then continues.
+ */
+function withBlankLinesAround(edits: Edit[], content: string): Edit[] {
+  const outline = outlineMarkdown(content);
+  const lines = content.split(/\r?\n/);
+  const eol = content.includes("\r\n") ? "\r\n" : "\n";
+  return edits.map((edit) => {
+    if (!("section" in edit) || edit.mode === "replace" || edit.content.trim() === "") return edit;
+    const found = findSection(outline, edit.section);
+    if (!found.ok) return edit;
+    const body: string[] = [];
+    for (let line = found.section.bodyStartLine; line <= found.section.endLine; line++)
+      if ((lines[line - 1] ?? "").trim() !== "") body.push(lines[line - 1]!);
+    const text = edit.content.split(/\r?\n/);
+    if (edit.mode === "append") {
+      const neighbour = body.at(-1);
+      if (neighbour === undefined || text[0]!.trim() === "" || sameBlock(neighbour, text[0]!)) return edit;
+      return { ...edit, content: `${eol}${edit.content}` };
+    }
+    const neighbour = body[0];
+    const last = edit.content
+      .replace(/\r?\n$/, "")
+      .split(/\r?\n/)
+      .at(-1)!;
+    if (neighbour === undefined || /\r?\n\s*\r?\n$/.test(edit.content) || sameBlock(last, neighbour))
+      return edit;
+    return { ...edit, content: `${edit.content.replace(/\r?\n$/, "")}${eol}${eol}` };
+  });
+}
+
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
+
+/** Two lines of one list, or of one table. */
+function sameBlock(line: string, other: string): boolean {
+  if (LIST_ITEM.test(line) && LIST_ITEM.test(other)) return true;
+  return line.trimStart().startsWith("|") && other.trimStart().startsWith("|");
 }
 
 async function readTextFile(path: string, shown: string): Promise<string> {
