@@ -248,7 +248,9 @@ export class ImpactAgentRunner {
         durationMs: elapsed(),
       };
       this.#priced(usage);
-      if (key !== undefined) await this.#options.cache?.results.put(key, [own, ...created]);
+      // A model that gave up is asked again next time, as a failed article is.
+      if (key !== undefined && status !== "gave_up")
+        await this.#options.cache?.results.put(key, [own, ...created]);
       return [own, ...created];
     } catch (error) {
       session?.abandon();
