@@ -105,6 +105,15 @@ describe("impact dismiss", () => {
   });
 });
 
+describe("impact --help", () => {
+  it("lists dismiss, and HTML among report's formats", async () => {
+    const io = captureIo(process.cwd());
+    expect(await main(["--help"], io)).toBe(0);
+    expect(io.out).toMatch(/dismiss +remember that an article is not affected by some changes/);
+    expect(io.out).toMatch(/report +render an audit as Markdown, HTML or JSON/);
+  });
+});
+
 describe("withDismissal", () => {
   const entry = { article: "docs/a.md", reason: "r" };
   it("adds to an empty list, an empty object, and leaves a non-object alone", () => {

@@ -100,6 +100,13 @@ describe("new code, new docs", () => {
       files: ["lib/rules/selector-no-invalid/index.js"],
     });
     expect(plan.articles.map((article) => article.path)).toContain("docs/user-guide/rules.md");
+    // --explain of the page that does not exist yet says why the change calls for it.
+    const explained = captureIo(repo.dir);
+    expect(await main(["plan", "--explain", NEW_PATH], explained)).toBe(0);
+    expect(explained.out).toContain(
+      `${NEW_PATH} does not exist; the change calls for it as a new article: score 0.80`,
+    );
+    expect(explained.out).toContain("0.80   mapping  lib/rules/selector-no-invalid/index.js");
 
     const human = captureIo(repo.dir);
     expect(await main(["plan"], human)).toBe(0);
@@ -121,6 +128,7 @@ describe("new code, new docs", () => {
     const byPath = new Map(run.audit!.articles.map((article) => [article.path, article]));
     expect(byPath.get(NEW_PATH)).toMatchObject({ status: "updated", created: true, hashBefore: null });
     expect(byPath.get("docs/user-guide/rules.md")?.status).toBe("updated");
+    expect(run.io.out).toMatch(/^new +lib\/rules\/selector-no-invalid\/README.md \(1 edit\)$/m);
     // The new article ran first, to the end: its first message shows the models, not a text to check.
     const first = run.server.requests[0]!;
     expect(first.article).toBe(NEW_PATH);

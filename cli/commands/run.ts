@@ -232,8 +232,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     );
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(summaryOf(audit, out, patch))}\n`);
     if (!values.json && !values.quiet) {
-      const { renderSpend } = await import("../../shared/render/report.js");
-      io.stdout(renderSummary(audit, out, patch, io, renderSpend));
+      const { renderSpend, shownStatus } = await import("../../shared/render/report.js");
+      io.stdout(renderSummary(audit, out, patch, io, renderSpend, shownStatus));
     }
     const overBudget = audit.articles.filter((article) => article.skipReason === "budget").length;
     if (overBudget > 0 && !values.quiet) {
@@ -295,6 +295,7 @@ function renderSummary(
   patch: string,
   io: CommandIo,
   renderSpend: (totals: Audit["totals"]) => string,
+  shownStatus: (article: Audit["articles"][number]) => string,
 ): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
@@ -305,7 +306,7 @@ function renderSummary(
         : article.status === "gave_up" && article.error
           ? `: ${printable(article.error.message)}`
           : "";
-    return `${article.status.padEnd(9)} ${printable(article.path)}${edits}${why}`;
+    return `${shownStatus(article).padEnd(9)} ${printable(article.path)}${edits}${why}`;
   });
   const t = audit.totals;
   if (lines.length === 0) lines.push("no impacted articles");

@@ -238,7 +238,11 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,
       threshold,
-      kept: found
+      // A new article's reasons are the plan's own: no rule signalled a file that does not exist.
+      kept: (entry?.status === "new"
+        ? entry.impact.map((reason) => ({ ...reason, score: reason.score ?? 0 }))
+        : found
+      )
         .map((signal) => ({
           kind: signal.kind,
           source: signal.source,
