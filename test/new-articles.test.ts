@@ -232,6 +232,24 @@ describe("newArticles", () => {
     expect(
       newArticles({ ...input, isArticlePath: () => false, evidence: [added("lib/rules/b/index.js")] }),
     ).toEqual([]);
+    // The siblings most like the new page come first as models.
+    const siblings = [
+      "lib/rules/alpha-value/README.md",
+      "lib/rules/a/README.md",
+      "lib/rules/selector-max-id/README.md",
+    ];
+    expect(
+      newArticles({
+        ...input,
+        articlePaths: new Set(siblings),
+        sortedArticles: [...siblings].sort(),
+        evidence: [added("lib/rules/selector-no-invalid/index.js")],
+      })[0]?.models,
+    ).toEqual([
+      "lib/rules/selector-max-id/README.md",
+      "lib/rules/a/README.md",
+      "lib/rules/alpha-value/README.md",
+    ]);
     // Dismissed for that file: not proposed.
     expect(
       newArticles({ ...input, evidence: [added("lib/rules/b/index.js")], isDismissed: () => true }),

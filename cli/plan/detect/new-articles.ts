@@ -60,7 +60,7 @@ export function newArticles(input: {
         path: target,
         status: "new",
         tier: "new",
-        models: models.slice(0, MAX_NEW_ARTICLE_MODELS),
+        models: closestModels(models, target),
         impact: [reason],
         files: [file.path],
         score: REASON_SCORES.mappingCapture,
@@ -68,6 +68,28 @@ export function newArticles(input: {
     }
   }
   return [...found.values()].sort((left, right) => left.path.localeCompare(right.path));
+}
+
+/**
+ * The siblings most like the new article first: those sharing the most words of its path
+ * (`selector-no-invalid` is closer to `selector-no-vendor-prefix` and `color-no-invalid-hex`
+ * than to `alpha-value-notation`), then in path order.
+ */
+function closestModels(siblings: readonly string[], target: string): string[] {
+  const words = (path: string) =>
+    new Set(
+      path
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean),
+    );
+  const wanted = words(target);
+  const shared = (path: string) => [...words(path)].filter((word) => wanted.has(word)).length;
+  return siblings
+    .map((path) => ({ path, score: shared(path) }))
+    .sort((left, right) => right.score - left.score || left.path.localeCompare(right.path))
+    .slice(0, MAX_NEW_ARTICLE_MODELS)
+    .map((entry) => entry.path);
 }
 
 function siblingArticles(
