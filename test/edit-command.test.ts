@@ -159,7 +159,9 @@ Use tokens. Sessions expire. Refresh tokens.
     );
     // No dump of the article's start unless --verbose; --json gives a result object on a refusal too.
     const missing = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "zzz", "x"]);
-    expect(missing.err).not.toContain("The article starts with");
+    expect(missing.err).toBe(
+      "impact edit: specs/001-login/README.md: Edit 1: OLD not found.\nNo near-miss either: nothing in the article resembles it. Check the text in the file (--verbose shows its start).\nNothing was written.\n",
+    );
     const verbose = await impact(repo.dir, [
       "specs/001-login/README.md",
       "--replace",

@@ -181,7 +181,11 @@ export function forPeople(message: string, options: { verbose: boolean }): strin
     .replace(/\bold_string\b/g, "OLD")
     .replace(/\bnew_string\b/g, "NEW")
     .replace(/\bmode append or prepend\b/g, "--section SECTION --append or --prepend")
-    .replace(/ from the batch\b/g, " from the command");
+    .replace(/ from the batch\b/g, " from the command")
+    .replace(
+      "Read the article again before editing.",
+      "Check the text in the file (--verbose shows its start).",
+    );
 }
 
 // Section.
