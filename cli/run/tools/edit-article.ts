@@ -46,6 +46,7 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
       endLine: applied.endLine,
       toolCallId: context.toolCallId,
       path: context.articlePath,
+      ...(edit ? { request: edit } : {}),
     });
   }
   if (args.done) context.markDone();
