@@ -55,6 +55,7 @@ export function versionSignals(input: {
         source: file,
         detail: `quotes version ${version}, which ${file} no longer names`,
         score: REASON_SCORES.version * factor,
+        stale: { terms: [version] },
       });
     }
   }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ChangedSymbol, SymbolKind } from "../../../shared/changeset.js";
+import { type Language, languageOf } from "./languages/index.js";
 
 /**
  * One declaration of a code file, as every language's reader reports it: what the detector
@@ -38,6 +39,15 @@ export function compareDeclarations(
   afterAll: Declaration[],
   file: string,
 ): ChangedSymbol[] {
+  // Private declarations (Python `_x`, lowercase Go, non-`pub` Rust, unexported TS/JS) are
+  // compared as before, but marked: they are no part of what the docs may quote.
+  const language = languageOf(file);
+  const exported = new Set(
+    [...beforeAll, ...afterAll]
+      .filter((declaration) => declaration.kind === "export")
+      .map((declaration) => declaration.name),
+  );
+  const isPrivate = (declaration: Declaration) => isPrivateDeclaration(declaration, language, exported);
   const oldByName = groupByName(beforeAll.filter((declaration) => !declaration.hidden));
   const newByName = groupByName(afterAll.filter((declaration) => !declaration.hidden));
   const removed: Declaration[] = [];
@@ -51,11 +61,11 @@ export function compareDeclarations(
     }
     const first = news[0]!;
     if (shape(olds, "signature") !== shape(news, "signature")) {
-      symbols.push({ ...named(first), change: "signature", file, line: first.line });
+      symbols.push({ ...named(first, isPrivate), change: "signature", file, line: first.line });
     } else if (shape(olds, "body") !== shape(news, "body")) {
-      symbols.push({ ...named(first), change: "body", file, line: first.line });
+      symbols.push({ ...named(first, isPrivate), change: "body", file, line: first.line });
     } else if (shape(olds, "doc") !== shape(news, "doc")) {
-      symbols.push({ ...named(first), change: "doc", file, line: first.line });
+      symbols.push({ ...named(first, isPrivate), change: "doc", file, line: first.line });
     }
   }
   for (const [name, news] of newByName) if (!oldByName.has(name)) added.push(news[0]!);
@@ -81,9 +91,15 @@ export function compareDeclarations(
     );
     if (twin) {
       unmatched.delete(twin);
-      symbols.push({ ...named(twin), oldName: old.name, change: "renamed", file, line: twin.line });
+      symbols.push({
+        ...named(twin, isPrivate),
+        oldName: old.name,
+        change: "renamed",
+        file,
+        line: twin.line,
+      });
     } else {
-      symbols.push({ ...named(old), change: "removed", file, line: old.line });
+      symbols.push({ ...named(old, isPrivate), change: "removed", file, line: old.line });
     }
   }
   for (const declaration of unmatched) {
@@ -91,7 +107,7 @@ export function compareDeclarations(
       (name) => name !== declaration.name,
     );
     symbols.push({
-      ...named(declaration),
+      ...named(declaration, isPrivate),
       change: "added",
       file,
       line: declaration.line,
@@ -119,10 +135,53 @@ function digest(text: string): string {
   return text === "" ? "" : `#${createHash("sha256").update(text).digest("base64").slice(0, 22)}`;
 }
 
-function named(declaration: Declaration): Pick<ChangedSymbol, "name" | "kind" | "parent"> {
-  return declaration.parent === undefined
-    ? { name: declaration.name, kind: declaration.kind }
-    : { name: declaration.name, kind: declaration.kind, parent: declaration.parent };
+function named(
+  declaration: Declaration,
+  isPrivate: (declaration: Declaration) => boolean,
+): Pick<ChangedSymbol, "name" | "kind" | "parent" | "private"> {
+  return {
+    name: declaration.name,
+    kind: declaration.kind,
+    ...(declaration.parent === undefined ? {} : { parent: declaration.parent }),
+    ...(isPrivate(declaration) ? { private: true } : {}),
+  };
+}
+
+/** Python dunders (`__init__`) are protocol, not private. */
+const PYTHON_PRIVATE = /^_(?!_\w*__$)/;
+/** TS/JS declarations whose signature shows whether they are exported. */
+const TS_EXPORTABLE = new Set<SymbolKind>(["function", "class", "interface", "type", "enum"]);
+
+/**
+ * Whether a declaration is private by its language's rule, so no part of the surface the
+ * docs describe: Python `_name` (or a member of `_Class`), a Go name starting lowercase (or a
+ * method of a lowercase type), a top-level Rust item without `pub`, a top-level TS/JS
+ * function, class, interface, type or enum neither declared with `export` nor exported by name.
+ */
+export function isPrivateDeclaration(
+  declaration: Pick<Declaration, "name" | "kind" | "parent" | "signature">,
+  language: Language | undefined,
+  exported: ReadonlySet<string>,
+): boolean {
+  const { name, parent, kind } = declaration;
+  if (kind === "flag" || kind === "env" || kind === "config" || kind === "message") return false;
+  switch (language) {
+    case "python":
+      return PYTHON_PRIVATE.test(name) || (parent !== undefined && PYTHON_PRIVATE.test(parent));
+    case "go":
+      return /^[a-z_]/.test(name) || (parent !== undefined && /^[a-z_]/.test(parent));
+    case "rust":
+      return parent === undefined && !/^pub\b/.test(declaration.signature.trimStart());
+    case "typescript":
+      return (
+        parent === undefined &&
+        TS_EXPORTABLE.has(kind) &&
+        !/\bexport\b/.test(declaration.signature) &&
+        !exported.has(name)
+      );
+    default:
+      return false;
+  }
 }
 
 /** Declarations by name; members by `Parent.name`, so `A.verbose` and `B.verbose` stay apart. */
