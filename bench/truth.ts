@@ -580,6 +580,11 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
               .filter((article) => article.status === "impacted")
               .map((article) => ({ path: article.path, score: article.score, impact: article.impact })),
             weak: replay.plan.weak,
+            related: replay.plan.related.map((article) => ({
+              path: article.path,
+              score: article.score,
+              impact: article.impact,
+            })),
           });
       },
     });

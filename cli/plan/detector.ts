@@ -16,7 +16,7 @@ import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.
 import { findSweeps } from "./detect/sweeps.js";
 import { type OlderVersionArticle, olderVersionArticles } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
-import { HISTORY_FURTHER_FACTOR } from "./detect/weights.js";
+import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
@@ -287,7 +287,13 @@ function markStale(input: {
   for (const [path, list] of input.signals) {
     let lines: string[] | undefined;
     for (const signal of list) {
-      if (!signal.stale && (signal.kind === "mapping" || signal.kind === "attention")) {
+      // A history coupling this strong is a mapping the repository's own commits wrote (what
+      // `impact init` proposes as one): with a surface change it counts like a mapping, never alone.
+      const mapped =
+        signal.kind === "mapping" ||
+        signal.kind === "attention" ||
+        (signal.kind === "history" && signal.score >= HISTORY_MAPPED_SCORE);
+      if (!signal.stale && mapped) {
         const surface = surfaceOf(signal.source);
         if (surface) signal.stale = surface;
       }

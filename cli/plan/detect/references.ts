@@ -44,6 +44,11 @@ interface TermEntry {
    * made it false.
    */
   stale?: { hunk?: string };
+  /**
+   * A public name the change removed (or renamed away): every article writing it is wrong,
+   * however many do, so the share factor does not apply (a big rename flags them all).
+   */
+  gone?: boolean;
 }
 
 /** How often a changed file and an article changed together before the base (history.ts disowns). */
@@ -171,7 +176,12 @@ export function referenceSignals(input: {
           } else siblingsFound.set(entry.sibling.key, { entry, names: [text], factor });
           continue;
         }
-        take(entry.file, entry.label, entry.score * factor, entry.stale && { terms: [text], ...entry.stale });
+        take(
+          entry.file,
+          entry.label,
+          entry.score * (entry.gone ? 1 : factor),
+          entry.stale && { terms: [text], ...entry.stale },
+        );
       }
     });
     for (const { entry, names, factor } of siblingsFound.values()) {
@@ -360,10 +370,11 @@ function referenceTerms(input: {
     // of a renamed one, a changed signature, value, flag or type. Public surface only.
     const staleChange = !symbol.private && (symbol.change === "removed" || symbol.change === "signature");
     for (const name of symbol.oldName ? [symbol.oldName, symbol.name] : [symbol.name]) {
-      const stale =
-        staleChange || (!symbol.private && symbol.change === "renamed" && name === symbol.oldName)
-          ? { stale: hunkOf(symbol.file, symbol.line) }
-          : {};
+      const gone =
+        !symbol.private &&
+        (symbol.change === "removed" || (symbol.change === "renamed" && name === symbol.oldName));
+      const marks =
+        staleChange || gone ? { stale: hunkOf(symbol.file, symbol.line), ...(gone ? { gone } : {}) } : {};
       const why = whyDropped(name, symbol.kind);
       if (why) {
         dropped.push({ symbol: name, why });
@@ -376,7 +387,7 @@ function referenceTerms(input: {
         score: symbolScore(symbol) * (common ? CODE_ONLY_FACTOR : 1),
         // A body or doc change counts only where the article quotes the declaration as code.
         codeOnly: common || symbol.change === "body" || symbol.change === "doc" || SINGLE_WORD.test(name),
-        ...stale,
+        ...marks,
       });
     }
   }
