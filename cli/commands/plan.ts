@@ -144,7 +144,9 @@ export function renderExplanation(explanation: Explanation): string {
       ? "has no reason to change"
       : explanation.status === "weak"
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
-        : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
+        : explanation.tier === "related" && explanation.status === "impacted"
+          ? `is related (listed apart, not flagged): score ${score(explanation.score)}`
+          : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(`${explanation.path} ${verdict}`);
   if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
   if (explanation.olderVersion)

@@ -118,7 +118,9 @@ function isDefinitionTerm(lines: readonly string[], index: number): boolean {
 /** Whether `line` writes `term` as a whole name. */
 function writes(line: string, term: string): boolean {
   for (let at = line.indexOf(term); at >= 0; at = line.indexOf(term, at + 1)) {
-    if (!isWordChar(line.charCodeAt(at - 1)) && !isWordChar(line.charCodeAt(at + term.length))) return true;
+    // A version is written after a `v` too (`tool-v0.3.2`).
+    const before = isWordChar(line.charCodeAt(at - 1)) && !(line[at - 1] === "v" && /^\d/.test(term));
+    if (!before && !isWordChar(line.charCodeAt(at + term.length))) return true;
   }
   return false;
 }

@@ -92,7 +92,8 @@ export function compareDeclarations(
     if (twin) {
       unmatched.delete(twin);
       symbols.push({
-        ...named(twin, isPrivate),
+        // A public name renamed to a private one (`LazyFile` → `_LazyFile`) leaves the public surface.
+        ...named(twin, (declaration) => isPrivate(declaration) && isPrivate(old)),
         oldName: old.name,
         change: "renamed",
         file,
