@@ -94,6 +94,8 @@ export function droppedVersions(files: readonly ChangedFile[]): { version: strin
     if (file.binary) continue;
     const onlyVersionLines = !(MANIFEST.test(file.path) || CI_CONFIG.test(file.path));
     const removed = new Set<string>();
+    /** Versions the file set as its own (a `version` line), whose release line pages pin. */
+    const released = new Set<string>();
     const added = new Set<string>();
     const excludedBefore = new Set<string>();
     const excluded = new Set<string>();
@@ -103,15 +105,17 @@ export function droppedVersions(files: readonly ChangedFile[]): { version: strin
         if (sign !== "-" && sign !== "+") continue;
         if (onlyVersionLines && !VERSION_LINE.test(line)) continue;
         const text = line.slice(1);
-        for (const match of text.matchAll(VERSION))
+        for (const match of text.matchAll(VERSION)) {
           (sign === "-" ? removed : added).add(shortVersion(match[0]));
+          if (sign === "-" && VERSION_LINE.test(text)) released.add(shortVersion(match[0]));
+        }
         for (const match of text.matchAll(EXCLUDED))
           (sign === "-" ? excludedBefore : excluded).add(shortVersion(match[1]!));
       }
     }
     // A release line dropped whole (`0.18.2` → `0.19.0`): pages pin it as `0.18.*`.
     const addedLines = new Set([...added].map(releaseLine));
-    const droppedLines = [...removed]
+    const droppedLines = [...released]
       .filter((version) => version.split(".").length > 2 && !addedLines.has(releaseLine(version)))
       .map(releaseLine);
     const dropped = [
