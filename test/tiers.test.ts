@@ -5,7 +5,7 @@ import { main } from "../cli/main.js";
 import { articleSelector } from "../cli/plan/articles.js";
 import { replayCommit } from "../cli/plan/backtest.js";
 import { detectImpact } from "../cli/plan/detector.js";
-import { isPrivateDeclaration } from "../cli/plan/symbols/declarations.js";
+import { isPrivateDeclaration } from "../cli/plan/symbols/privacy.js";
 import type { ChangeSet } from "../shared/changeset.js";
 import { ConfigSchema } from "../shared/config.js";
 import { ImpactPlanSchema } from "../shared/plan.js";

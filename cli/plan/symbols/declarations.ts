@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { ChangedSymbol, SymbolKind } from "../../../shared/changeset.js";
-import { type Language, languageOf } from "./languages/index.js";
 
 /**
  * One declaration of a code file, as every language's reader reports it: what the detector
@@ -38,16 +37,12 @@ export function compareDeclarations(
   beforeAll: Declaration[],
   afterAll: Declaration[],
   file: string,
+  /**
+   * Private by the file's language (privacy.ts): compared as the others, but marked, being no
+   * part of the surface the docs may quote.
+   */
+  isPrivate: (declaration: Declaration) => boolean = () => false,
 ): ChangedSymbol[] {
-  // Private declarations (Python `_x`, lowercase Go, non-`pub` Rust, unexported TS/JS) are
-  // compared as before, but marked: they are no part of what the docs may quote.
-  const language = languageOf(file);
-  const exported = new Set(
-    [...beforeAll, ...afterAll]
-      .filter((declaration) => declaration.kind === "export")
-      .map((declaration) => declaration.name),
-  );
-  const isPrivate = (declaration: Declaration) => isPrivateDeclaration(declaration, language, exported);
   const oldByName = groupByName(beforeAll.filter((declaration) => !declaration.hidden));
   const newByName = groupByName(afterAll.filter((declaration) => !declaration.hidden));
   const removed: Declaration[] = [];
@@ -146,43 +141,6 @@ function named(
     ...(declaration.parent === undefined ? {} : { parent: declaration.parent }),
     ...(isPrivate(declaration) ? { private: true } : {}),
   };
-}
-
-/** Python dunders (`__init__`) are protocol, not private. */
-const PYTHON_PRIVATE = /^_(?!_\w*__$)/;
-/** TS/JS declarations whose signature shows whether they are exported. */
-const TS_EXPORTABLE = new Set<SymbolKind>(["function", "class", "interface", "type", "enum"]);
-
-/**
- * Whether a declaration is private by its language's rule, so no part of the surface the
- * docs describe: Python `_name` (or a member of `_Class`), a Go name starting lowercase (or a
- * method of a lowercase type), a top-level Rust item without `pub`, a top-level TS/JS
- * function, class, interface, type or enum neither declared with `export` nor exported by name.
- */
-export function isPrivateDeclaration(
-  declaration: Pick<Declaration, "name" | "kind" | "parent" | "signature">,
-  language: Language | undefined,
-  exported: ReadonlySet<string>,
-): boolean {
-  const { name, parent, kind } = declaration;
-  if (kind === "flag" || kind === "env" || kind === "config" || kind === "message") return false;
-  switch (language) {
-    case "python":
-      return PYTHON_PRIVATE.test(name) || (parent !== undefined && PYTHON_PRIVATE.test(parent));
-    case "go":
-      return /^[a-z_]/.test(name) || (parent !== undefined && /^[a-z_]/.test(parent));
-    case "rust":
-      return parent === undefined && !/^pub\b/.test(declaration.signature.trimStart());
-    case "typescript":
-      return (
-        parent === undefined &&
-        TS_EXPORTABLE.has(kind) &&
-        !/\bexport\b/.test(declaration.signature) &&
-        !exported.has(name)
-      );
-    default:
-      return false;
-  }
 }
 
 /** Declarations by name; members by `Parent.name`, so `A.verbose` and `B.verbose` stay apart. */
