@@ -1,5 +1,6 @@
 import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../../shared/changeset.js";
 import { isWordChar } from "../symbols/declarations.js";
+import { languageOf } from "../symbols/languages/index.js";
 
 /**
  * What makes a signal stale-statement evidence: the names the article writes that the change
@@ -22,8 +23,9 @@ const SURFACE_CHANGES = new Set<ChangedSymbol["change"]>(["added", "removed", "r
 /**
  * The public surface a changed file's change altered: its non-private symbols added,
  * removed, renamed or with a new signature (a message's wording is not surface). A file
- * added, deleted or renamed alters it whole. Undefined when the change is internal (a
- * refactor, a bug fix, a body or a doc comment).
+ * added, deleted or renamed alters it whole, and so does any change to a file whose
+ * declarations are not read. Undefined when the change is internal (a refactor, a bug fix,
+ * a body or a doc comment).
  */
 export function surfaceChange(
   file: ChangedFile,
@@ -37,6 +39,9 @@ export function surfaceChange(
       SURFACE_CHANGES.has(symbol.change),
   );
   if (changed.length === 0) {
+    // A file whose declarations Impact cannot read (a config, a template, a data file): its
+    // surface is unknown, so an explicit tie to it (mapping, attention) holds.
+    if (languageOf(file.path) === undefined && !file.binary) return { terms: [], ...hunkField(file, undefined) };
     if (file.status === "added" || file.status === "deleted" || file.status === "renamed")
       return { terms: [], ...hunkField(file, undefined) };
     return undefined;
