@@ -17,7 +17,7 @@ import { captureIo } from "./helpers/io.js";
 /** The guide never names the engine, but the two have changed together three times (the first commit is an import). */
 function coupledRepo() {
   const repo = gitRepo({
-    "src/engine.ts": "export const speed = 1;\n",
+    "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
     "src/other.ts": "export const other = 1;\n",
     "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
     "docs/other.md": "# Other\n\nUnrelated.\n",
@@ -25,7 +25,7 @@ function coupledRepo() {
   for (const step of [2, 3, 4]) {
     repo.commit(
       {
-        "src/engine.ts": `export const speed = ${step};\n`,
+        "src/engine.ts": `export function speed() {\n  return ${step};\n}\n`,
         "docs/guide.md": `# Guide\n\nHow fast it goes: ${step}.\n`,
       },
       `speed ${step}`,
@@ -44,7 +44,7 @@ async function planJson(dir: string, ...args: string[]) {
 describe("history coupling", () => {
   it("lists an article that changed together with the code as related, never flagged, with its evidence and score", async () => {
     const repo = coupledRepo();
-    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 9;\n}\n" }, "code only");
     const { plan } = await planJson(repo.dir);
     // History is relevance: the guide writes nothing the change made false.
     expect(plan.articles).toEqual([]);
@@ -75,11 +75,17 @@ describe("history coupling", () => {
     const repo = coupledRepo();
     // The motor changed with the guide once, in a commit of its own: no support yet.
     repo.commit(
-      { "src/motor.ts": "export const torque = 2;\n", "docs/guide.md": "# Guide\n\nHow fast it goes: 5.\n" },
+      {
+        "src/motor.ts": "export function torque() {\n  return 2;\n}\n",
+        "docs/guide.md": "# Guide\n\nHow fast it goes: 5.\n",
+      },
       "torque 2",
     );
     repo.commit(
-      { "src/engine.ts": "export const speed = 9;\n", "src/motor.ts": "export const torque = 9;\n" },
+      {
+        "src/engine.ts": "export function speed() {\n  return 9;\n}\n",
+        "src/motor.ts": "export function torque() {\n  return 9;\n}\n",
+      },
       "code only",
     );
     const once = (await planJson(repo.dir)).plan;
@@ -90,13 +96,16 @@ describe("history coupling", () => {
     for (const step of [3, 4])
       repo.commit(
         {
-          "src/motor.ts": `export const torque = ${step};\n`,
+          "src/motor.ts": `export function torque() {\n  return ${step};\n}\n`,
           "docs/guide.md": `# Guide\n\nHow fast it goes: ${step + 3}.\n`,
         },
         `torque ${step}`,
       );
     repo.commit(
-      { "src/engine.ts": "export const speed = 10;\n", "src/motor.ts": "export const torque = 10;\n" },
+      {
+        "src/engine.ts": "export function speed() {\n  return 10;\n}\n",
+        "src/motor.ts": "export function torque() {\n  return 10;\n}\n",
+      },
       "code only again",
     );
     const { plan } = await planJson(repo.dir);
@@ -111,39 +120,50 @@ describe("history coupling", () => {
   it("still adds a history reason to a reason of another kind", async () => {
     const repo = coupledRepo();
     repo.commit({ "docs/guide.md": "# Guide\n\nHow fast it goes: `speed`.\n" }, "quote speed");
-    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    // A new parameter: the signature the guide quotes changed, and the file's surface with it.
+    repo.commit({ "src/engine.ts": "export function speed(unit: string) {\n  return 9;\n}\n" }, "code only");
     const { plan } = await planJson(repo.dir);
-    // The guide quotes the constant whose value changed: stale, and history raises its rank.
+    // The guide quotes the function whose signature changed: stale. Three co-changes in
+    // three make the history a mapping, stale too now that the file's surface changed.
     const guide = plan.articles.find((article) => article.path === "docs/guide.md");
     expect(guide?.tier).toBe("stale");
     expect(guide?.impact.map((reason) => [reason.kind, reason.score, reason.stale ?? false])).toEqual([
-      ["history", 0.66, false],
-      ["reference", 0.5, true],
+      ["history", 0.66, true],
+      ["reference", 0.4, true],
     ]);
-    expect(guide?.score).toBe(0.83);
+    expect(guide?.score).toBe(0.79);
   }, 120_000);
 
   it("reads the first commit as an import, not as a co-change of every file in it", async () => {
     const repo = gitRepo({
-      "src/engine.ts": "export const speed = 1;\n",
+      "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
     });
-    repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "code only");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 2;\n}\n" }, "code only");
     const { plan } = await planJson(repo.dir);
     expect(plan.articles).toEqual([]);
   }, 120_000);
 
   it("never reads past the base: later co-changes are not evidence", async () => {
     const repo = gitRepo({
-      "src/engine.ts": "export const speed = 1;\n",
+      "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
     });
-    const base = repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "before the change");
-    const head = repo.commit({ "src/engine.ts": "export const speed = 3;\n" }, "the change");
+    const base = repo.commit(
+      { "src/engine.ts": "export function speed() {\n  return 2;\n}\n" },
+      "before the change",
+    );
+    const head = repo.commit(
+      { "src/engine.ts": "export function speed() {\n  return 3;\n}\n" },
+      "the change",
+    );
     // The future: the two change together again and again after the change under review.
     for (const step of [4, 5, 6, 7]) {
       repo.commit(
-        { "src/engine.ts": `export const speed = ${step};\n`, "docs/guide.md": `# Guide\n\n${step}.\n` },
+        {
+          "src/engine.ts": `export function speed() {\n  return ${step};\n}\n`,
+          "docs/guide.md": `# Guide\n\n${step}.\n`,
+        },
         `future ${step}`,
       );
     }
@@ -154,7 +174,7 @@ describe("history coupling", () => {
     const { plan } = await planJson(repo.dir, "--base", base, "--head", head);
     expect(plan.articles).toEqual([]);
     // Once those commits are in the past, the same kind of change does flag the guide.
-    repo.commit({ "src/engine.ts": "export const speed = 8;\n" }, "after the future");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 8;\n}\n" }, "after the future");
     const { plan: later } = await planJson(repo.dir);
     expect(later.related.map((article) => [article.path, article.impact[0]?.kind])).toEqual([
       ["docs/guide.md", "history"],
@@ -218,12 +238,12 @@ describe("history coupling", () => {
   it("keeps a bare root name the history never saw with the article (it is weak evidence already)", async () => {
     // engine.ts sits at the root: named in the article, it changed three times without it.
     const repo = gitRepo({
-      "engine.ts": "export const speed = 1;\n",
+      "engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/contributing.md": "# Contributing\n\nThe engine lives in engine.ts.\n",
     });
     for (const step of [2, 3, 4])
-      repo.commit({ "engine.ts": `export const speed = ${step};\n` }, `speed ${step}`);
-    repo.commit({ "engine.ts": "export const speed = 5;\n" }, "the change");
+      repo.commit({ "engine.ts": `export function speed() {\n  return ${step};\n}\n` }, `speed ${step}`);
+    repo.commit({ "engine.ts": "export function speed() {\n  return 5;\n}\n" }, "the change");
     const { plan } = await planJson(repo.dir, "--min-score", "0");
     expect(plan.related.map((article) => [article.path, article.impact[0]?.detail])).toEqual([
       ["docs/contributing.md", "mentions the path engine.ts (modified)"],
@@ -232,11 +252,11 @@ describe("history coupling", () => {
 
   it("keeps a path the history has too few commits to judge", async () => {
     const repo = gitRepo({
-      "src/engine.ts": "export const speed = 1;\n",
+      "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/contributing.md": "# Contributing\n\nThe engine lives in src/engine.ts.\n",
     });
-    repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "speed 2");
-    repo.commit({ "src/engine.ts": "export const speed = 3;\n" }, "the change");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 2;\n}\n" }, "speed 2");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 3;\n}\n" }, "the change");
     // One earlier commit touched the file (the first commit is an import): too few to disown it.
     const { plan } = await planJson(repo.dir, "--min-score", "0");
     expect(plan.related.map((article) => article.path)).toEqual(["docs/contributing.md"]);
@@ -305,7 +325,7 @@ describe("history coupling", () => {
 
   it("warns once on a shallow clone, naming fetch-depth: 0", async () => {
     const origin = coupledRepo();
-    origin.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    origin.commit({ "src/engine.ts": "export function speed() {\n  return 9;\n}\n" }, "code only");
     const dir = join(makeTempDir("impact-shallow-"), "clone");
     origin.git("clone", "-q", "--depth", "2", `file://${origin.dir}`, dir);
     const io = captureIo(dir);
