@@ -111,6 +111,29 @@ describe("stale or related", { timeout: 120_000 }, () => {
     expect(flagged(plan)).toHaveLength(9);
   });
 
+  it("holds an attention tie to a file whose declarations are not read; a mapping to it is related", () => {
+    const changeSet: ChangeSet = {
+      base: "b",
+      head: "h",
+      files: [{ path: "config/port.txt", status: "modified", binary: false, hunks: [], patch: "" }],
+      symbols: [],
+    };
+    const articles = [
+      {
+        path: "docs/watched.md",
+        content: "---\nattention:\n  - op: file\n    path: config/port.txt\n---\n# Port\n",
+      },
+      { path: "docs/config/port.md", content: "# Port\n" },
+    ];
+    const plan = detectImpact({
+      changeSet,
+      articles,
+      config: ConfigSchema.parse({ mappings: [{ code: "config/:name.txt", docs: "docs/config/:name.md" }] }),
+    });
+    expect(flagged(plan)).toEqual(["docs/watched.md"]);
+    expect(related(plan)).toEqual(["docs/config/port.md"]);
+  });
+
   it("does not count pages of a migration-guide folder as articles by default", () => {
     const isArticle = articleSelector(ConfigSchema.parse({}));
     expect(isArticle("docs/migration-guide/v3.md")).toBe(false);

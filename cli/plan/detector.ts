@@ -275,12 +275,13 @@ function markStale(input: {
 }): void {
   const files = filesByPath(input.changeSet);
   const surfaces = new Map<string, ReturnType<typeof surfaceChange>>();
-  const surfaceOf = (path: string) => {
-    if (!surfaces.has(path)) {
+  const surfaceOf = (path: string, attention: boolean) => {
+    const key = `${attention}\u0000${path}`;
+    if (!surfaces.has(key)) {
       const file = files.get(path);
-      surfaces.set(path, file && surfaceChange(file, input.changeSet.symbols));
+      surfaces.set(key, file && surfaceChange(file, input.changeSet.symbols, attention));
     }
-    return surfaces.get(path);
+    return surfaces.get(key);
   };
   const texts = new Map(input.articles.map((article) => [article.path, article.content]));
   const decoder = new TextDecoder();
@@ -294,7 +295,7 @@ function markStale(input: {
         signal.kind === "attention" ||
         (signal.kind === "history" && signal.score >= HISTORY_MAPPED_SCORE);
       if (!signal.stale && mapped) {
-        const surface = surfaceOf(signal.source);
+        const surface = surfaceOf(signal.source, signal.kind === "attention");
         if (surface) signal.stale = surface;
       }
       if (!signal.stale) continue;

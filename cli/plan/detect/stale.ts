@@ -24,12 +24,14 @@ const SURFACE_CHANGES = new Set<ChangedSymbol["change"]>(["added", "removed", "r
  * The public surface a changed file's change altered: its non-private symbols added,
  * removed, renamed or with a new signature (a message's wording is not surface). A file
  * added, deleted or renamed alters it whole, and so does any change to a file whose
- * declarations are not read. Undefined when the change is internal (a refactor, a bug fix,
+ * declarations are not read, for an attention tie. Undefined when the change is internal (a refactor, a bug fix,
  * a body or a doc comment).
  */
 export function surfaceChange(
   file: ChangedFile,
   symbols: readonly ChangedSymbol[],
+  /** An explicit tie (attention): a file whose declarations are not read counts as changed surface. */
+  unreadIsSurface = false,
 ): { terms: string[]; hunk?: string } | undefined {
   const changed = symbols.filter(
     (symbol) =>
@@ -40,8 +42,9 @@ export function surfaceChange(
   );
   if (changed.length === 0) {
     // A file whose declarations Impact cannot read (a config, a template, a data file): its
-    // surface is unknown, so an explicit tie to it (mapping, attention) holds.
-    if (languageOf(file.path) === undefined && !file.binary) return { terms: [], ...hunkField(file, undefined) };
+    // surface is unknown, so the author's explicit tie to it (attention) holds.
+    if (unreadIsSurface && languageOf(file.path) === undefined && !file.binary)
+      return { terms: [], ...hunkField(file, undefined) };
     if (file.status === "added" || file.status === "deleted" || file.status === "renamed")
       return { terms: [], ...hunkField(file, undefined) };
     return undefined;
