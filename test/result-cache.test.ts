@@ -1,11 +1,21 @@
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { RESULT_CACHE_DIR, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
-import type { AuditArticle } from "../shared/audit.js";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { main } from "../cli/main.js";
+import { RESULT_CACHE, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
+import { cacheFolder, Workdir } from "../cli/workdir/workdir.js";
+import { type AuditArticle, AuditSchema } from "../shared/audit.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-import { runWithScript } from "./helpers/run-impact.js";
-import type { Script } from "./helpers/scripted-model-server.js";
+import { captureIo } from "./helpers/io.js";
+import { TEST_KEY } from "./helpers/run-impact.js";
+import {
+  type Script,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from "./helpers/scripted-model-server.js";
+import { readCachePayload, resealCacheEntry } from "./helpers/state.js";
+
+const RESULT_CACHE_DIR = cacheFolder("results");
 
 const SERVER_DOC = `---
 attention:
@@ -55,12 +65,54 @@ function pullRequest(): { repo: TestRepo; base: string } {
   return { repo, base };
 }
 
+/**
+ * One scripted model server per repository for all its runs: the endpoint is part of every
+ * result key, so runs against a server of their own would never share a result. Each run
+ * gets its own script; an array script answers a run's n-th call with its n-th step.
+ */
+const servers = new WeakMap<TestRepo, { server: ScriptedModelServer; use: (script: Script) => void }>();
+
+async function serverFor(repo: TestRepo) {
+  let known = servers.get(repo);
+  if (!known) {
+    let current: Script = [];
+    let offset = 0;
+    const server = await startScriptedModelServer((request, index) => {
+      const script = current;
+      if (typeof script === "function") return script(request, index - offset);
+      const steps = Array.isArray(script) ? script : (script[request.article ?? ""] ?? []);
+      return steps[index - offset] ?? { status: 500, body: "no step scripted for this call" };
+    });
+    onTestFinished(() => server.close());
+    known = {
+      server,
+      use: (script) => {
+        current = script;
+        offset = server.requests.length;
+      },
+    };
+    servers.set(repo, known);
+  }
+  return known;
+}
+
 async function run(repo: TestRepo, base: string, args: string[] = [], script: Script = FIXES) {
-  const { code, io, server, audit } = await runWithScript(repo.dir, script, ["--base", base, ...args]);
-  expect(audit).toBeDefined();
-  const calledFor = server.requests.map((request) => request.article).sort();
+  const { server, use } = await serverFor(repo);
+  use(script);
+  const before = server.requests.length;
+  const io = captureIo(repo.dir, {
+    OPENAI_API_KEY: TEST_KEY,
+    OPENAI_BASE_URL: server.url,
+    IMPACT_MODEL: "test-model",
+  });
+  const code = await main(["run", "--base", base, ...args], io);
+  const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+  const calledFor = server.requests
+    .slice(before)
+    .map((request) => request.article)
+    .sort();
   const article = (path: string) => audit!.articles.find((entry) => entry.path === path)!;
-  return { code, io, audit: audit!, calledFor, article };
+  return { code, io, audit, calledFor, article };
 }
 
 describe("the result cache, counted in model calls", () => {
@@ -134,22 +186,25 @@ describe("the result cache, counted in model calls", () => {
     expect((await run(repo, base, ["--only", "docs/server.md"])).calledFor).toEqual(["docs/server.md"]);
   });
 
-  it("ignores a corrupt or foreign entry with a warning, runs the article, and replaces the entry", async () => {
+  it("ignores an entry this machine did not seal, and a sealed one for another key with a warning; runs the article and replaces the entry", async () => {
     const { repo, base } = pullRequest();
     await run(repo, base);
     const dir = join(repo.dir, RESULT_CACHE_DIR);
-    const [corrupt, foreign] = readdirSync(dir).sort();
-    writeFileSync(join(dir, corrupt!), "{ not json");
-    const entry = JSON.parse(readFileSync(join(dir, foreign!), "utf8"));
-    writeFileSync(join(dir, foreign!), JSON.stringify({ ...entry, key: "0".repeat(64) }));
+    const [unsealed, foreign] = readdirSync(dir).sort();
+    writeFileSync(
+      join(dir, unsealed!),
+      JSON.stringify(JSON.parse(readCachePayload(join(dir, unsealed!)).toString())),
+    );
+    await resealCacheEntry(join(dir, foreign!), (payload) =>
+      JSON.stringify({ ...JSON.parse(payload.toString()), key: "0".repeat(64) }),
+    );
 
     const second = await run(repo, base);
     expect(second.code).toBe(0);
     expect(second.calledFor).toHaveLength(2);
     expect(second.audit.articles.every((article) => article.cached === undefined)).toBe(true);
-    expect(second.io.err).toContain(`warning: result cache: ignoring ${join(dir, corrupt!)}: not valid JSON`);
-    expect(second.io.err).toContain(
-      `warning: result cache: ignoring ${join(dir, foreign!)}: not an Impact result for this key`,
+    expect(second.io.err).toBe(
+      `warning: result cache: ignoring ${foreign}: not an Impact result for this key\n`,
     );
     expect((await run(repo, base, [], [])).calledFor).toEqual([]);
   });
@@ -159,6 +214,8 @@ describe("resultKey", () => {
   const parts = {
     impactVersion: "1.0.0",
     model: "m",
+    endpoint: "api http://127.0.0.1:1/v1",
+    config: "[]",
     systemPrompt: "system",
     tools: [{ type: "function" as const, function: { name: "edit_article", parameters: {} } }],
     article: "# A\n",
@@ -172,6 +229,8 @@ describe("resultKey", () => {
     const variants = [
       { impactVersion: "1.0.1" },
       { model: "n" },
+      { endpoint: "api http://127.0.0.1:2/v1" },
+      { config: '[["deny",["src/secret.ts"]]]' },
       { systemPrompt: "system!" },
       { tools: [] },
       { article: "# A\r\n" },
@@ -200,42 +259,66 @@ describe("ResultCacheFolder", () => {
     usage: { turns: 1, llmCalls: 1, promptTokens: 10, completionTokens: 2, toolCalls: {}, toolErrors: 0 },
   });
 
-  it("stays within its size bound by evicting the least recently used entries", async () => {
-    const dir = makeTempDir();
+  /** A result cache in `dir`, writing straight to disk (its workdir saved). */
+  async function folder(
+    dir: string,
+    options: { maxBytes?: number; redact?: (article: AuditArticle) => AuditArticle } = {},
+  ) {
+    const workdir = new Workdir(dir, { env: {} });
+    await workdir.save();
+    const spec =
+      options.maxBytes === undefined
+        ? RESULT_CACHE
+        : { ...RESULT_CACHE, bounds: { maxBytes: options.maxBytes } };
+    const store = await workdir.cacheAt(dir, spec);
     const warnings: string[] = [];
-    const probe = new ResultCacheFolder({ dir, redact: (article) => article, warn: () => undefined });
-    await probe.put("probe", [result("docs/a.md")]);
-    const entryBytes = statSync(join(dir, "probe.json")).size;
-
     const cache = new ResultCacheFolder({
-      dir,
-      maxBytes: entryBytes * 2,
-      redact: (article) => article,
+      store: store!,
+      redact: options.redact ?? ((article) => article),
       warn: (message) => warnings.push(message),
     });
-    for (const [index, key] of ["probe", "a", "b"].entries()) {
-      await cache.put(key, [result("docs/a.md")]);
+    return { cache, warnings };
+  }
+  const key = (letter: string) => letter.repeat(64);
+
+  it("stays within its size bound by evicting the least recently used entries", async () => {
+    const dir = makeTempDir();
+    const { cache: probe } = await folder(dir);
+    await probe.put(key("f"), [result("docs/a.md")]);
+    const entryBytes = statSync(join(dir, `${key("f")}.json`)).size;
+
+    const { cache, warnings } = await folder(dir, { maxBytes: entryBytes * 2 });
+    for (const [index, name] of [key("f"), key("a"), key("b")].entries()) {
+      await cache.put(name, [result("docs/a.md")]);
       // Distinct, increasing last-use times, older than any read below.
       const when = new Date(Date.UTC(2020, 0, 1 + index));
-      utimesSync(join(dir, `${key}.json`), when, when);
+      utimesSync(join(dir, `${name}.json`), when, when);
     }
-    expect(await cache.get("probe")).toHaveLength(1);
+    expect(await cache.get(key("f"))).toHaveLength(1);
     await cache.prune();
-    // "a" was the least recently used: "probe" was read, "b" written after it.
-    expect(readdirSync(dir).sort()).toEqual(["b.json", "probe.json"]);
-    expect(await cache.get("a")).toBeUndefined();
+    // "a" was the least recently used: "f" was read, "b" written after it.
+    expect(readdirSync(dir).sort()).toEqual([`${key("b")}.json`, `${key("f")}.json`]);
+    expect(await cache.get(key("a"))).toBeUndefined();
     expect(warnings).toEqual([]);
   });
 
   it("redacts what it writes", async () => {
     const dir = makeTempDir();
-    const cache = new ResultCacheFolder({
-      dir,
+    const { cache } = await folder(dir, {
       redact: (article) => ({ ...article, summary: article.summary.replace("secret", "[redacted]") }),
-      warn: () => undefined,
     });
-    await cache.put("k", [{ ...result("docs/a.md"), summary: "the secret" }]);
-    expect(readFileSync(join(dir, "k.json"), "utf8")).not.toContain("secret");
-    expect((await cache.get("k"))?.[0]?.summary).toBe("the [redacted]");
+    await cache.put(key("c"), [{ ...result("docs/a.md"), summary: "the secret" }]);
+    expect(readFileSync(join(dir, `${key("c")}.json`), "utf8")).not.toContain("secret");
+    expect((await cache.get(key("c")))?.[0]?.summary).toBe("the [redacted]");
+  });
+
+  it("reuses a result only while every file it read holds what it held", async () => {
+    const dir = makeTempDir();
+    const { cache } = await folder(dir);
+    await cache.put(key("d"), [result("docs/a.md")], new Map([["src/port.ts", "hash-of-8080"]]));
+    expect(await cache.get(key("d"), async () => "hash-of-8080")).toHaveLength(1);
+    expect(await cache.get(key("d"), async () => "hash-of-9999")).toBeUndefined();
+    // A caller that cannot look files up gets no result that read any.
+    expect(await cache.get(key("d"))).toBeUndefined();
   });
 });

@@ -1,5 +1,4 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { type Audit, AuditSchema } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFileAtomic } from "../../shared/fs.js";
@@ -9,25 +8,6 @@ import { combinedPatch } from "../../shared/merge.js";
 export async function writeAuditFiles(audit: Audit, paths: { out: string; patch: string }): Promise<void> {
   await writeFileAtomic(paths.out, `${JSON.stringify(audit, null, 2)}\n`);
   await writeFileAtomic(paths.patch, combinedPatch(audit));
-}
-
-/** The folder of the default outputs, relative to the repository root. */
-export const OUTPUT_DIR = ".impact";
-
-/**
- * Makes `.impact/` ignore itself (a `.gitignore` holding `*`), so the default outputs never
- * show up in `git status` or get committed by a docs PR by accident. An existing file is kept.
- */
-export async function ignoreOutputDir(repoRoot: string): Promise<void> {
-  const dir = join(repoRoot, OUTPUT_DIR);
-  await mkdir(dir, { recursive: true });
-  try {
-    await writeFile(join(dir, ".gitignore"), "# Impact's outputs (audit, patch); not for committing.\n*\n", {
-      flag: "wx",
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
 }
 
 /**

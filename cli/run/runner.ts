@@ -53,6 +53,10 @@ export interface ArticleSession {
   readonly done: boolean;
   finish(): Promise<ArticleOutcome>;
   abandon(): void;
+  /** The files the loop read or its edits cite as evidence, each with its content's hash (for the result cache). */
+  usedFiles?(): Promise<Map<string, string>>;
+  /** The hash `usedFiles` would give `path` now. */
+  fileHash?(path: string): Promise<string>;
 }
 
 export interface ImpactAgentRunnerOptions {
@@ -71,8 +75,11 @@ export interface ImpactAgentRunnerOptions {
   tokensPerRun?: number;
   progress?: ProgressSink;
   now?: () => number;
-  /** Reuses an article's earlier result when nothing it depends on changed (resultKey). */
-  cache?: { results: ResultCache; impactVersion: string };
+  /**
+   * Reuses an article's earlier result when nothing it depends on changed (resultKey), and
+   * the files its loop read still hold what they held.
+   */
+  cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string };
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
   price?: ModelPrice;
   /** Articles not yet started when the run has spent this much end `skipped` (reason `budget`). */
@@ -160,13 +167,22 @@ export class ImpactAgentRunner {
         ? resultKey({
             impactVersion: this.#options.cache.impactVersion,
             model: this.#options.model.model,
+            endpoint: this.#options.cache.endpoint,
             systemPrompt: this.#options.systemPrompt,
             tools: this.#options.tools,
+            config: this.#options.cache.config,
             article: session.content,
             firstMessage,
           })
         : undefined;
-      const reused = key === undefined ? undefined : await this.#options.cache?.results.get(key);
+      const opened = session;
+      const reused =
+        key === undefined
+          ? undefined
+          : await this.#options.cache?.results.get(
+              key,
+              opened.fileHash && ((path) => opened.fileHash!(path)),
+            );
       if (reused) {
         session.abandon();
         session = undefined;
@@ -234,7 +250,8 @@ export class ImpactAgentRunner {
         durationMs: elapsed(),
       };
       this.#priced(usage);
-      if (key !== undefined) await this.#options.cache?.results.put(key, [own, ...created]);
+      if (key !== undefined)
+        await this.#options.cache?.results.put(key, [own, ...created], await session.usedFiles?.());
       return [own, ...created];
     } catch (error) {
       session?.abandon();
