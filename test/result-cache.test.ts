@@ -1,18 +1,12 @@
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it, onTestFinished } from "vitest";
-import { main } from "../cli/main.js";
+import { describe, expect, it } from "vitest";
 import { RESULT_CACHE, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
 import { cacheFolder, Workdir } from "../cli/workdir/workdir.js";
 import { type AuditArticle, AuditSchema } from "../shared/audit.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-import { captureIo } from "./helpers/io.js";
-import { TEST_KEY } from "./helpers/run-impact.js";
-import {
-  type Script,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from "./helpers/scripted-model-server.js";
+import { scriptedRuns } from "./helpers/run-impact.js";
+import type { Script } from "./helpers/scripted-model-server.js";
 import { readCachePayload, resealCacheEntry } from "./helpers/state.js";
 
 const RESULT_CACHE_DIR = cacheFolder("results");
@@ -65,52 +59,17 @@ function pullRequest(): { repo: TestRepo; base: string } {
   return { repo, base };
 }
 
-/**
- * One scripted model server per repository for all its runs: the endpoint is part of every
- * result key, so runs against a server of their own would never share a result. Each run
- * gets its own script; an array script answers a run's n-th call with its n-th step.
- */
-const servers = new WeakMap<TestRepo, { server: ScriptedModelServer; use: (script: Script) => void }>();
-
-async function serverFor(repo: TestRepo) {
-  let known = servers.get(repo);
-  if (!known) {
-    let current: Script = [];
-    let offset = 0;
-    const server = await startScriptedModelServer((request, index) => {
-      const script = current;
-      if (typeof script === "function") return script(request, index - offset);
-      const steps = Array.isArray(script) ? script : (script[request.article ?? ""] ?? []);
-      return steps[index - offset] ?? { status: 500, body: "no step scripted for this call" };
-    });
-    onTestFinished(() => server.close());
-    known = {
-      server,
-      use: (script) => {
-        current = script;
-        offset = server.requests.length;
-      },
-    };
-    servers.set(repo, known);
-  }
-  return known;
-}
+/** One scripted model server per repository for all its runs (the endpoint is part of every key). */
+const servers = new WeakMap<TestRepo, Awaited<ReturnType<typeof scriptedRuns>>>();
 
 async function run(repo: TestRepo, base: string, args: string[] = [], script: Script = FIXES) {
-  const { server, use } = await serverFor(repo);
-  use(script);
-  const before = server.requests.length;
-  const io = captureIo(repo.dir, {
-    OPENAI_API_KEY: TEST_KEY,
-    OPENAI_BASE_URL: server.url,
-    IMPACT_MODEL: "test-model",
-  });
-  const code = await main(["run", "--base", base, ...args], io);
+  let runs = servers.get(repo);
+  if (!runs) {
+    runs = await scriptedRuns();
+    servers.set(repo, runs);
+  }
+  const { code, io, calledFor } = await runs.run(repo.dir, script, ["--base", base, ...args]);
   const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
-  const calledFor = server.requests
-    .slice(before)
-    .map((request) => request.article)
-    .sort();
   const article = (path: string) => audit!.articles.find((entry) => entry.path === path)!;
   return { code, io, audit, calledFor, article };
 }
