@@ -186,6 +186,23 @@ describe("state a change cannot plant: committed caches", () => {
   });
 });
 
+describe("outputs a change cannot plant", () => {
+  it("an audit committed under .impact/ is refused by apply (and comment, report, merge): exit 2, nothing written", async () => {
+    const { repo, base } = portRepo();
+    const runs = await scriptedRuns();
+    expect((await runs.run(repo.dir, FORGED, ["--base", base, "--no-cache"], ATTACKER)).code).toBe(0);
+    repo.git("add", "-f", ".impact/audit.json");
+    repo.git("commit", "-q", "-m", "add audit");
+    const victim = cloneOf(repo);
+    const io = captureIo(victim.dir);
+    expect(await main(["apply", ".impact/audit.json"], io)).toBe(2);
+    expect(io.err).toMatch(
+      /^impact apply: \S*\.impact\/audit\.json is tracked by git, so it is the repository's content, not an audit Impact wrote: run impact run to write one\n$/,
+    );
+    expect(readFileSync(join(victim.dir, "docs/server.md"), "utf8")).not.toContain("curl");
+  });
+});
+
 describe("state a change cannot plant: a .impact that is no plain folder", () => {
   it("a committed .impact symlink is not used: the run goes on without caches, nothing is written or pruned through it", async () => {
     const { repo, base } = portRepo();

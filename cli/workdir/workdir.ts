@@ -1,5 +1,5 @@
 import { lstat, mkdir, realpath, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { gitAt } from "../git.js";
 import { type CacheSpec, CacheStore } from "./cache-store.js";
 import { loadStateKey, type StateKey } from "./state-key.js";
@@ -235,6 +235,24 @@ export class Workdir {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
+  }
+}
+
+/**
+ * Whether `path` is a file under a repository's `.impact/` that git tracks: content of the
+ * repository posing as Impact's output (an audit a pull request committed), never to be
+ * taken for it. Only a path through a `.impact` folder costs a git call.
+ */
+export async function isTrackedWorkdirFile(path: string): Promise<boolean> {
+  const parts = resolve(path).split(sep);
+  const at = parts.lastIndexOf(WORKDIR);
+  if (at <= 0) return false;
+  const root = parts.slice(0, at).join(sep) || sep;
+  try {
+    const listed = await gitAt(root).raw(["ls-files", "-z", "--cached", "--", parts.slice(at).join("/")]);
+    return listed !== "";
+  } catch {
+    return false;
   }
 }
 
