@@ -307,7 +307,7 @@ async function keepCache(
     // the entry back; here only the shape is checked.
     const sealed = splitStateEntry(Buffer.from(entry, "utf8"));
     const parsed = ResultCacheEntrySchema.safeParse(sealed && parseJson(sealed.payload.toString("utf8")));
-    if (!sealed || sealed.kind !== "results" || !parsed.success || parsed.data.key !== key) {
+    if (sealed?.kind !== "results" || !parsed.success || parsed.data.key !== key) {
       refused.push(name);
       continue;
     }

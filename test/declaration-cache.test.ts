@@ -1,5 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadChangeSet } from "../cli/plan/read-change-set.js";
 import { DECLARATION_CACHE } from "../cli/plan/symbols/declaration-cache.js";

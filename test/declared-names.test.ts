@@ -1,5 +1,4 @@
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { main } from "../cli/main.js";
