@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { link, mkdir, open, readFile, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** The environment variable that gives the state key directly (CI, where the cache folder is restored). */
 export const STATE_KEY_ENV = "IMPACT_STATE_KEY";
@@ -58,7 +58,7 @@ async function readKeyFile(path: string): Promise<Buffer> {
 }
 
 async function createKeyFile(path: string): Promise<void> {
-  const directory = join(path, "..");
+  const directory = dirname(path);
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const temp = join(directory, `.state-key.${randomBytes(6).toString("hex")}.tmp`);
   const handle = await open(temp, "wx", 0o600);

@@ -90,31 +90,38 @@ export class Workdir {
   }
 
   #checkAccess(): Promise<Access> {
-    this.#access ??= (async (): Promise<Access> => {
-      const problem = await notAFolder(this.path, WORKDIR);
-      if (problem === "absent")
-        return { usable: true, tracked: new Set(), realRoot: await realpath(this.root) };
-      if (problem) return { usable: false, reason: problem };
-      let listed: string;
-      try {
-        listed = await gitAt(this.root).raw(["ls-files", "-z", "--cached", "--", WORKDIR]);
-      } catch {
-        return { usable: false, reason: `cannot tell which files under ${WORKDIR}/ git tracks` };
-      }
-      const tracked = new Set(
-        listed
-          .split("\0")
-          .filter((path) => path.startsWith(`${WORKDIR}/`))
-          .map((path) => path.slice(WORKDIR.length + 1)),
-      );
-      if (tracked.size > 0) {
-        this.#warn(
-          `ignoring ${tracked.size === 1 ? "1 file" : `${tracked.size} files`} under ${WORKDIR}/ that git tracks: Impact never reads its state from the repository's content (untrack them with git rm -r --cached ${WORKDIR})`,
-        );
-      }
-      return { usable: true, tracked, realRoot: await realpath(this.root) };
-    })();
+    // Never rejects: a repository that went away (or cannot be read) holds no state.
+    this.#access ??= this.#inspect().catch((error: unknown) => ({
+      usable: false as const,
+      reason: `${WORKDIR} cannot be checked (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    }));
     return this.#access;
+  }
+
+  /** Whether `.impact` can hold state, and which files under it git tracks. */
+  async #inspect(): Promise<Access> {
+    const problem = await notAFolder(this.path, WORKDIR);
+    if (problem === "absent")
+      return { usable: true, tracked: new Set(), realRoot: await realpath(this.root) };
+    if (problem) return { usable: false, reason: problem };
+    let listed: string;
+    try {
+      listed = await gitAt(this.root).raw(["ls-files", "-z", "--cached", "--", WORKDIR]);
+    } catch {
+      return { usable: false, reason: `cannot tell which files under ${WORKDIR}/ git tracks` };
+    }
+    const tracked = new Set(
+      listed
+        .split("\0")
+        .filter((path) => path.startsWith(`${WORKDIR}/`))
+        .map((path) => path.slice(WORKDIR.length + 1)),
+    );
+    if (tracked.size > 0) {
+      this.#warn(
+        `ignoring ${tracked.size === 1 ? "1 file" : `${tracked.size} files`} under ${WORKDIR}/ that git tracks: Impact never reads its state from the repository's content (untrack them with git rm -r --cached ${WORKDIR})`,
+      );
+    }
+    return { usable: true, tracked, realRoot: await realpath(this.root) };
   }
 
   #stateKey(): Promise<StateKey> {
