@@ -114,3 +114,15 @@ export const DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY = 16 * 1024 * 1024;
 export const RESULT_CACHE_ENTRY_MAX_BYTES = 2 * 1024 * 1024;
 /** Asking the GitHub API for a PR's head, or for an installation token, gives up after this long. */
 export const GITHUB_API_TIMEOUT_MS = 30_000;
+
+/**
+ * Code nested deeper than this (brackets, or declarations inside declarations) is not
+ * parsed: the native TS/JS parser recurses per level and crashes the process (not an
+ * exception) somewhere past 8,000 levels on a worker thread; real code stays under 100.
+ */
+export const MAX_CODE_NESTING = 1_000;
+/**
+ * TS/JS: operators chained in one expression (between `,` `;` and brackets) past this are
+ * not parsed either; the parser recurses on `a => a => …` and `a ? b : a ? …` chains too.
+ */
+export const MAX_CODE_OPERATOR_CHAIN = 4_000;

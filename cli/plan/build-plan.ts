@@ -102,7 +102,10 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       options.explain === undefined
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, options.explain);
-    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []));
+    plan.warnings.unshift(
+      ...docsGlobWarnings(config, unmatchedDocsGlobs ?? []),
+      ...(changeSet.warnings ?? []),
+    );
     const shallow = history && shallowHistoryWarning(history);
     if (shallow) plan.warnings.push(shallow);
     return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };
