@@ -10,7 +10,7 @@ import { isToolName, toolParametersJsonSchema, toolSpecsFor } from "../../shared
 import { articleSelector } from "../plan/articles.js";
 import { AgentToolHost } from "../run/agent-tool-host.js";
 import { ReadBudget } from "../run/read-budget.js";
-import { SandboxPolicy } from "../run/sandbox.js";
+import { type ResolvedPath, SandboxPolicy, writeRefusal } from "../run/sandbox.js";
 import { Workspace } from "../run/workspace.js";
 import { writeIfUnchanged } from "./write-back.js";
 
@@ -70,7 +70,8 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
       const resolved = await sandbox.resolve(args.path);
       // A refused path goes on to the tool, which answers with the sandbox's message.
       if (resolved.ok) {
-        if (!isArticle(resolved.path)) return errorResult(notAnArticle(resolved.path, config));
+        const refused = writeRefusal(resolved, isArticle);
+        if (refused) return errorResult(notAnArticle(resolved.path, config, refused));
         articlePath = resolved.path;
       }
     }
@@ -96,8 +97,17 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
       return errorResult(result?.content ?? "Error: no result");
     }
     host.finish();
+    // The write guard again, on the real path as it is now, for every file the call changed.
+    const targets: ResolvedPath[] = [];
     for (const change of workspace.changes()) {
-      const written = await writeIfUnchanged(root, change.path, change.hashBefore, change.after);
+      const target = await sandbox.resolve(change.path);
+      if (!target.ok) return errorResult(`${target.message} Nothing was written.`);
+      const refused = writeRefusal(target, isArticle);
+      if (refused) return errorResult(notAnArticle(target.path, config, refused));
+      targets.push(target);
+    }
+    for (const [index, change] of workspace.changes().entries()) {
+      const written = await writeIfUnchanged(root, targets[index]!, change.hashBefore, change.after);
       if (!written.ok && "directoryChanged" in written)
         return errorResult(
           `Error: ${written.directoryChanged.message}. Nothing was written; check the folder.`,
@@ -117,7 +127,14 @@ function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
-function notAnArticle(path: string, config: ImpactConfig): string {
+function notAnArticle(
+  path: string,
+  config: ImpactConfig,
+  refused: { viaSymlink: boolean; realRelative: string },
+): string {
   const ignore = config.ignore.length > 0 ? `, minus ${config.ignore.join(", ")}` : "";
-  return `Error: ${JSON.stringify(path)} is not an article: edit_article changes only files under the docs globs (${config.docs.join(", ")}${ignore}). Use impact edit to change another file.`;
+  const what = refused.viaSymlink
+    ? `is a symlink (or under one) to ${JSON.stringify(refused.realRelative)}, which is not an article`
+    : "is not an article";
+  return `Error: ${JSON.stringify(path)} ${what}: edit_article changes only files under the docs globs (${config.docs.join(", ")}${ignore}). Use impact edit to change another file.`;
 }
