@@ -126,3 +126,11 @@ export const MAX_CODE_NESTING = 1_000;
  * not parsed either; the parser recurses on `a => a => …` and `a ? b : a ? …` chains too.
  */
 export const MAX_CODE_OPERATOR_CHAIN = 4_000;
+
+/**
+ * `impact mcp`: tool calls that run at once; the rest wait in a queue. 150 parallel regex
+ * searches held 879 MB and 161 threads without a cap.
+ */
+export const MCP_CALLS_IN_FLIGHT = 4;
+/** `impact mcp`: calls that may wait beyond those running; one more gets a "busy" error result at once. */
+export const MCP_CALLS_QUEUED = 32;

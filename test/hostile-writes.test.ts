@@ -6,6 +6,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { loadConfig } from "../cli/config.js";
 import { createImpactMcpServer } from "../cli/edit/mcp-server.js";
 import { main } from "../cli/main.js";
+import { MCP_CALLS_IN_FLIGHT, MCP_CALLS_QUEUED } from "../shared/limits.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
@@ -122,5 +123,35 @@ describe("the write guard: a write lands at the real path, and the real path is 
     expect(readFileSync(join(repo.dir, "docs/real.md"), "utf8")).toBe("# Real\n\nRun impact apply.\n");
     // git sees a content change of the target, no type change of the link.
     expect(repo.git("status", "--porcelain")).toBe(" M docs/real.md");
+  });
+});
+
+describe("impact mcp caps the calls in flight", () => {
+  it("150 parallel searches: a few run, some wait, the rest get a busy error at once", async () => {
+    const repo = gitRepo({
+      "docs/guide.md": "# Guide\n\nneedle\n",
+      ...Object.fromEntries(
+        Array.from({ length: 5 }, (_, index) => [`src/f${index}.ts`, "const needle = 1;\n"]),
+      ),
+    });
+    onTestFinished(() => repo.cleanup());
+    const client = await mcpClient(repo);
+    const results = await Promise.all(
+      Array.from({ length: 150 }, () =>
+        client.callTool({ name: "search_repo", arguments: { pattern: "needle" } }),
+      ),
+    );
+    const busy = results.filter((result) => textOf(result).startsWith("Error: impact mcp is busy"));
+    expect(busy).toHaveLength(150 - MCP_CALLS_IN_FLIGHT - MCP_CALLS_QUEUED);
+    expect(busy[0]?.isError).toBe(true);
+    expect(textOf(busy[0]!)).toBe(
+      `Error: impact mcp is busy (${MCP_CALLS_IN_FLIGHT} calls running, ${MCP_CALLS_QUEUED} waiting); nothing was done. Wait for some answers, then call again.`,
+    );
+    const answered = results.filter((result) => !busy.includes(result));
+    for (const result of answered) expect(textOf(result)).toContain("docs/guide.md:3: needle");
+    // Once the queue drains, the server answers again.
+    expect(
+      textOf(await client.callTool({ name: "read_file", arguments: { path: "docs/guide.md" } })),
+    ).toContain("needle");
   });
 });

@@ -4,8 +4,9 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import pLimit from "p-limit";
 import { type ImpactConfig, readIgnoredMatcher } from "../../shared/config.js";
-import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
+import { DEFAULT_READ_BYTES_IN_FLIGHT, MCP_CALLS_IN_FLIGHT, MCP_CALLS_QUEUED } from "../../shared/limits.js";
 import { isToolName, toolParametersJsonSchema, toolSpecsFor } from "../../shared/tools/manifest.js";
 import { articleSelector } from "../plan/articles.js";
 import { AgentToolHost } from "../run/agent-tool-host.js";
@@ -51,14 +52,27 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
 
   // Writes run one at a time, so two edits of one article never race on its hash.
   let writes: Promise<unknown> = Promise.resolve();
+  // A client may send any number of calls at once: a few run, some wait, the rest are told to retry.
+  const inFlight = pLimit(MCP_CALLS_IN_FLIGHT);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args = {} } = request.params;
+    if (inFlight.activeCount + inFlight.pendingCount >= MCP_CALLS_IN_FLIGHT + MCP_CALLS_QUEUED)
+      return errorResult(
+        `Error: impact mcp is busy (${MCP_CALLS_IN_FLIGHT} calls running, ${MCP_CALLS_QUEUED} waiting); nothing was done. Wait for some answers, then call again.`,
+      );
+    return inFlight(() => dispatch(request.params, extra.signal));
+  });
+
+  function dispatch(
+    params: { name: string; arguments?: Record<string, unknown> | undefined },
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const { name, arguments: args = {} } = params;
     const readOnly = isToolName(name) && specs.find((spec) => spec.name === name)?.readOnly === true;
-    if (readOnly) return callTool(name, args, extra.signal);
-    const run = writes.then(() => callTool(name, args, extra.signal));
+    if (readOnly) return callTool(name, args, signal);
+    const run = writes.then(() => callTool(name, args, signal));
     writes = run.catch(() => {});
     return run;
-  });
+  }
 
   async function callTool(
     name: string,
