@@ -134,3 +134,6 @@ export const MAX_CODE_OPERATOR_CHAIN = 4_000;
 export const MCP_CALLS_IN_FLIGHT = 4;
 /** `impact mcp`: calls that may wait beyond those running; one more gets a "busy" error result at once. */
 export const MCP_CALLS_QUEUED = 32;
+
+/** Tokens one model answer may report per usage field; more is no real answer (the context windows are far smaller). */
+export const MAX_USAGE_TOKENS = 100_000_000;

@@ -238,6 +238,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         `impact run: ${plural(overBudget, "article was", "articles were")} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
       );
     }
+    // A refused key or an unknown model stopped the run: one line, exit 2 (the audit says so too).
+    const setup = audit.articles.find((article) => article.error?.code === "model_setup")?.error;
+    if (setup) throw new UsageError(setup.message, { code: "config" });
     if (interrupted)
       throw new Interrupted(
         "interrupted: unfinished articles are cancelled in the audit; no file was changed",

@@ -2,7 +2,8 @@ import pLimit from "p-limit";
 import type { AuditArticle, AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../../shared/errors.js";
-import { costOf, formatUsd, type ModelPrice, roundUsd } from "../../shared/model/prices.js";
+import { setupFailure } from "../../shared/model/preflight.js";
+import { costOf, formatUsd, type ModelPrice } from "../../shared/model/prices.js";
 import type {
   AssistantMessage,
   ChatMessage,
@@ -16,7 +17,7 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { secretShapeIn } from "../../shared/redact.js";
 import { plural } from "../../shared/render/markdown.js";
 import { emptyUsage } from "../audit/audit-trail.js";
-import { MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
+import { CostBudget, MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
 import { NO_PROGRESS, type ProgressSink } from "./progress.js";
 import { type ResultCache, resultKey } from "./result-cache.js";
@@ -80,7 +81,10 @@ export interface ImpactAgentRunnerOptions {
 }
 
 /** Why a loop stopped; each value is one stop predicate of `runArticle`. */
-type StopReason = "answered" | "done" | "turn_cap" | "article_budget" | "run_budget";
+type StopReason = "answered" | "done" | "turn_cap" | "article_budget" | "run_budget" | "cost_budget";
+
+/** A model call's share of `--max-cost`, reserved before it is sent (CostBudget). */
+type CostReservation = NonNullable<ReturnType<CostBudget["reserve"]>>;
 
 /** Thrown by `openArticle` when the article cannot be worked on at all (deleted, binary): it is `skipped`. */
 export class ArticleSkipped extends Error {}
@@ -105,13 +109,22 @@ export class ImpactAgentRunner {
   readonly #budget: RunBudget;
   readonly #progress: ProgressSink;
   readonly #now: () => number;
-  /** Dollars spent by the run's model calls so far (only counted when the price is known). */
-  #spentUsd = 0;
+  /** `--max-cost`: what the run's calls spent and reserved, when a cap and the price are given. */
+  readonly #cost: CostBudget | undefined;
+  /** The characters of the tool manifest, part of every request's size. */
+  readonly #toolsChars: number;
+  /** Set by the first call that found the model setup wrong (setupFailure): no article starts after it. */
+  #setupFailure: string | undefined;
 
   constructor(options: ImpactAgentRunnerOptions) {
     this.#options = options;
     this.#limits = resolveRunLimits(options);
     this.#budget = new RunBudget(this.#limits.tokensPerRun);
+    this.#cost =
+      options.price && options.maxCostUsd !== undefined
+        ? new CostBudget(options.maxCostUsd, options.price)
+        : undefined;
+    this.#toolsChars = JSON.stringify(options.tools).length;
     this.#progress = options.progress ?? NO_PROGRESS;
     this.#now = options.now ?? Date.now;
   }
@@ -143,6 +156,11 @@ export class ImpactAgentRunner {
     if (signal.aborted) {
       return [
         { ...base, status: "cancelled", summary: "the run was interrupted before this article started" },
+      ];
+    }
+    if (this.#setupFailure !== undefined) {
+      return [
+        { ...base, status: "skipped", skipReason: "setup", summary: `not started: ${this.#setupFailure}` },
       ];
     }
 
@@ -177,9 +195,14 @@ export class ImpactAgentRunner {
           ...created.map((entry) => ({ ...entry, ...this.#reusedFields(entry) })),
         ];
       }
-      // Checked after the cache: a reused result costs nothing, so it is never skipped.
-      const { maxCostUsd } = this.#options;
-      if (maxCostUsd !== undefined && this.#spentUsd >= maxCostUsd) {
+      // Checked after the cache: a reused result costs nothing, so it is never skipped. The
+      // first call's cost is reserved now, before the article starts (CostBudget).
+      const messages: ChatMessage[] = [
+        { role: "system", content: this.#options.systemPrompt },
+        { role: "user", content: firstMessage },
+      ];
+      const firstCall = this.#cost?.reserve(this.#requestChars(messages));
+      if (this.#cost && !firstCall) {
         session.abandon();
         session = undefined;
         status = "skipped";
@@ -188,11 +211,25 @@ export class ImpactAgentRunner {
             ...base,
             status,
             skipReason: "budget",
-            summary: `not started: the run had spent ${formatUsd(this.#spentUsd)} of its ${formatUsd(maxCostUsd)} budget (--max-cost)`,
+            summary: `not started: the run had spent ${formatUsd(this.#cost.spentUsd)} of its ${formatUsd(this.#cost.capUsd)} budget (--max-cost), too little is left for its first call`,
           },
         ];
       }
-      const { summary, stop } = await this.#loop(article, session, firstMessage, usage, signal);
+      const { summary, stop } = await this.#loop(article, session, messages, usage, signal, firstCall);
+      if (stop === "cost_budget") {
+        session.abandon();
+        session = undefined;
+        status = "skipped";
+        return [
+          {
+            ...base,
+            status,
+            skipReason: "budget",
+            summary: `stopped: the next model call could cross the run's --max-cost budget (${formatUsd(this.#cost?.spentUsd ?? 0)} of ${formatUsd(this.#cost?.capUsd ?? 0)} spent); this article's edits were dropped`,
+            durationMs: elapsed(),
+          },
+        ];
+      }
       if (stop !== "answered" && stop !== "done") {
         throw new ArticleFailure(stop, capMessage(stop, this.#limits, this.#budget));
       }
@@ -254,6 +291,13 @@ export class ImpactAgentRunner {
         return [{ ...base, status, summary: error.message, durationMs: elapsed() }];
       }
       status = "failed";
+      const setup = setupFailure(error, this.#options.model);
+      if (setup !== undefined) {
+        // The model setup is wrong for every article: the articles not started yet never start.
+        this.#setupFailure ??= setup;
+        const failure = { code: "model_setup", message: setup };
+        return [{ ...base, status, summary: setup, error: failure, durationMs: elapsed() }];
+      }
       const failure = describeFailure(error);
       return [{ ...base, status, summary: failure.message, error: failure, durationMs: elapsed() }];
     } finally {
@@ -261,6 +305,11 @@ export class ImpactAgentRunner {
       this.#priced(usage);
       this.#progress.articleFinished(article.path, status);
     }
+  }
+
+  /** The characters of a request: its messages and the tool manifest, as sent. */
+  #requestChars(messages: readonly ChatMessage[]): number {
+    return JSON.stringify(messages).length + this.#toolsChars;
   }
 
   /** Sets `usage.costUsd` when the price is known; returns `usage`. */
@@ -281,16 +330,14 @@ export class ImpactAgentRunner {
   async #loop(
     article: PlannedArticle,
     session: ArticleSession,
-    firstMessage: string,
+    messages: ChatMessage[],
     usage: AuditArticle["usage"],
     signal: AbortSignal,
+    firstCall: CostReservation | undefined,
   ): Promise<{ summary: string; stop: StopReason }> {
     const options = this.#options;
     const { maxTurns, tokensPerArticle } = this.#limits;
-    const messages: ChatMessage[] = [
-      { role: "system", content: options.systemPrompt },
-      { role: "user", content: firstMessage },
-    ];
+    let reserved = firstCall;
     let summary = "";
     let protocolErrors = 0;
     let failedEditSinceSuccess = false;
@@ -301,6 +348,11 @@ export class ImpactAgentRunner {
       if (usage.promptTokens + usage.completionTokens >= tokensPerArticle)
         return { summary, stop: "article_budget" };
       signal.throwIfAborted();
+      // Under --max-cost, no call is sent that could cross the cap next to the calls under way.
+      const requestChars = this.#requestChars(messages);
+      const reservation = reserved ?? this.#cost?.reserve(requestChars);
+      reserved = undefined;
+      if (this.#cost && !reservation) return { summary, stop: "cost_budget" };
 
       usage.turns += 1;
       usage.llmCalls += 1;
@@ -313,13 +365,24 @@ export class ImpactAgentRunner {
             messages,
             tools: options.tools,
             ...(options.allowCreate ? { allowCreate: true } : {}),
+            ...(reservation ? { maxTokens: reservation.maxTokens } : {}),
           },
           signal,
         );
       } catch (error) {
-        if (error instanceof ModelProtocolError && protocolErrors < MAX_PROTOCOL_RETRIES && !signal.aborted) {
-          protocolErrors += 1;
-          continue;
+        // An HTTP error status cost nothing; anything else may have been answered and billed.
+        if (error instanceof ModelApiError && error.reason === "status") reservation?.settle(0);
+        else reservation?.settle();
+        if (error instanceof ModelProtocolError) {
+          // An answer came but could not be used (invalid usage among others): its tokens are
+          // counted as estimated, high, so a cap cannot be dodged by answers without usable usage.
+          const estimated = Math.ceil(requestChars / 3);
+          usage.promptTokens += estimated;
+          this.#budget.spend(estimated);
+          if (protocolErrors < MAX_PROTOCOL_RETRIES && !signal.aborted) {
+            protocolErrors += 1;
+            continue;
+          }
         }
         throw error;
       }
@@ -329,7 +392,7 @@ export class ImpactAgentRunner {
       usage.retries = (usage.retries ?? 0) + response.retries;
       const cachedTokens = response.usage.cachedPromptTokens ?? 0;
       if (cachedTokens > 0) usage.cachedPromptTokens = (usage.cachedPromptTokens ?? 0) + cachedTokens;
-      if (options.price) this.#spentUsd = roundUsd(this.#spentUsd + costOf(response.usage, options.price));
+      reservation?.settle(options.price ? costOf(response.usage, options.price) : undefined);
       this.#budget.spend(tokens);
       this.#progress.tokens(tokens);
       if (response.retries > 0) this.#progress.retries(response.retries);

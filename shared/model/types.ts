@@ -54,6 +54,8 @@ export interface ModelClient {
   readonly model: string;
   /** Where the calls go (a base URL, never holding a secret), for messages. */
   readonly endpoint?: string;
+  /** Where the key comes from, for messages about a refused key (default OPENAI_API_KEY). */
+  readonly credential?: string;
   /**
    * One cheap request that checks the endpoint, key and answer format before any article
    * starts; rejects with ModelApiError or ModelProtocolError like `complete`.
