@@ -85,7 +85,7 @@ combined patch; changes your files only with --apply.`,
     "max-cost": {
       type: "string",
       value: "USD",
-      help: "start no more articles once the run has cost this much (they end skipped)",
+      help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
     },
     json: { type: "boolean", help: "print the audit summary as one JSON object" },
     quiet: OUTPUT_OPTIONS.quiet,
