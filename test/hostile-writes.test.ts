@@ -6,7 +6,10 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { loadConfig } from "../cli/config.js";
 import { createImpactMcpServer } from "../cli/edit/mcp-server.js";
 import { main } from "../cli/main.js";
+import { toolHostSessions } from "../cli/run/session.js";
+import { Workspace } from "../cli/run/workspace.js";
 import { MCP_CALLS_IN_FLIGHT, MCP_CALLS_QUEUED } from "../shared/limits.js";
+import type { PlannedArticle } from "../shared/plan.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
@@ -153,5 +156,33 @@ describe("impact mcp caps the calls in flight", () => {
     expect(
       textOf(await client.callTool({ name: "read_file", arguments: { path: "docs/guide.md" } })),
     ).toContain("needle");
+  });
+});
+
+describe("the read policy holds for the article itself", () => {
+  it("a run's article session refuses an article that is a symlink to a denied or git-ignored file (the plan skips symlinked articles; this holds whatever selects them)", async () => {
+    const repo = gitRepo({ "src/app.ts": "export const a = 1;\n", ".gitignore": "creds/\n" });
+    onTestFinished(() => repo.cleanup());
+    writeFileSync(join(repo.dir, ".env"), `TOKEN=${SECRET}\n`);
+    mkdirSync(join(repo.dir, "creds"));
+    writeFileSync(join(repo.dir, "creds/db.md"), `# DB\n\n${SECRET}\n`);
+    mkdirSync(join(repo.dir, "docs"));
+    symlinkSync("../.env", join(repo.dir, "docs/app.md"));
+    symlinkSync("../creds/db.md", join(repo.dir, "docs/db.md"));
+    repo.commit({}, "links");
+    const open = toolHostSessions({
+      root: repo.dir,
+      workspace: new Workspace(repo.dir),
+      changeSet: { base: "b", head: "h", files: [], symbols: [] },
+      config: await loadConfig(repo.dir),
+      allowCreate: false,
+    });
+    const article = (path: string) => ({ path, impact: [], files: [] }) as unknown as PlannedArticle;
+    await expect(open(article("docs/app.md"))).rejects.toThrow(
+      /^Refused: "docs\/app\.md" is a symlink to a path that matches the deny pattern/,
+    );
+    await expect(open(article("docs/db.md"))).rejects.toThrow(
+      /^Refused: "docs\/db\.md" \(a symlink to "creds\/db\.md"\) is ignored by git/,
+    );
   });
 });
