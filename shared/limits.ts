@@ -137,3 +137,12 @@ export const MCP_CALLS_QUEUED = 32;
 
 /** Tokens one model answer may report per usage field; more is no real answer (the context windows are far smaller). */
 export const MAX_USAGE_TOKENS = 100_000_000;
+
+/**
+ * Frontmatter nested deeper than this (flow brackets, or columns of indentation) is
+ * reported as invalid, not parsed: the YAML library recurses per level, and past about a
+ * thousand levels a stack overflow left it unable to compile its patterns, which then
+ * killed the process on the next article.
+ */
+export const FRONTMATTER_MAX_NESTING = 64;
+export const FRONTMATTER_MAX_INDENT = 256;

@@ -5,8 +5,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { describe, expect, inject, it } from "vitest";
 import { main } from "../cli/main.js";
 import { readDeclarations } from "../cli/plan/symbols/extract-symbols.js";
-import { nestingProblem } from "../cli/plan/symbols/nesting.js";
 import { MAX_CODE_NESTING } from "../shared/limits.js";
+import { nestingProblem } from "../shared/nesting.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 import { runWithScript } from "./helpers/run-impact.js";
@@ -17,7 +17,8 @@ import { runWithScript } from "./helpers/run-impact.js";
 
 /** 20,000 nested `[`, one a line (lines stay short, so the file is not taken for minified code). */
 const TS_BOMB = `export const deep = ${"[\n".repeat(20_000)}${"]\n".repeat(20_000)};\nexport function kept() {}\n`;
-const RUBY_BOMB = `${Array.from({ length: 20_000 }, (_, index) => `module M${index}\n`).join("")}${"end\n".repeat(20_000)}`;
+/** 20,000 nested `if` blocks: no brackets, and no declarations (whose nesting the walk bounds on its own). */
+const RUBY_BOMB = `${"if true\n".repeat(20_000)}${"end\n".repeat(20_000)}`;
 const WATCHING = (path: string) =>
   `---\nattention:\n  - op: file\n    path: ${path}\n---\n# Guide\n\nAbout ${path}.\n`;
 
@@ -37,7 +38,7 @@ describe("parsers never take the process down", { timeout: 120_000 }, () => {
     });
     expect(result.signal).toBeNull();
     expect(result.stderr).toContain(
-      `warning: src/deep.ts nests 20000 levels deep (Impact parses code up to ${MAX_CODE_NESTING}); its declarations were not read`,
+      `warning: src/deep.ts nests 20000 levels deep (Impact parses up to ${MAX_CODE_NESTING}); its declarations were not read`,
     );
     // The plan went on: the article watching the file is flagged.
     expect(result.stdout).toContain("docs/guide.md");
@@ -45,7 +46,7 @@ describe("parsers never take the process down", { timeout: 120_000 }, () => {
     repo.cleanup();
   });
 
-  it("20,000 nested Ruby modules (no brackets) are refused by the walk's own bound, not a stack overflow", async () => {
+  it("20,000 nested Ruby blocks (no brackets) are refused by the walk's own bound, not a stack overflow", async () => {
     const repo = bombRepo("lib/deep.rb", RUBY_BOMB);
     const io = captureIo(repo.dir);
     expect(await main(["plan"], io)).toBe(0);
@@ -95,30 +96,48 @@ describe("parsers never take the process down", { timeout: 120_000 }, () => {
     repo.cleanup();
   });
 
+  it("frontmatter nested thousands deep in two articles is a warning each, and the plan goes on (a YAML stack overflow left the next parse to kill the process)", async () => {
+    const deep = (n: number) =>
+      `---\nattention: []\nx: ${"[".repeat(n)}${"]".repeat(n)}\n---\n# Deep\n\nUses src/app.ts.\n`;
+    const repo = bombRepo("src/app.ts", "export const a = 2;\n");
+    repo.commit({ "docs/deep-1.md": deep(1_000), "docs/deep-2.md": deep(20_000) });
+    repo.commit({ "src/app.ts": "export const a = 3;\n" });
+    const io = captureIo(repo.dir);
+    expect(await main(["plan"], io)).toBe(0);
+    expect(io.err).toContain("docs/deep-1.md");
+    expect(io.err).toContain("the frontmatter nests 20000 levels deep (Impact parses up to 64)");
+    expect(io.out).toContain("docs/guide.md");
+    // Editing such frontmatter is refused, not attempted.
+    const edit = captureIo(repo.dir);
+    expect(await main(["edit", "docs/deep-2.md", "--set", "title=x"], edit)).toBe(1);
+    expect(edit.err).toContain("nests 20000 levels deep");
+    repo.cleanup();
+  });
+
   it("the scan sees through strings, comments, regular expressions and templates, and bounds operator chains", () => {
     const nested = (depth: number) => `x = ${"(".repeat(depth)}1${")".repeat(depth)};\n`;
-    expect(nestingProblem(nested(MAX_CODE_NESTING), "typescript")).toBeUndefined();
-    expect(nestingProblem(nested(MAX_CODE_NESTING + 1), "typescript")).toMatch(/^nests 1001 levels deep/);
+    expect(nestingProblem(nested(MAX_CODE_NESTING), "javascript")).toBeUndefined();
+    expect(nestingProblem(nested(MAX_CODE_NESTING + 1), "javascript")).toMatch(/^nests 1001 levels deep/);
     // Closers hidden in a string, a comment, a regular expression or a template do not lower the count.
     for (const hider of ['"]"', "/* ] */", "/]/", "`]`", "'  ]  '"])
-      expect(nestingProblem(`x = ${`[${hider},`.repeat(1_500)}`, "typescript")).toMatch(/^nests 1500 levels/);
-    expect(nestingProblem(`x = \`${"${`".repeat(1_500)}\`;`, "typescript")).toMatch(/^nests 1500 levels/);
+      expect(nestingProblem(`x = ${`[${hider},`.repeat(1_500)}`, "javascript")).toMatch(/^nests 1500 levels/);
+    expect(nestingProblem(`x = \`${"${`".repeat(1_500)}\`;`, "javascript")).toMatch(/^nests 1500 levels/);
     // Recursive chains without brackets: arrows, ternaries, unary operators.
-    expect(nestingProblem(`x = ${"a => ".repeat(5_000)}1;`, "typescript")).toMatch(
+    expect(nestingProblem(`x = ${"a => ".repeat(5_000)}1;`, "javascript")).toMatch(
       /^chains 500[01] operators/,
     );
-    expect(nestingProblem(`x = ${"(a) => ".repeat(5_000)}1;`, "typescript")).toMatch(
+    expect(nestingProblem(`x = ${"(a) => ".repeat(5_000)}1;`, "javascript")).toMatch(
       /^chains 500[01] operators/,
     );
-    expect(nestingProblem(`x = ${"a ? b : ".repeat(5_000)}c;`, "typescript")).toMatch(
+    expect(nestingProblem(`x = ${"a ? b : ".repeat(5_000)}c;`, "javascript")).toMatch(
       /^chains 500[01] operators/,
     );
     // Long lists are no chain; comparisons and optional chaining count as nothing more.
-    expect(nestingProblem(`x = [${"-1, ".repeat(50_000)}];`, "typescript")).toBeUndefined();
-    expect(nestingProblem(`x = a?.b ?? c == d;\n`.repeat(10_000), "typescript")).toBeUndefined();
+    expect(nestingProblem(`x = [${"-1, ".repeat(50_000)}];`, "javascript")).toBeUndefined();
+    expect(nestingProblem(`x = a?.b ?? c == d;\n`.repeat(10_000), "javascript")).toBeUndefined();
     // A comment of `-` and `*` lines is no chain.
-    expect(nestingProblem(`/**\n${" * ----\n".repeat(5_000)}*/\nx = 1;`, "typescript")).toBeUndefined();
-    expect(nestingProblem(`${"def f():\n    return [\n".repeat(2)}`, "python")).toBeUndefined();
+    expect(nestingProblem(`/**\n${" * ----\n".repeat(5_000)}*/\nx = 1;`, "javascript")).toBeUndefined();
+    expect(nestingProblem(`${"def f():\n    return [\n".repeat(2)}`, "hash")).toBeUndefined();
   });
 
   it("nested Java classes: the outer 32 levels are read with their paths, deeper ones are not (paths would grow quadratically)", async () => {

@@ -1,10 +1,10 @@
 import type { Parser } from "web-tree-sitter";
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
+import { type NestingSyntax, nestingProblem, UnparsableCode } from "../../../shared/nesting.js";
 import { compactDeclarations, compareDeclarations, type Declaration } from "./declarations.js";
 import { type JavaScriptParser, javascriptDeclarations, loadJavaScriptParser } from "./javascript.js";
 import { GRAMMARS, type GrammarLanguage, isProse, type Language, languageOf } from "./languages/index.js";
 import { lineSymbols } from "./line-symbols.js";
-import { nestingProblem, UnparsableCode } from "./nesting.js";
 import { loadGrammar, treeSitterDeclarations } from "./tree-sitter.js";
 import {
   preloadTypeScript,
@@ -13,8 +13,8 @@ import {
   typescriptDeclarations,
 } from "./typescript.js";
 
+export { UnparsableCode } from "../../../shared/nesting.js";
 export { isProse, type Language, languageOf } from "./languages/index.js";
-export { UnparsableCode } from "./nesting.js";
 
 /** The parsers a batch of files needs, loaded before the (synchronous) extraction. */
 export interface Parsers {
@@ -50,6 +50,18 @@ export async function loadParsers(languages: Iterable<Language | undefined>): Pr
   return parsers;
 }
 
+/** Each language's comments and strings, for the nesting scan. */
+const NESTING_SYNTAX: Record<Language, NestingSyntax> = {
+  typescript: "javascript",
+  python: "hash",
+  ruby: "hash",
+  go: "go",
+  rust: "rust",
+  java: "c",
+  csharp: "c",
+  php: "php",
+};
+
 const warned = new Set<string>();
 
 function warnOnce(language: string, error: unknown): void {
@@ -69,7 +81,7 @@ function warnOnce(language: string, error: unknown): void {
 export function declarationsWith(parsers: Parsers, path: string, text: string): Declaration[] | undefined {
   const language = languageOf(path);
   if (!language) return undefined;
-  const tooDeep = nestingProblem(text, language);
+  const tooDeep = nestingProblem(text, NESTING_SYNTAX[language]);
   if (tooDeep) throw new UnparsableCode(tooDeep);
   try {
     if (language === "typescript") {

@@ -3,8 +3,8 @@ import { dirname, join } from "node:path";
 import type { Node, Parser } from "web-tree-sitter";
 import type { SymbolKind } from "../../../shared/changeset.js";
 import { MAX_CODE_NESTING } from "../../../shared/limits.js";
+import { UnparsableCode } from "../../../shared/nesting.js";
 import { blankName, type Declaration, normalise } from "./declarations.js";
-import { UnparsableCode } from "./nesting.js";
 
 /** How one node type of a grammar becomes a declaration. */
 export interface NodeRule {

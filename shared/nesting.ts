@@ -1,9 +1,14 @@
-import { MAX_CODE_NESTING, MAX_CODE_OPERATOR_CHAIN } from "../../../shared/limits.js";
-import type { Language } from "./languages/index.js";
+import { MAX_CODE_NESTING, MAX_CODE_OPERATOR_CHAIN } from "./limits.js";
 
 /**
- * Code a parser is not given (or gave up on): nested past MAX_CODE_NESTING, or a parser
- * that threw. The file's declarations are not read; callers say so and go on.
+ * The lexical rules the scan needs of a language: its comments and strings. `javascript`
+ * also bounds operator chains and reads template literals and regular expressions.
+ */
+export type NestingSyntax = "javascript" | "c" | "go" | "rust" | "php" | "hash";
+
+/**
+ * Text a parser is not given (or gave up on): nested past a bound, or a parser that threw.
+ * Callers say so and go on (a code file's declarations are not read).
  */
 export class UnparsableCode extends Error {
   /** Why, in words that follow the file's path: "nests 20000 levels deep (the limit is 1000)". */
@@ -52,12 +57,16 @@ const BEFORE_REGEX = new Set([
  * the longest operator chain in one expression. Run before every parser: the native TS/JS
  * parser crashes the process on deep nesting, and the tree walks recurse per level.
  */
-export function nestingProblem(text: string, language: Language): string | undefined {
-  const cLike = language !== "python" && language !== "ruby";
-  const hashComments = language === "python" || language === "ruby" || language === "php";
-  const javascript = language === "typescript";
+export function nestingProblem(
+  text: string,
+  syntax: NestingSyntax,
+  limits: { depth: number } = { depth: MAX_CODE_NESTING },
+): string | undefined {
+  const cLike = syntax !== "hash";
+  const hashComments = syntax === "hash" || syntax === "php";
+  const javascript = syntax === "javascript";
   // Rust's `'a` is a lifetime, not a string.
-  const singleQuoted = language !== "rust";
+  const singleQuoted = syntax !== "rust";
   let depth = 0;
   let deepest = 0;
   let chain = 0;
@@ -108,7 +117,7 @@ export function nestingProblem(text: string, language: Language): string | undef
       previous = "a";
       continue;
     }
-    if (char === "`" && (javascript || language === "go")) {
+    if (char === "`" && (javascript || syntax === "go")) {
       skipString(char, true);
       previous = "a";
       continue;
@@ -146,10 +155,9 @@ export function nestingProblem(text: string, language: Language): string | undef
     }
     previous = char;
   }
-  if (deepest > MAX_CODE_NESTING)
-    return `nests ${deepest} levels deep (Impact parses code up to ${MAX_CODE_NESTING})`;
+  if (deepest > limits.depth) return `nests ${deepest} levels deep (Impact parses up to ${limits.depth})`;
   if (longestChain > MAX_CODE_OPERATOR_CHAIN)
-    return `chains ${longestChain} operators in one expression (Impact parses code up to ${MAX_CODE_OPERATOR_CHAIN})`;
+    return `chains ${longestChain} operators in one expression (Impact parses up to ${MAX_CODE_OPERATOR_CHAIN})`;
   return undefined;
 }
 
