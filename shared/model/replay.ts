@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isAbortError, MODEL_ERROR_REASONS, ModelApiError, UsageError } from "../errors.js";
 import { writeFileAtomic } from "../fs.js";
 import { contentHash } from "../hash.js";
+import { MAX_USAGE_TOKENS } from "../limits.js";
 import { redactSecrets, redactSecretValues } from "../redact.js";
 import { abortErrorFor } from "./retry.js";
 import type { ModelClient, ModelResponse, ToolDefinition } from "./types.js";
@@ -28,9 +29,9 @@ const RecordedResponseSchema = z.object({
   }),
   finishReason: z.string().nullable(),
   usage: z.object({
-    promptTokens: z.number().int().min(0),
-    completionTokens: z.number().int().min(0),
-    cachedPromptTokens: z.number().int().min(0).optional(),
+    promptTokens: z.number().int().min(0).max(MAX_USAGE_TOKENS),
+    completionTokens: z.number().int().min(0).max(MAX_USAGE_TOKENS),
+    cachedPromptTokens: z.number().int().min(0).max(MAX_USAGE_TOKENS).optional(),
   }),
 });
 
