@@ -169,6 +169,6 @@ describe("cost in the audit", () => {
     const { code, io, calls } = await run(repo, "local-model");
     expect(code).toBe(2);
     expect(calls).toBe(0);
-    expect(io.err).toMatch(/^impact run: impact\.config\.json: prices\.local-model\.input: /);
+    expect(io.err).toMatch(/^impact run: impact\.config\.json: prices\["local-model"\]\.input: /);
   });
 });
