@@ -157,6 +157,22 @@ describe("model usage is checked before it is counted", () => {
     }
   });
 
+  it("a server that reports no usage cannot run past --max-cost either: each call counts at its reservation", async () => {
+    const repo = threeArticles({ prices: { "local-model": { input: 1, output: 1 } } });
+    const { code, audit, server } = await runWithScript(
+      repo.dir,
+      (request) =>
+        request.articleCallIndex < 20
+          ? { toolCalls: [{ name: "read_file", arguments: { path: "src/server.ts" } }], usage: null }
+          : { content: "done", usage: null },
+      ["--no-cache", "--concurrency", "1", "--max-cost", "0.02", "--only", "docs/a.md"],
+      { IMPACT_MODEL: "local-model" },
+    );
+    expect(code).toBe(0);
+    expect(server.requests.length).toBeLessThanOrEqual(2);
+    expect(audit!.articles[0]).toMatchObject({ status: "skipped", skipReason: "budget" });
+  });
+
   it("usage that would lower the spend cannot get a run past --max-cost: the calls count at their reservation", async () => {
     const repo = threeArticles({ prices: { "local-model": { input: 1, output: 1 } } });
     const { code, audit, server } = await runWithScript(

@@ -392,7 +392,11 @@ export class ImpactAgentRunner {
       usage.retries = (usage.retries ?? 0) + response.retries;
       const cachedTokens = response.usage.cachedPromptTokens ?? 0;
       if (cachedTokens > 0) usage.cachedPromptTokens = (usage.cachedPromptTokens ?? 0) + cachedTokens;
-      reservation?.settle(options.price ? costOf(response.usage, options.price) : undefined);
+      // An answer without usage is charged its reservation: a server that reports nothing
+      // cannot run past the cap.
+      reservation?.settle(
+        options.price && !response.usage.unreported ? costOf(response.usage, options.price) : undefined,
+      );
       this.#budget.spend(tokens);
       this.#progress.tokens(tokens);
       if (response.retries > 0) this.#progress.retries(response.retries);

@@ -226,7 +226,7 @@ async function assembleStream(
   let content = "";
   let sawChoice = false;
   let finishReason: string | null = null;
-  let usage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
+  let usage: ModelUsage = { promptTokens: 0, completionTokens: 0, unreported: true };
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   for await (const chunk of stream) {
     if (chunk.usage) usage = usageOf(chunk.usage);
@@ -269,6 +269,7 @@ async function assembleStream(
 
 /** The API's usage block, checked (checkedUsage); cached prompt tokens (`prompt_tokens_details.cached_tokens`) only when given. */
 function usageOf(usage: CompletionUsage | null | undefined): ModelUsage {
+  if (!usage) return { promptTokens: 0, completionTokens: 0, unreported: true };
   return checkedUsage({
     prompt_tokens: usage?.prompt_tokens,
     completion_tokens: usage?.completion_tokens,

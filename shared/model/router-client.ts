@@ -60,6 +60,8 @@ export const TurnResponseSchema = z.object({
     promptTokens: z.number().int().nonnegative().max(MAX_USAGE_TOKENS),
     completionTokens: z.number().int().nonnegative().max(MAX_USAGE_TOKENS),
     cachedPromptTokens: z.number().int().nonnegative().max(MAX_USAGE_TOKENS).optional(),
+    /** The upstream reported no usage: `--max-cost` charges the call's reservation. */
+    unreported: z.literal(true).optional(),
   }),
   finishReason: z.union([z.string(), z.null()]).optional(),
 });

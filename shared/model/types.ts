@@ -33,6 +33,8 @@ export interface ModelUsage {
   completionTokens: number;
   /** Of promptTokens, those the provider served from its prompt cache (when it says). */
   cachedPromptTokens?: number;
+  /** True when the answer reported no usage at all (counted as zero; `--max-cost` charges the call's reservation). */
+  unreported?: true;
 }
 
 export interface ModelResponse {
