@@ -83,6 +83,9 @@ export interface ImpactAgentRunnerOptions {
 /** Why a loop stopped; each value is one stop predicate of `runArticle`. */
 type StopReason = "answered" | "done" | "turn_cap" | "article_budget" | "run_budget" | "cost_budget";
 
+/** What every audit entry of an article shares, before its status and summary are known. */
+type ArticleBase = Omit<AuditArticle, "status" | "summary">;
+
 /** A model call's share of `--max-cost`, reserved before it is sent (CostBudget). */
 type CostReservation = NonNullable<ReturnType<CostBudget["reserve"]>>;
 
@@ -142,7 +145,7 @@ export class ImpactAgentRunner {
   async runArticle(article: PlannedArticle, signal: AbortSignal): Promise<AuditArticle[]> {
     const started = this.#now();
     const usage = emptyUsage();
-    const base: Omit<AuditArticle, "status" | "summary"> = {
+    const base: ArticleBase = {
       path: article.path,
       impact: article.impact,
       edits: [],
@@ -153,16 +156,8 @@ export class ImpactAgentRunner {
       usage,
     };
     const elapsed = () => Math.max(0, Math.round(this.#now() - started));
-    if (signal.aborted) {
-      return [
-        { ...base, status: "cancelled", summary: "the run was interrupted before this article started" },
-      ];
-    }
-    if (this.#setupFailure !== undefined) {
-      return [
-        { ...base, status: "skipped", skipReason: "setup", summary: `not started: ${this.#setupFailure}` },
-      ];
-    }
+    const notStarted = this.#notStarted(base, signal);
+    if (notStarted) return [notStarted];
 
     this.#progress.articleStarted(article.path);
     let session: ArticleSession | undefined;
@@ -206,105 +201,128 @@ export class ImpactAgentRunner {
         session.abandon();
         session = undefined;
         status = "skipped";
-        return [
-          {
-            ...base,
-            status,
-            skipReason: "budget",
-            summary: `not started: the run had spent ${formatUsd(this.#cost.spentUsd)} of its ${formatUsd(this.#cost.capUsd)} budget (--max-cost), too little is left for its first call`,
-          },
-        ];
+        return [this.#overBudget(base, "not_started")];
       }
       const { summary, stop } = await this.#loop(article, session, messages, usage, signal, firstCall);
       if (stop === "cost_budget") {
         session.abandon();
         session = undefined;
         status = "skipped";
-        return [
-          {
-            ...base,
-            status,
-            skipReason: "budget",
-            summary: `stopped: the next model call could cross the run's --max-cost budget (${formatUsd(this.#cost?.spentUsd ?? 0)} of ${formatUsd(this.#cost?.capUsd ?? 0)} spent); this article's edits were dropped`,
-            durationMs: elapsed(),
-          },
-        ];
+        return [{ ...this.#overBudget(base, "stopped"), durationMs: elapsed() }];
       }
       if (stop !== "answered" && stop !== "done") {
         throw new ArticleFailure(stop, capMessage(stop, this.#limits, this.#budget));
       }
-      const outcome = await session.finish();
-      // A model can copy a credential it read into an edit; the patch would then reach the
-      // audit, the PR comment and the job summary. Only what the edits add counts: an
-      // article may already show an example key, which its context lines then carry.
-      for (const patch of [outcome.patch, ...(outcome.createdFiles ?? []).map((file) => file.patch)]) {
-        const secret = secretShapeIn(addedLines(patch).join("\n"));
-        if (secret)
-          throw new ArticleFailure(
-            "secret_in_patch",
-            `the edits hold ${secret}, so the patch was dropped; credentials never go into documentation`,
-          );
-      }
-      status = outcome.patch === "" ? "unchanged" : "updated";
-      const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
-        ...base,
-        path: file.path,
-        status: "updated",
-        usage: emptyUsage(),
-        edits: file.edits,
-        editReasons: file.edits.map((edit) => edit.reason),
-        patch: file.patch,
-        hashBefore: null,
-        hashAfter: file.hashAfter,
-        created: true,
-        summary: `created by the loop of ${article.path}`,
-      }));
-      const own: AuditArticle = {
-        ...base,
-        status,
-        edits: outcome.edits,
-        editReasons: outcome.edits.map((edit) => edit.reason),
-        patch: outcome.patch,
-        hashBefore: outcome.hashBefore,
-        hashAfter: outcome.hashAfter,
-        summary: summary !== "" ? summary : summariseEdits(outcome.edits),
-        durationMs: elapsed(),
-      };
+      const [own, ...created] = this.#finished(article, base, await session.finish(), summary);
+      own!.durationMs = elapsed();
+      status = own!.status;
       this.#priced(usage);
       if (key !== undefined) await this.#options.cache?.results.put(key, [own, ...created]);
       return [own, ...created];
     } catch (error) {
       session?.abandon();
-      if (signal.aborted || isAbortError(error)) {
-        status = "cancelled";
-        return [
-          {
-            ...base,
-            status,
-            summary: "the run was interrupted; this article's edits were dropped",
-            durationMs: elapsed(),
-          },
-        ];
-      }
-      if (error instanceof ArticleSkipped) {
-        status = "skipped";
-        return [{ ...base, status, summary: error.message, durationMs: elapsed() }];
-      }
-      status = "failed";
-      const setup = setupFailure(error, this.#options.model);
-      if (setup !== undefined) {
-        // The model setup is wrong for every article: the articles not started yet never start.
-        this.#setupFailure ??= setup;
-        const failure = { code: "model_setup", message: setup };
-        return [{ ...base, status, summary: setup, error: failure, durationMs: elapsed() }];
-      }
-      const failure = describeFailure(error);
-      return [{ ...base, status, summary: failure.message, error: failure, durationMs: elapsed() }];
+      const entry = { ...this.#ended(base, error, signal), durationMs: elapsed() };
+      status = entry.status;
+      return [entry];
     } finally {
       // Every entry returned above shares `usage`; its cost is what the article's calls spent.
       this.#priced(usage);
       this.#progress.articleFinished(article.path, status);
     }
+  }
+
+  /** The entry of an article that is not started at all: the run was interrupted, or its model setup failed. */
+  #notStarted(base: ArticleBase, signal: AbortSignal): AuditArticle | undefined {
+    if (signal.aborted)
+      return { ...base, status: "cancelled", summary: "the run was interrupted before this article started" };
+    if (this.#setupFailure !== undefined)
+      return {
+        ...base,
+        status: "skipped",
+        skipReason: "setup",
+        summary: `not started: ${this.#setupFailure}`,
+      };
+    return undefined;
+  }
+
+  /** The entry of an article `--max-cost` leaves no room for: before its first call, or before its next one. */
+  #overBudget(base: ArticleBase, when: "not_started" | "stopped"): AuditArticle {
+    const spent = formatUsd(this.#cost?.spentUsd ?? 0);
+    const cap = formatUsd(this.#cost?.capUsd ?? 0);
+    return {
+      ...base,
+      status: "skipped",
+      skipReason: "budget",
+      summary:
+        when === "not_started"
+          ? `not started: the run had spent ${spent} of its ${cap} budget (--max-cost), too little is left for its first call`
+          : `stopped: the next model call could cross the run's --max-cost budget (${spent} of ${cap} spent); this article's edits were dropped`,
+    };
+  }
+
+  /**
+   * The entries of a finished article: its own and one for each article it created. A model
+   * can copy a credential it read into an edit; the patch would then reach the audit, the PR
+   * comment and the job summary. Only what the edits add counts: an article may already show
+   * an example key, which its context lines then carry.
+   */
+  #finished(
+    article: PlannedArticle,
+    base: ArticleBase,
+    outcome: ArticleOutcome,
+    summary: string,
+  ): [AuditArticle, ...AuditArticle[]] {
+    for (const patch of [outcome.patch, ...(outcome.createdFiles ?? []).map((file) => file.patch)]) {
+      const secret = secretShapeIn(addedLines(patch).join("\n"));
+      if (secret)
+        throw new ArticleFailure(
+          "secret_in_patch",
+          `the edits hold ${secret}, so the patch was dropped; credentials never go into documentation`,
+        );
+    }
+    const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
+      ...base,
+      path: file.path,
+      status: "updated",
+      usage: emptyUsage(),
+      edits: file.edits,
+      editReasons: file.edits.map((edit) => edit.reason),
+      patch: file.patch,
+      hashBefore: null,
+      hashAfter: file.hashAfter,
+      created: true,
+      summary: `created by the loop of ${article.path}`,
+    }));
+    const own: AuditArticle = {
+      ...base,
+      status: outcome.patch === "" ? "unchanged" : "updated",
+      edits: outcome.edits,
+      editReasons: outcome.edits.map((edit) => edit.reason),
+      patch: outcome.patch,
+      hashBefore: outcome.hashBefore,
+      hashAfter: outcome.hashAfter,
+      summary: summary !== "" ? summary : summariseEdits(outcome.edits),
+    };
+    return [own, ...created];
+  }
+
+  /** The entry of an article whose loop threw: interrupted, skipped, or failed with a reason. */
+  #ended(base: ArticleBase, error: unknown, signal: AbortSignal): AuditArticle {
+    if (signal.aborted || isAbortError(error))
+      return {
+        ...base,
+        status: "cancelled",
+        summary: "the run was interrupted; this article's edits were dropped",
+      };
+    if (error instanceof ArticleSkipped) return { ...base, status: "skipped", summary: error.message };
+    const setup = setupFailure(error, this.#options.model);
+    if (setup !== undefined) {
+      // The model setup is wrong for every article: the articles not started yet never start.
+      this.#setupFailure ??= setup;
+      return { ...base, status: "failed", summary: setup, error: { code: "model_setup", message: setup } };
+    }
+    const failure = describeFailure(error);
+    return { ...base, status: "failed", summary: failure.message, error: failure };
   }
 
   /** The characters of a request: its messages and the tool manifest, as sent. */
