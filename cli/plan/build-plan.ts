@@ -82,7 +82,12 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     genericPromise.catch(() => {});
     // Which docs globs match nothing is only said for a configured list (see docsGlobWarnings).
     const unmatchedDocsGlobs = usesDefaultDocs(config) ? undefined : [];
-    const listed = await listArticleEntries(repoRoot, config, { revision, unmatchedDocsGlobs });
+    const formatWarnings: string[] = [];
+    const listed = await listArticleEntries(repoRoot, config, {
+      revision,
+      unmatchedDocsGlobs,
+      warnings: formatWarnings,
+    });
     // Every article's facts (from the article index, or read now) while git works out the change.
     const indexed = await indexArticles(repoRoot, listed, { revision });
     const generic = await genericPromise;
@@ -104,6 +109,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
         : explainImpact(input, options.explain);
     plan.warnings.unshift(
       ...docsGlobWarnings(config, unmatchedDocsGlobs ?? []),
+      ...formatWarnings,
       ...(changeSet.warnings ?? []),
     );
     const shallow = history && shallowHistoryWarning(history);

@@ -1,4 +1,4 @@
-import { formatOutline } from "../../../shared/markdown/outline.js";
+import { formatArticleOutline } from "../../../shared/formats/index.js";
 import { type OutlineArticleArgs, outlineArticleSpec } from "../../../shared/tools/outline-article.js";
 import { formatCodeOutline, readCodeDeclarations } from "./code-segments.js";
 import { loadTextFile, splitLinesKeepingEnds } from "./common.js";
@@ -15,6 +15,6 @@ export const outlineArticleTool = defineTool(
       const lineCount = splitLinesKeepingEnds(file.content).length;
       return succeed(formatCodeOutline(file.path, lineCount, file.hash, declarations));
     }
-    return succeed(formatOutline(file.path, file.content));
+    return succeed(formatArticleOutline(file.path, file.content));
   },
 );
