@@ -88,7 +88,7 @@ combined patch; changes your files only with --apply.`,
     "max-cost": {
       type: "string",
       value: "USD",
-      help: "start no more articles once the run has cost this much (they end skipped)",
+      help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
     },
     json: { type: "boolean", help: "print the audit summary as one JSON object" },
     quiet: OUTPUT_OPTIONS.quiet,
@@ -241,6 +241,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         `impact run: ${plural(overBudget, "article was", "articles were")} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
       );
     }
+    // A refused key or an unknown model stopped the run: one line, exit 2 (the audit says so too).
+    const setup = audit.articles.find((article) => article.error?.code === "model_setup")?.error;
+    if (setup) throw new UsageError(setup.message, { code: "config" });
     if (interrupted)
       throw new Interrupted(
         "interrupted: unfinished articles are cancelled in the audit; no file was changed",

@@ -107,7 +107,11 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       options.explain === undefined
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, options.explain);
-    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []), ...formatWarnings);
+    plan.warnings.unshift(
+      ...docsGlobWarnings(config, unmatchedDocsGlobs ?? []),
+      ...formatWarnings,
+      ...(changeSet.warnings ?? []),
+    );
     if (listed.length === 0)
       plan.warnings.unshift(
         `no file matches the docs globs (${config.docs.join(", ")}), so there is no article to check; set "docs" in impact.config.json to where the documentation lives`,

@@ -5,6 +5,7 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
 import { SandboxPolicy } from "./sandbox.js";
+import { resolveReadableIn } from "./tools/files.js";
 import type { Workspace } from "./workspace.js";
 
 export interface ToolHostSessionOptions {
@@ -28,6 +29,10 @@ export function toolHostSessions(
   // One policy for the run: its deny matchers and resolved root are the same for every article.
   const sandbox = new SandboxPolicy({ root: options.root, deny: options.config.deny });
   return async (article) => {
+    // The article's text goes to the model in the first message: the read policy of the tools
+    // holds for it too (a tracked symlink docs/x.md -> ../.env, or to a git-ignored file).
+    const readable = await resolveReadableIn(article.path, sandbox, options.workspace);
+    if (!readable.ok) throw new ArticleSkipped(readable.message);
     const view = await options.workspace.load(article.path);
     if (article.status === "new") return openNewArticle(article, view.kind, options, sandbox, changedFiles);
     if (view.kind !== "text") {
