@@ -97,7 +97,7 @@ describe("the write guard: a write lands at the real path, and the real path is 
     );
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(
-      /^Error: "docs\/gh\/copilot-instructions\.md" is a symlink \(or under one\) to "\.github\/copilot-instructions\.md", which is not an article: edit_article changes only files under the docs globs/,
+      /^Error: "docs\/gh\/copilot-instructions\.md" is a symlink \(or under one\) to "\.github\/copilot-instructions\.md", which is not an article: edit_article changes only files under the "docs" globs/,
     );
     expect(readFileSync(join(repo.dir, ".github/copilot-instructions.md"), "utf8")).toBe(instructions);
     // create_article says the same through the same guard.
