@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
@@ -46,20 +47,27 @@ export const command = defineCommand({
       if (values.diff !== undefined || values.base !== undefined || values.check) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
       }
-      const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
-        import("../git.js"),
-        import("../config.js"),
-        import("../plan/backtest.js"),
-      ]);
+      const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }, { Workdir }] =
+        await Promise.all([
+          import("../git.js"),
+          import("../config.js"),
+          import("../plan/backtest.js"),
+          import("../workdir/workdir.js"),
+        ]);
       const repoRoot = await repositoryRoot(repo);
       const loaded = await loadConfig(repoRoot, config);
+      const workdir = new Workdir(repoRoot, { env: io.env }).prepare();
       const report = await runBacktest({
         repoRoot,
         config: loaded,
         minScore,
         count: backtest,
         head: values.head,
+        workdir,
       });
+      for (const warning of workdir.takeWarnings()) {
+        if (!values.quiet) io.stderr(`warning: ${printable(warning)}\n`);
+      }
       if (values.json && !values.quiet) io.stdout(`${JSON.stringify(BacktestReportSchema.parse(report))}\n`);
       if (!values.json && !values.quiet) io.stdout(renderBacktest(report, backtest));
       return 0;
@@ -71,7 +79,7 @@ export const command = defineCommand({
       import("../plan/build-plan.js"),
       import("../../shared/plan.js"),
     ]);
-    const { plan, explanation } = await buildPlan({
+    const { plan, explanation, repoRoot } = await buildPlan({
       repo,
       base: values.base,
       head: values.head,
@@ -80,9 +88,15 @@ export const command = defineCommand({
       readStdin: io.readStdin,
       extractor,
       minScore,
+      env: io.env,
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {
+      // A path that names nothing is a typo, not an article "with no reason to change".
+      if (!explanation.isArticle && !existsSync(join(repoRoot, explanation.path)))
+        throw new UsageError(
+          `--explain ${explanation.path}: no such file in the repository; give an article's path from the repository root, such as docs/guide.md`,
+        );
       if (values.json && !values.quiet) io.stdout(`${JSON.stringify(explanation)}\n`);
       if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation));
       return 0;
@@ -146,7 +160,9 @@ export function renderExplanation(explanation: Explanation): string {
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
         : explanation.tier === "related" && explanation.status === "impacted"
           ? `is related (listed apart, not flagged): score ${score(explanation.score)}`
-          : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
+          : explanation.status === "new"
+            ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
+            : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(`${explanation.path} ${verdict}`);
   if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
   if (explanation.olderVersion)
@@ -173,6 +189,11 @@ export function renderExplanation(explanation: Explanation): string {
         `  ${signal.kind} ${signal.source ? `${signal.source} ` : ""}${signal.detail}: ${signal.why}`,
       );
   }
+  for (const entry of explanation.dismissed ?? [])
+    lines.push(
+      "",
+      `Dismissed in the config for ${entry.for === undefined ? "any change" : `changes to ${entry.for}`}: ${entry.reason}`,
+    );
   const names = explanation.droppedNames.map((entry) => `${entry.symbol} (${entry.why})`);
   if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
   const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);
@@ -200,14 +221,19 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
 /** The table people read: each article with its status, its reasons and the changed files behind them. */
 export function renderPlan(plan: ImpactPlan): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
-  const touched = plan.articles.length - impacted;
+  const created = plan.articles.filter((article) => article.status === "new");
+  const touched = plan.articles.length - impacted - created.length;
   const range =
     plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
   } else {
-    lines.push(`${plural(impacted, "article")} impacted, ${touched} touched by the change (${range})`, "");
+    const fresh = created.length > 0 ? `, ${created.length} new` : "";
+    lines.push(
+      `${plural(impacted, "article")} impacted, ${touched} touched${fresh} by the change (${range})`,
+      "",
+    );
     const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
     for (const article of plan.articles) {
       if (article.impact.length === 0)
@@ -230,6 +256,15 @@ export function renderPlan(plan: ImpactPlan): string {
       }
     }
     lines.push(...table(rows.map((row) => row.map(printable))));
+    if (created.length > 0) {
+      lines.push("", "New articles (impact run --allow-create writes them, following their models):");
+      for (const article of created)
+        lines.push(
+          printable(
+            `  ${article.path}${article.models && article.models.length > 0 ? ` (like ${article.models.join(", ")})` : ""}`,
+          ),
+        );
+    }
   }
   const weak = plan.weak ?? [];
   if (weak.length > 0 && plan.minScore !== undefined) {

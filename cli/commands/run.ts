@@ -8,16 +8,16 @@ import type { ModelClient } from "../../shared/model/types.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural } from "../../shared/render/markdown.js";
 import { parseShard } from "../../shared/shard.js";
-import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
 import { repositoryRoot } from "../git.js";
 import type { CommandIo } from "../io.js";
 import { articleSourceFor, buildPlan } from "../plan/build-plan.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";
 import { TerminalProgress } from "../run/progress.js";
-import { RESULT_CACHE_DIR } from "../run/result-cache.js";
+import { endpointIdentity, RESULT_CACHE } from "../run/result-cache.js";
 import { runImpact, selectArticles } from "../run/run-impact.js";
 import { VERSION } from "../version.js";
+import { DEFAULT_AUDIT, DEFAULT_PATCH, WORKDIR } from "../workdir/workdir.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
@@ -65,7 +65,10 @@ combined patch; changes your files only with --apply.`,
       value: "URL",
       help: "drive the model through an impact router instead of an API key",
     },
-    "allow-create": { type: "boolean", help: "let the agent create new articles under the docs globs" },
+    "allow-create": {
+      type: "boolean",
+      help: "let the agent create new articles under the docs globs (config allowCreate)",
+    },
     record: {
       type: "string",
       value: "FILE",
@@ -85,7 +88,7 @@ combined patch; changes your files only with --apply.`,
     "max-cost": {
       type: "string",
       value: "USD",
-      help: "start no more articles once the run has cost this much (they end skipped)",
+      help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
     },
     json: { type: "boolean", help: "print the audit summary as one JSON object" },
     quiet: OUTPUT_OPTIONS.quiet,
@@ -117,7 +120,22 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
       diff,
       config: values.config === undefined ? undefined : resolve(io.cwd, values.config),
       readStdin: io.readStdin,
+      env: io.env,
+      // Cache writes wait until the rest of the input (the model, the budget) was checked.
+      deferState: true,
     });
+    const { workdir } = built;
+    const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, DEFAULT_AUDIT));
+    const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, DEFAULT_PATCH));
+    const outputDir = workdir.path + sep;
+    const outputsInWorkdir = out.startsWith(outputDir) || patch.startsWith(outputDir);
+    const refusal = await workdir.refusal();
+    if (outputsInWorkdir && refusal) {
+      throw new UsageError(
+        `${refusal}, so Impact writes nothing there: remove it, or pass --out and --patch outside ${WORKDIR}/`,
+        { code: "input" },
+      );
+    }
     if (!values.json && !values.quiet)
       for (const warning of built.plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     // The flag, then the environment, then the config file, then the default.
@@ -163,8 +181,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     if (modelModules) await modelModules[1].preflightModel(model, io.signal);
     // A recording must hold every call, and a replay answers from one: neither mixes with cached results.
     const replaying = (modelName ?? "").startsWith(REPLAY_PREFIX);
-    const useCache = !values["no-cache"] && values.record === undefined && !replaying;
-    const cacheDir = resolve(io.cwd, values["cache-dir"] ?? resolve(built.repoRoot, RESULT_CACHE_DIR));
+    const useCache = !values["no-cache"] && values.record === undefined && !replaying && needsModel;
+    // The input held: what the plan gave the caches is written now, and the run may write its outputs.
+    await workdir.save();
     const recording = values.record
       ? (await import("../../shared/model/replay.js")).createRecordingModelClient(
           model,
@@ -176,15 +195,18 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
 
     const showProgress = io.isTTY && !values.json && !values.quiet;
     let progress: TerminalProgress | undefined;
-    const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, OUTPUT_DIR, "audit.json"));
-    const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, OUTPUT_DIR, "impact.patch"));
-    const outputDir = resolve(built.repoRoot, OUTPUT_DIR) + sep;
-    if (
-      out.startsWith(outputDir) ||
-      patch.startsWith(outputDir) ||
-      (useCache && needsModel && `${cacheDir}${sep}`.startsWith(outputDir))
-    )
-      await ignoreOutputDir(built.repoRoot);
+    if (outputsInWorkdir) await workdir.ensureIgnored();
+    const results = !useCache
+      ? undefined
+      : values["cache-dir"] === undefined
+        ? await workdir.cache(RESULT_CACHE)
+        : await workdir.cacheAt(resolve(io.cwd, values["cache-dir"]), RESULT_CACHE);
+    if (!values.quiet)
+      for (const warning of workdir.takeWarnings()) io.stderr(`warning: ${printable(warning)}\n`);
+    const endpoint = endpointIdentity({
+      baseUrl: model.endpoint,
+      router: values.router || io.env.IMPACT_ROUTER_URL || undefined,
+    });
     let result: Awaited<ReturnType<typeof runImpact>>;
     try {
       result = await runImpact({
@@ -193,14 +215,14 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         out,
         patch,
         apply: values.apply ?? false,
-        allowCreate: values["allow-create"] ?? false,
+        allowCreate: values["allow-create"] ?? built.config.allowCreate,
         selection,
         ...(shard ? { shard } : {}),
         ...(concurrency === undefined ? {} : { concurrency }),
         ...(maxTurns === undefined ? {} : { maxTurns }),
         env: io.env,
         signal: io.signal,
-        ...(useCache ? { cache: { dir: cacheDir, impactVersion: VERSION } } : {}),
+        ...(results ? { cache: { store: results, impactVersion: VERSION, endpoint } } : {}),
         ...(price ? { price } : {}),
         ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
         onWarning: (message) => {
@@ -229,8 +251,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     );
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(summaryOf(audit, out, patch))}\n`);
     if (!values.json && !values.quiet) {
-      const { renderSpend } = await import("../../shared/render/report.js");
-      io.stdout(renderSummary(audit, out, patch, io, renderSpend));
+      const { renderSpend, shownStatus } = await import("../../shared/render/report.js");
+      io.stdout(renderSummary(audit, out, patch, io, renderSpend, shownStatus));
     }
     const overBudget = audit.articles.filter((article) => article.skipReason === "budget").length;
     if (overBudget > 0 && !values.quiet) {
@@ -238,6 +260,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         `impact run: ${plural(overBudget, "article was", "articles were")} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
       );
     }
+    // A refused key or an unknown model stopped the run: one line, exit 2 (the audit says so too).
+    const setup = audit.articles.find((article) => article.error?.code === "model_setup")?.error;
+    if (setup) throw new UsageError(setup.message, { code: "config" });
     if (interrupted)
       throw new Interrupted(
         "interrupted: unfinished articles are cancelled in the audit; no file was changed",
@@ -248,7 +273,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         { code: "stale" },
       );
     }
-    if (audit.totals.failed > 0) throw new ArticlesFailed(audit.totals.failed);
+    // An article whose model gave up after a refused edit may still be wrong: it fails the run too.
+    const failed = audit.totals.failed + audit.totals.gave_up;
+    if (failed > 0) throw new ArticlesFailed(failed);
     return 0;
   },
 });
@@ -290,19 +317,24 @@ function renderSummary(
   patch: string,
   io: CommandIo,
   renderSpend: (totals: Audit["totals"]) => string,
+  shownStatus: (article: Audit["articles"][number]) => string,
 ): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
     const edits = article.edits.length > 0 ? ` (${plural(article.edits.length, "edit")})` : "";
     const why =
-      article.status === "failed" || article.status === "skipped" ? `: ${printable(article.summary)}` : "";
-    return `${article.status.padEnd(9)} ${printable(article.path)}${edits}${why}`;
+      article.status === "failed" || article.status === "skipped"
+        ? `: ${printable(article.summary)}`
+        : article.status === "gave_up" && article.error
+          ? `: ${printable(article.error.message)}`
+          : "";
+    return `${shownStatus(article).padEnd(9)} ${printable(article.path)}${edits}${why}`;
   });
   const t = audit.totals;
   if (lines.length === 0) lines.push("no impacted articles");
   lines.push(
     "",
-    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
+    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.gave_up > 0 ? `, ${t.gave_up} gave up` : ""}${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
     `audit: ${shown(out)}`,
     `patch: ${shown(patch)}${audit.applied ? " (applied)" : ""}`,
   );

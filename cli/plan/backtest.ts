@@ -4,12 +4,13 @@ import type { ImpactConfig } from "../../shared/config.js";
 import { GitError } from "../../shared/errors.js";
 import { ImpactKindSchema, type ImpactPlan } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git.js";
+import type { Workdir } from "../workdir/workdir.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { selectEvidence } from "./detect/evidence.js";
 import type { Dropped } from "./detect/references.js";
 import { type ArticleText, detectImpact } from "./detector.js";
 import { genericNames } from "./generic-names.js";
-import { mineHistory } from "./history.js";
+import { HISTORY_CACHE, mineHistory } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 
 /** How far back the backtest looks for commits that changed both code and docs. */
@@ -79,12 +80,17 @@ export async function runBacktest(options: {
   head?: string;
   /** Called with each scored commit's replay (the truth bench scores its baselines here). */
   onReplay?: (replay: BacktestReplay) => void;
+  /** Where the history and declaration caches live; saved once the head is known good. */
+  workdir?: Workdir;
 }): Promise<BacktestReport> {
   const { repoRoot, config, count } = options;
   const git = gitAt(repoRoot);
   const headName = options.head ?? "HEAD";
   const head = await resolveCommit(git, headName);
   if (!head) throw new GitError(`unknown revision "${headName}" for --head (check the name, or fetch it)`);
+  const { workdir } = options;
+  await workdir?.save();
+  const historyCache = await workdir?.cache(HISTORY_CACHE);
   const isArticle = articleSelector(config);
   const [log, shallow] = await Promise.all([
     git.raw([
@@ -102,7 +108,12 @@ export async function runBacktest(options: {
   const commits: BacktestCommit[] = [];
   for (const candidate of candidatesOf(log, isArticle)) {
     if (commits.length >= count) break;
-    const changeSet = await loadChangeSet({ repo: repoRoot, base: candidate.parent, head: candidate.sha });
+    const changeSet = await loadChangeSet({
+      repo: repoRoot,
+      base: candidate.parent,
+      head: candidate.sha,
+      ...(workdir ? { workdir } : {}),
+    });
     const articlesBefore = await listArticles(repoRoot, config, { revision: candidate.parent });
     const existing = new Set(articlesBefore);
     const changed = changeSet.files
@@ -122,6 +133,7 @@ export async function runBacktest(options: {
       changeSet: codeOnly,
       genericNames: generic,
       minScore: options.minScore,
+      historyCache,
     });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);
@@ -167,10 +179,13 @@ async function planAtParent(input: {
   changeSet: ChangeSet;
   genericNames: Dropped[];
   minScore: number | undefined;
+  /** Where mined histories are kept (the workdir's history cache), if anywhere. */
+  historyCache?: NonNullable<Parameters<typeof mineHistory>[2]>["cache"];
 }): Promise<{ articles: ArticleText[]; plan: ImpactPlan }> {
   const [articles, history] = await Promise.all([
     readArticles(input.repoRoot, input.articlePaths, { revision: input.parent }),
-    mineHistory(input.repoRoot, input.parent),
+    // The parent's own history only: the commit being replayed and its future stay unseen.
+    mineHistory(input.repoRoot, input.parent, { cache: input.historyCache }),
   ]);
   const plan = detectImpact({
     changeSet: input.changeSet,

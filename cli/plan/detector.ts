@@ -1,14 +1,17 @@
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
-import type { ImpactConfig } from "../../shared/config.js";
+import type { Dismissal, ImpactConfig } from "../../shared/config.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle, Tier } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
+import { articleSelector } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
+import { dismissalLookup } from "./detect/dismissed.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
+import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
@@ -56,6 +59,8 @@ export interface Explanation {
   ignoredFiles: IgnoredFile[];
   /** Names dropped for every article (too short, ignored, generic, too common). */
   droppedNames: Dropped[];
+  /** The config's `dismissed` entries for this article (`impact dismiss`). */
+  dismissed: Dismissal[];
 }
 
 /**
@@ -91,8 +96,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   }
   const signals = new Map<string, Signal[]>();
   const droppedSignals: DroppedSignal[] = [];
+  // What a person dismissed (`impact dismiss`) never counts; --explain shows it dropped.
+  const dismissed = dismissalLookup(config.dismissed);
   const sink: SignalSink = {
     add: (signal) => {
+      const dismissal = dismissed(signal.article, signal.source);
+      if (dismissal) {
+        if (signal.article === explainPath)
+          droppedSignals.push({ ...signal, why: `dismissed in the config: ${dismissal.reason}` });
+        return;
+      }
       const list = signals.get(signal.article);
       if (!list) signals.set(signal.article, [signal]);
       else if (
@@ -199,6 +212,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       related.push({ path, status: "impacted", tier, impact, files, score });
     else weak.push({ path, score });
   }
+  // New code, new docs: mapped articles the change calls for that do not exist yet.
+  const created = newArticles({
+    mappings: config.mappings,
+    evidence: evidence.files,
+    articlePaths,
+    sortedArticles,
+    isArticlePath: articleSelector(config),
+    isDismissed: (article, file) => dismissed(article, file) !== undefined,
+  });
+  planned.push(...created.map((article) => ({ ...article, score: article.score ?? 0 })));
   planned.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   related.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   weak.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
@@ -225,7 +248,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     plan,
     explanation: {
       path: explainPath,
-      isArticle: articlePaths.has(explainPath),
+      isArticle: articlePaths.has(explainPath) || entry?.status === "new",
       status: entry ? entry.status : weakEntry ? "weak" : "none",
       ...(entry?.tier ? { tier: entry.tier } : {}),
       why: tierWhy({
@@ -240,11 +263,18 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,
       threshold,
-      kept: found.map(reasonOf).sort(compareReasons),
+      // A new article's reasons are the plan's own: no rule signalled a file that does not exist.
+      kept:
+        entry?.status === "new"
+          ? entry.impact
+              .map((reason) => ({ ...reason, score: roundScore(reason.score ?? 0) }))
+              .sort(compareReasons)
+          : found.map(reasonOf).sort(compareReasons),
       dropped: droppedSignals.filter((signal) => signal.article === explainPath),
       ...(olderVersion ? { olderVersion } : {}),
       ignoredFiles: evidence.ignored,
       droppedNames: plan.dropped,
+      dismissed: config.dismissed.filter((entry) => entry.article === explainPath),
     },
   };
 }
@@ -330,6 +360,7 @@ function tierWhy(input: {
   minScore: number;
   any: boolean;
 }): string {
+  if (input.tier === "new") return "new: a mapping calls for this article, which does not exist yet";
   if (!input.any && !input.touched) return "no reason: nothing in the change concerns this article";
   if (input.touched)
     return `touched: the change edits it already${input.stale ? " (it has stale-statement evidence)" : ""}`;
