@@ -88,7 +88,7 @@ export const SETTINGS = {
     kind: "usd",
     flag: "max-cost",
     value: "USD",
-    help: "start no more articles once the run has cost this much (they end skipped)",
+    help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
   },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -31,7 +31,7 @@ type ScriptFault =
 
 export type ScriptStep = ScriptReply | ScriptFault;
 
-interface RecordedRequest {
+export interface RecordedRequest {
   method: string;
   /** URL path, e.g. /v1/chat/completions. */
   path: string;
