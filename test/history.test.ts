@@ -336,7 +336,7 @@ describe("history coupling", () => {
       "docs/café.md": "# Café\n\nHow fast it goes.\n",
       "docs/cafe.md": "# Cafe\n\nHow fast it goes.\n",
     });
-    for (const step of [2, 3]) {
+    for (const step of [2, 3, 4]) {
       repo.commit(
         {
           "src/engine.ts": `export const speed = ${step};\n`,
@@ -349,9 +349,11 @@ describe("history coupling", () => {
     repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
     const { plan } = await planJson(repo.dir, "--min-score", "0");
     const reasons = (path: string) =>
-      plan.articles.find((article) => article.path === path)?.impact.map((reason) => reason.detail);
+      [...plan.articles, ...(plan.related ?? [])]
+        .find((article) => article.path === path)
+        ?.impact.map((reason) => reason.detail);
     expect(reasons("docs/cafe.md")).toEqual([
-      "changed together in 2 of 2 commits that touched src/engine.ts",
+      "changed together in 3 of 3 commits that touched src/engine.ts",
     ]);
     expect(reasons("docs/café.md")).toEqual(reasons("docs/cafe.md"));
   }, 120_000);
