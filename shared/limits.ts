@@ -121,3 +121,10 @@ export const DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY = 16 * 1024 * 1024;
 export const RESULT_CACHE_ENTRY_MAX_BYTES = 2 * 1024 * 1024;
 /** Asking the GitHub API for a PR's head, or for an installation token, gives up after this long. */
 export const GITHUB_API_TIMEOUT_MS = 30_000;
+
+/**
+ * Characters of the project's style instructions (config `instructions`, or the default
+ * files) that go into an article's first message, over all files; the rest is cut with a
+ * note saying so.
+ */
+export const INSTRUCTIONS_MAX_CHARS = 8_000;

@@ -4,6 +4,7 @@ import {
   type Audit,
   type AuditArticle,
   AuditSchema,
+  type InstructionsSource,
 } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
 import type { ImpactReason } from "../../shared/plan.js";
@@ -17,6 +18,8 @@ export interface AuditTrailOptions {
   head: string;
   model: string;
   shard?: Shard;
+  /** The project's style instructions every first message carried (by path and hash). */
+  instructions?: InstructionsSource[];
   /** Environment whose secret values are redacted from everything the audit holds. */
   env: Record<string, string | undefined>;
 }
@@ -102,6 +105,7 @@ export class AuditTrail {
       applied,
       ...(this.#options.shard ? { shard: { ...this.#options.shard } } : {}),
       articles,
+      ...(this.#options.instructions?.length ? { instructions: this.#options.instructions } : {}),
       totals: computeTotals(articles, durationMs),
     };
     return AuditSchema.parse(audit);

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { InstructionsSource } from "../../shared/audit.js";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
@@ -71,7 +72,12 @@ export const command = defineCommand({
       import("../plan/build-plan.js"),
       import("../../shared/plan.js"),
     ]);
-    const { plan, explanation } = await buildPlan({
+    const {
+      plan,
+      explanation,
+      repoRoot,
+      config: loaded,
+    } = await buildPlan({
       repo,
       base: values.base,
       head: values.head,
@@ -83,8 +89,11 @@ export const command = defineCommand({
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {
-      if (values.json && !values.quiet) io.stdout(`${JSON.stringify(explanation)}\n`);
-      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation));
+      // What a run would add to this article's first message: the project's style guidance.
+      const { loadInstructions } = await import("../run/instructions.js");
+      const { sources: instructions } = await loadInstructions(repoRoot, loaded);
+      if (values.json && !values.quiet) io.stdout(`${JSON.stringify({ ...explanation, instructions })}\n`);
+      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation, instructions));
       return 0;
     }
     // --quiet wins over --json: nothing but errors.
@@ -136,7 +145,10 @@ function bar(plan: { minScore?: number; threshold?: number }): string {
 }
 
 /** `--explain PATH` for people: the verdict, then every signal kept and dropped. */
-export function renderExplanation(explanation: Explanation): string {
+export function renderExplanation(
+  explanation: Explanation,
+  instructions: readonly InstructionsSource[] = [],
+): string {
   const lines: string[] = [];
   const verdict = !explanation.isArticle
     ? "is not an article (not matched by the docs globs, or matched by ignore)"
@@ -168,6 +180,12 @@ export function renderExplanation(explanation: Explanation): string {
   if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
   const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);
   if (files.length > 0) lines.push("", `Changed files not used as evidence: ${files.join(", ")}`);
+  if (instructions.length > 0) {
+    const shown = instructions.map(
+      (source) => `${source.path} (hash ${source.hash}${source.truncated ? ", cut at the size cap" : ""})`,
+    );
+    lines.push("", `Style instructions a run sends with it: ${shown.map(printable).join(", ")}`);
+  }
   return `${lines.join("\n")}\n`;
 }
 

@@ -8,6 +8,7 @@ import { buildToolManifest } from "../../shared/tools/manifest.js";
 import { redactArticle } from "../audit/audit-trail.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
 import { resolveRunLimits } from "./budget.js";
+import type { ProjectInstructions } from "./instructions.js";
 import type { ProgressSink } from "./progress.js";
 import { ReadBudget } from "./read-budget.js";
 import { ResultCacheFolder } from "./result-cache.js";
@@ -31,6 +32,8 @@ export interface AgentRunOptions {
   /** The model's price, for `usage.costUsd` and `--max-cost`. */
   price?: ModelPrice;
   maxCostUsd?: number;
+  /** The project's style instructions (loadInstructions); absent: none. */
+  instructions?: ProjectInstructions;
   /** Problems that do not stop the run (a corrupt cache entry). */
   onWarning?: (message: string) => void;
 }
@@ -72,6 +75,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
     ...(options.progress ? { progress: options.progress } : {}),
     ...(results && options.cache ? { cache: { results, impactVersion: options.cache.impactVersion } } : {}),
     ...(options.price ? { price: options.price } : {}),
+    ...(options.instructions ? { instructions: options.instructions } : {}),
     ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
   });
   const articles = await runner.run(toRun, options.signal);

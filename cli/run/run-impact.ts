@@ -8,6 +8,7 @@ import { type Shard, shardOf } from "../../shared/shard.js";
 import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
+import { loadInstructions } from "./instructions.js";
 import type { AgentRunOptions } from "./run-agents.js";
 
 export interface RunImpactOptions extends AgentRunOptions {
@@ -39,6 +40,8 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   const now = options.now ?? (() => new Date());
   const { plan, config, repoRoot } = options.built;
   const startedAt = now();
+  // Read before any article: a configured file that is missing is bad input (exit 2).
+  const instructions = await loadInstructions(repoRoot, config);
   const trail = new AuditTrail({
     runId: randomUUID(),
     startedAt,
@@ -46,6 +49,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     head: plan.head,
     model: options.model.model,
     ...(options.shard ? { shard: options.shard } : {}),
+    instructions: instructions.sources,
     env: options.env,
   });
 
@@ -66,7 +70,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   // schemas and the prompts load only when an article goes to the model.
   if (toRun.length > 0) {
     const { runAgents } = await import("./run-agents.js");
-    for (const article of await runAgents(options, toRun)) trail.record(article);
+    for (const article of await runAgents({ ...options, instructions }, toRun)) trail.record(article);
   }
 
   const interrupted = options.signal.aborted;

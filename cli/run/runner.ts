@@ -18,6 +18,7 @@ import { plural } from "../../shared/render/markdown.js";
 import { emptyUsage } from "../audit/audit-trail.js";
 import { MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
+import { instructionsKey, NO_INSTRUCTIONS, type ProjectInstructions } from "./instructions.js";
 import { NO_PROGRESS, type ProgressSink } from "./progress.js";
 import { type ResultCache, resultKey } from "./result-cache.js";
 
@@ -73,6 +74,8 @@ export interface ImpactAgentRunnerOptions {
   now?: () => number;
   /** Reuses an article's earlier result when nothing it depends on changed (resultKey). */
   cache?: { results: ResultCache; impactVersion: string };
+  /** The project's style instructions, in every first message and in the result key. */
+  instructions?: ProjectInstructions;
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
   price?: ModelPrice;
   /** Articles not yet started when the run has spent this much end `skipped` (reason `budget`). */
@@ -155,6 +158,7 @@ export class ImpactAgentRunner {
         article,
         content: session.content,
         changeSet: this.#options.changeSet,
+        ...(this.#options.instructions?.text ? { instructions: this.#options.instructions.text } : {}),
       });
       const key = this.#options.cache
         ? resultKey({
@@ -164,6 +168,7 @@ export class ImpactAgentRunner {
             tools: this.#options.tools,
             article: session.content,
             firstMessage,
+            instructions: instructionsKey(this.#options.instructions ?? NO_INSTRUCTIONS),
           })
         : undefined;
       const reused = key === undefined ? undefined : await this.#options.cache?.results.get(key);
