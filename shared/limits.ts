@@ -128,3 +128,10 @@ export const GITHUB_API_TIMEOUT_MS = 30_000;
  * note saying so.
  */
 export const INSTRUCTIONS_MAX_CHARS = 8_000;
+
+/** Time one `vale` run (the after-edit style check) may take before it is stopped and skipped. */
+export const VALE_TIMEOUT_MS = 30_000;
+/** Bytes of `vale --output=JSON` read; a longer report is not parsed (the check is skipped). */
+export const VALE_OUTPUT_BYTES = 1024 * 1024;
+/** Vale findings listed in one tool result; the rest are counted. */
+export const VALE_FINDINGS_SHOWN = 20;

@@ -14,6 +14,7 @@ import { ReadBudget } from "./read-budget.js";
 import { ResultCacheFolder } from "./result-cache.js";
 import { ImpactAgentRunner } from "./runner.js";
 import { toolHostSessions } from "./session.js";
+import { ValeCheck } from "./vale.js";
 import { Workspace } from "./workspace.js";
 
 /** What the agent loops need of a run (runImpact's options hold these and more). */
@@ -58,6 +59,12 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
         warn: options.onWarning ?? (() => undefined),
       })
     : undefined;
+  // Vale runs after each edit when the repository configures it (one warning if it cannot).
+  const styleCheck = ValeCheck.forRepository({
+    root: repoRoot,
+    env: options.env,
+    warn: options.onWarning ?? (() => undefined),
+  });
   const runner = new ImpactAgentRunner({
     model: options.model,
     systemPrompt: await systemPrompt(),
@@ -69,6 +76,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
       changeSet,
       config,
       allowCreate: options.allowCreate,
+      ...(styleCheck ? { styleCheck } : {}),
     }),
     allowCreate: options.allowCreate,
     ...limits,

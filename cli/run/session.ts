@@ -5,6 +5,7 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
 import { SandboxPolicy } from "./sandbox.js";
+import type { StyleCheck } from "./tools/define.js";
 import type { Workspace } from "./workspace.js";
 
 export interface ToolHostSessionOptions {
@@ -13,6 +14,8 @@ export interface ToolHostSessionOptions {
   changeSet: ChangeSet;
   config: ImpactConfig;
   allowCreate: boolean;
+  /** The after-edit style check (Vale) for every article; absent: none. */
+  styleCheck?: StyleCheck;
 }
 
 /**
@@ -47,6 +50,7 @@ export function toolHostSessions(
       allowCreate: options.allowCreate,
       limits: options.config.limits,
       templates: options.config.templates,
+      ...(options.styleCheck ? { styleCheck: options.styleCheck } : {}),
     });
     return new ToolHostSession(host, options.workspace, view.content);
   };
