@@ -79,11 +79,12 @@ async function exists(path: string): Promise<boolean> {
 
 /** The file's content: only the keys the proposal has evidence for. */
 function configFile(proposal: ConfigProposal): Record<string, unknown> {
-  const { docs, ignore, mappings } = proposal.config;
+  const { docs, ignore, mappings, versions } = proposal.config;
   return {
     ...(docs.length > 0 ? { docs } : {}),
     ...(ignore.length > 0 ? { ignore } : {}),
     ...(mappings.length > 0 ? { mappings } : {}),
+    ...(versions ? { versions } : {}),
   };
 }
 

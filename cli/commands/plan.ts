@@ -157,7 +157,11 @@ export function renderExplanation(
       : explanation.status === "weak"
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
         : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
-  lines.push(`${explanation.path} ${verdict}`);
+  lines.push(
+    explanation.related
+      ? `${explanation.path} is related, not flagged: ${explanation.related}; versions.editOlder: true makes it a candidate`
+      : `${explanation.path} ${verdict}`,
+  );
   if (explanation.olderVersion)
     lines.push(
       `Scored at ${explanation.olderVersion.factor} of its reasons: ${explanation.olderVersion.folder} documents an older version than ${explanation.olderVersion.newest}`,
@@ -245,6 +249,11 @@ export function renderPlan(plan: ImpactPlan): string {
     const shown = weak.slice(0, 10).map((article) => `${article.path} (${score(article.score)})`);
     const more = weak.length > 10 ? `, and ${weak.length - 10} more` : "";
     lines.push("", `Below ${bar(plan)}: ${shown.join(", ")}${more}`);
+  }
+  if (plan.related.length > 0) {
+    const shown = plan.related.slice(0, 10).map((article) => printable(article.path));
+    const more = plan.related.length > 10 ? `, and ${plan.related.length - 10} more` : "";
+    lines.push("", `Related, not flagged: ${shown.join(", ")}${more}`);
   }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {

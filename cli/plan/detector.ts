@@ -14,11 +14,12 @@ import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { findSweeps } from "./detect/sweeps.js";
-import { type OlderVersionArticle, olderVersionArticles } from "./detect/version-folders.js";
+import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
+import { olderVersionScaling } from "./versioned-docs.js";
 
 export type { ArticleText } from "./detect/article-text.js";
 export { MAX_DOCUMENT_SHARE, MIN_SYMBOL_LENGTH } from "./detect/references.js";
@@ -49,6 +50,8 @@ export interface Explanation {
   dropped: DroppedSignal[];
   /** Set when the article's score was scaled for being in an older version's docs folder. */
   olderVersion?: OlderVersionArticle;
+  /** Set when the plan lists the article as related instead of flagging it (an older docs version). */
+  related?: string;
   /** Changed files no rule used as evidence, and why. */
   ignoredFiles: IgnoredFile[];
   /** Names dropped for every article (too short, ignored, generic, too common). */
@@ -150,9 +153,11 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const weak: { path: string; score: number }[] = [];
   const scores = new Map<string, number>();
   // Docs of an older version (`docs/v1/` beside `docs/v3/`) count at a share of their score.
-  const older = olderVersionArticles(
-    articlePaths,
+  // Unless config versions.editOlder, they are listed as related instead (versioned-docs.ts).
+  const older = olderVersionScaling(
+    sortedArticles,
     evidence.files.map((file) => file.path),
+    config.versions,
   );
   for (const [path, found] of signals) {
     const score = articleScore(found);

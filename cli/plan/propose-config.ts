@@ -4,17 +4,18 @@ import type { Mapping } from "../../shared/config.js";
 import { plural } from "../../shared/render/markdown.js";
 import { gitAt } from "../git.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
+import { versionLayout } from "./versioned-docs.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
 export interface Proposal {
-  key: "docs" | "ignore" | "mappings";
+  key: "docs" | "ignore" | "mappings" | "versions";
   value: string | Mapping;
   evidence: string;
 }
 
 /** The config `impact init` proposes (only keys it has evidence for), with the evidence. */
 export interface ConfigProposal {
-  config: { docs: string[]; ignore: string[]; mappings: Mapping[] };
+  config: { docs: string[]; ignore: string[]; mappings: Mapping[]; versions?: { current: string } };
   proposals: Proposal[];
 }
 
@@ -126,7 +127,30 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
       evidence: `${plural(names.length, "file")} with a namesake article (${sample(names)}); changed together in ${plural(together, "commit")}`,
     });
   }
-  return { config: { docs, ignore, mappings: mappings.map((entry) => entry.mapping) }, proposals };
+  // versions: a versioned docs layout, said so the user knows which folder gets edited.
+  const layout = versionLayout(articles, [], undefined);
+  const current = layout?.current.length === 1 ? layout.current[0]! : undefined;
+  if (layout && current !== undefined) {
+    const older = [...new Set(layout.older.values())].sort();
+    const kind =
+      layout.source === "docusaurus"
+        ? `Docusaurus versioned docs${input.files.includes("versions.json") ? " (versions.json)" : ""}`
+        : "one docs folder per version";
+    proposals.push({
+      key: "versions",
+      value: current,
+      evidence: `${kind}: ${current} is current; ${sample(older)} ${older.length === 1 ? "is an older version" : "are older versions"}, read as context and never edited`,
+    });
+  }
+  return {
+    config: {
+      docs,
+      ignore,
+      mappings: mappings.map((entry) => entry.mapping),
+      ...(current === undefined ? {} : { versions: { current } }),
+    },
+    proposals,
+  };
 }
 
 function namesakeMappings(files: string[], articles: string[], history: HistoryCommit[]) {
