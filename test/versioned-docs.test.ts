@@ -66,6 +66,18 @@ describe("versioned docs", () => {
     ]);
   });
 
+  it("does not let an older version's stronger article raise the bar for the current one", async () => {
+    const { repo, base } = pullRequest({
+      "src/other.ts": "export const other = 1;\n",
+      // The old version's article is all about the change; the current one only mentions it.
+      "docs/v1/server.md": `${serverDoc("Server (v1)")}\nDEFAULT_PORT sets it. DEFAULT_PORT is read once.\n`,
+      "docs/v2/server.md": "# Server\n\nSee src/other.ts; the port is DEFAULT_PORT.\n",
+    });
+    const planned = await plan(repo, base);
+    expect(paths(planned.related)).toEqual(["docs/v1/server.md"]);
+    expect(paths(planned.articles)).toEqual(["docs/v2/server.md"]);
+  });
+
   it("takes the current folder from config versions.current", async () => {
     const { repo, base } = pullRequest({
       ...FOLDERS,

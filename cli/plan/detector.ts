@@ -19,7 +19,7 @@ import { droppedVersions, versionSignals, versionSources } from "./detect/versio
 import { HISTORY_FURTHER_FACTOR } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
-import { olderVersionScaling } from "./versioned-docs.js";
+import { olderVersionScaling, versionLayout } from "./versioned-docs.js";
 
 export type { ArticleText } from "./detect/article-text.js";
 export { MAX_DOCUMENT_SHARE, MIN_SYMBOL_LENGTH } from "./detect/references.js";
@@ -168,8 +168,17 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     const own = changed.get(path);
     return own !== undefined && own.status !== "deleted" && own.path === path;
   };
+  // Older docs versions listed as related (versioned-docs.ts) do not raise the bar of the current ones.
+  const relatedOlder = config.versions?.editOlder
+    ? undefined
+    : versionLayout(
+        sortedArticles,
+        changeSet.files.map((file) => file.path),
+        config.versions,
+      )?.older;
   let best = 0;
-  for (const [path, score] of scores) if (!isTouched(path)) best = Math.max(best, score);
+  for (const [path, score] of scores)
+    if (!isTouched(path) && !relatedOlder?.has(path)) best = Math.max(best, score);
   // An explicit --min-score is this run's whole bar; the configured one rises with the best article.
   const threshold = input.minScore ?? scoreThreshold(minScore, best);
   for (const path of sortedArticles) {
