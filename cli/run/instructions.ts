@@ -104,9 +104,11 @@ function capInstructions(parts: readonly { path: string; text: string }[]): Proj
     const truncated = trimmed.length > left;
     const text = truncated ? trimmed.slice(0, Math.max(0, left)) : trimmed;
     left -= text.length;
+    // The file cannot close its block early and write outside it.
+    const shown = text.replace(/<\/(style-guidance)/gi, "<\\/$1");
     sources.push({ path: part.path, hash: contentHash(text), chars: text.length, truncated });
     blocks.push(
-      `<style-guidance path="${part.path}">\n${text}${truncated ? `\n[cut at ${INSTRUCTIONS_MAX_CHARS} characters]` : ""}\n</style-guidance>`,
+      `<style-guidance path="${part.path}">\n${shown}${truncated ? `\n[cut at ${INSTRUCTIONS_MAX_CHARS} characters]` : ""}\n</style-guidance>`,
     );
   }
   return { sources, text: blocks.join("\n") };
