@@ -142,6 +142,23 @@ describe("the Vale after-edit check", () => {
     expect(toolResult(run.server.requests[1]!)).not.toContain("Vale");
   });
 
+  it("is part of the result cache key: adding or changing .vale.ini reruns the article", async () => {
+    const { repo, base } = pullRequest(false);
+    const vale = fakeVale();
+    const env = { PATH: vale.path };
+    expect((await runWithScript(repo.dir, EDIT_THEN_STOP, ["--base", base], env)).code).toBe(0);
+    // Same inputs: served from the cache, no model call.
+    expect((await runWithScript(repo.dir, [], ["--base", base], env)).server.requests).toHaveLength(0);
+    writeFileSync(join(repo.dir, ".vale.ini"), "MinAlertLevel = error\n");
+    const withVale = await runWithScript(repo.dir, EDIT_THEN_STOP, ["--base", base], env);
+    expect(withVale.server.requests).toHaveLength(2);
+    expect(toolResult(withVale.server.requests[1]!)).toContain("Vale.Spelling");
+    writeFileSync(join(repo.dir, ".vale.ini"), "MinAlertLevel = warning\n");
+    expect(
+      (await runWithScript(repo.dir, EDIT_THEN_STOP, ["--base", base], env)).server.requests,
+    ).toHaveLength(2);
+  });
+
   it("does not run vale in a repository without .vale.ini", async () => {
     const { repo, base } = pullRequest(false);
     const vale = fakeVale();

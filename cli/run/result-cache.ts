@@ -24,7 +24,7 @@ export interface ResultKeyParts {
   article: string;
   /** The first user message: the article prompt with the relevant hunks, reasons and outline filled in. */
   firstMessage: string;
-  /** The style instructions' paths and hashes (instructionsKey); "" when there are none. */
+  /** The style instructions' paths and hashes (instructionsKey) and the after-edit style check's key. */
   instructions: string;
 }
 

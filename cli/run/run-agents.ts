@@ -84,6 +84,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
     ...(results && options.cache ? { cache: { results, impactVersion: options.cache.impactVersion } } : {}),
     ...(options.price ? { price: options.price } : {}),
     ...(options.instructions ? { instructions: options.instructions } : {}),
+    ...(styleCheck ? { styleCheckKey: styleCheck.key } : {}),
     ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
   });
   const articles = await runner.run(toRun, options.signal);

@@ -76,6 +76,8 @@ export interface ImpactAgentRunnerOptions {
   cache?: { results: ResultCache; impactVersion: string };
   /** The project's style instructions, in every first message and in the result key. */
   instructions?: ProjectInstructions;
+  /** The after-edit style check's key (StyleCheck.key): its findings shape the answer too. */
+  styleCheckKey?: string;
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
   price?: ModelPrice;
   /** Articles not yet started when the run has spent this much end `skipped` (reason `budget`). */
@@ -168,7 +170,10 @@ export class ImpactAgentRunner {
             tools: this.#options.tools,
             article: session.content,
             firstMessage,
-            instructions: instructionsKey(this.#options.instructions ?? NO_INSTRUCTIONS),
+            instructions: [
+              instructionsKey(this.#options.instructions ?? NO_INSTRUCTIONS),
+              this.#options.styleCheckKey ?? "",
+            ].join("\n"),
           })
         : undefined;
       const reused = key === undefined ? undefined : await this.#options.cache?.results.get(key);

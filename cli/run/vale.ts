@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
+import { contentHash } from "../../shared/hash.js";
 import { VALE_FINDINGS_SHOWN, VALE_OUTPUT_BYTES, VALE_TIMEOUT_MS } from "../../shared/limits.js";
 import { printable } from "../../shared/render/escape.js";
 
@@ -80,11 +81,17 @@ export class ValeCheck {
   readonly #warn: (message: string) => void;
   #disabled = false;
 
+  /** For the result cache key: the check and its configuration's hash (another `.vale.ini`, another answer). */
+  readonly key: string;
+
   constructor(options: {
     root: string;
     env: Record<string, string | undefined>;
     warn: (message: string) => void;
+    /** The `.vale.ini` text, for `key`. */
+    config?: string;
   }) {
+    this.key = `vale:${contentHash(options.config ?? "")}`;
     this.#root = options.root;
     this.#env = options.env;
     this.#warn = options.warn;
@@ -92,12 +99,13 @@ export class ValeCheck {
 
   /** A check for the repository at `root` when it has a `.vale.ini`; undefined otherwise. */
   static forRepository(options: ConstructorParameters<typeof ValeCheck>[0]): ValeCheck | undefined {
+    const path = join(options.root, VALE_CONFIG);
     try {
-      if (!statSync(join(options.root, VALE_CONFIG)).isFile()) return undefined;
+      if (!statSync(path).isFile()) return undefined;
+      return new ValeCheck({ ...options, config: readFileSync(path, "utf8") });
     } catch {
       return undefined;
     }
-    return new ValeCheck(options);
   }
 
   /** The note on `content`'s edited lines, or "" (no finding, or the check skipped). */

@@ -78,6 +78,8 @@ export interface ToolContext {
 
 /** Lints an article's new text; reports on the edited lines, never refuses. */
 export interface StyleCheck {
+  /** What identifies the check and its configuration, for the result cache key. */
+  readonly key: string;
   check(
     path: string,
     content: string,
