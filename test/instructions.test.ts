@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
@@ -161,6 +161,9 @@ describe("the project's style instructions", () => {
         `impact run: impact.config.json: instructions: cannot read "${path}" (missing, outside the repository or denied); fix the path or remove it\n`,
       );
       expect(run.server.requests).toHaveLength(0);
+      // Bad input writes nothing: no audit, no patch.
+      expect(run.audit).toBeUndefined();
+      expect(existsSync(join(repo.dir, ".impact/impact.patch"))).toBe(false);
     }
   });
 
