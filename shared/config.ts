@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ModelPriceSchema } from "./model/prices.js";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
-export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx}", "*.md"];
+export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx,rst,adoc}", "*.{md,rst,adoc}"];
 export const DEFAULT_DENY_GLOBS = [
   ".env*",
   "*.pem",

@@ -12,6 +12,7 @@ import {
   type ReplaceEdit,
 } from "../../shared/edit/schema.js";
 import { ImpactError, UsageError } from "../../shared/errors.js";
+import { articleFormat } from "../../shared/formats/index.js";
 import { createFilePatch } from "../../shared/patch.js";
 import { describeFirstIssue } from "../../shared/zod-issues.js";
 import { loadConfig } from "../config.js";
@@ -104,11 +105,10 @@ export const command: Command = async (argv, io) => {
     throw new UsageError(`${shown} is not a text file that can be edited (${view.kind.replace("_", " ")})`);
 
   const edits = await buildEdits(request, io);
-  const outcome = applyEdits(
-    view.content,
-    edits,
-    request.expectedHash === undefined ? {} : { expectedHash: request.expectedHash },
-  );
+  const outcome = applyEdits(view.content, edits, {
+    format: articleFormat(resolved.path),
+    ...(request.expectedHash === undefined ? {} : { expectedHash: request.expectedHash }),
+  });
   if (!outcome.ok) throw new EditRejected(`${resolved.path}: ${outcome.error.message}`);
   const patch = createFilePatch(resolved.path, view.content, outcome.content);
   if (!request.dryRun) {

@@ -83,7 +83,12 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     genericPromise.catch(() => {});
     // Which docs globs match nothing is only said for a configured list (see docsGlobWarnings).
     const unmatchedDocsGlobs = usesDefaultDocs(config) ? undefined : [];
-    const listed = await listArticleEntries(repoRoot, config, { revision, unmatchedDocsGlobs });
+    const formatWarnings: string[] = [];
+    const listed = await listArticleEntries(repoRoot, config, {
+      revision,
+      unmatchedDocsGlobs,
+      warnings: formatWarnings,
+    });
     // Every article's facts (from the article index, or read now) while git works out the change.
     const indexed = await indexArticles(repoRoot, listed, { revision });
     const generic = await genericPromise;
@@ -115,7 +120,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       if (explanation && folder && explanation.status === "impacted")
         explanation.related = `${folder} is an older version than ${layout!.current.join(", ")} (config versions)`;
     }
-    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []));
+    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []), ...formatWarnings);
     const shallow = history && shallowHistoryWarning(history);
     if (shallow) plan.warnings.push(shallow);
     return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };

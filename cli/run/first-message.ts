@@ -1,6 +1,7 @@
 import type { ChangedFile, ChangeSet, Hunk } from "../../shared/changeset.js";
+import { articleFormat, formatArticleOutline } from "../../shared/formats/index.js";
 import { contentHash } from "../../shared/hash.js";
-import { formatOutline, outlineMarkdown } from "../../shared/markdown/outline.js";
+import { outlineMarkdown } from "../../shared/markdown/outline.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { articlePrompt } from "../../shared/prompts.js";
 import { plural } from "../../shared/render/markdown.js";
@@ -25,7 +26,7 @@ export async function buildFirstMessage(input: FirstMessageInput): Promise<strin
   const { article, content, changeSet } = input;
   const terms = relevantTerms(article, changeSet, content);
   const diff = selectHunks(article, changeSet, terms, input.diffTokens ?? FIRST_MESSAGE_DIFF_TOKENS);
-  const text = articleText(content, terms, input.articleTokens ?? FIRST_MESSAGE_ARTICLE_TOKENS);
+  const text = articleText(content, terms, input.articleTokens ?? FIRST_MESSAGE_ARTICLE_TOKENS, article.path);
   const leftOut = [...diff.leftOut, ...text.leftOut];
   return articlePrompt({
     path: article.path,
@@ -34,7 +35,7 @@ export async function buildFirstMessage(input: FirstMessageInput): Promise<strin
       article.impact.map((reason) => `- ${reason.kind} ${reason.source}: ${reason.detail}`).join("\n") ||
       "- (no reason recorded)",
     // The header line repeats the path and hash the message already gives.
-    outline: formatOutline(article.path, content).split("\n").slice(1).join("\n"),
+    outline: formatArticleOutline(article.path, content).split("\n").slice(1).join("\n"),
     article: text.text,
     diff: diff.diff || "(no textual hunks for this article's files)",
     trimmed:
@@ -181,10 +182,11 @@ export function articleText(
   content: string,
   terms: readonly string[],
   budget: number,
+  path = "",
 ): { text: string; leftOut: string[] } {
   if (estimateTokens(content) <= budget) return { text: content.replace(/\n$/, ""), leftOut: [] };
   const lines = content.split("\n");
-  const outline = outlineMarkdown(content);
+  const outline = articleFormat(path).outline?.(content) ?? outlineMarkdown(content);
   const keep = new Array<boolean>(lines.length).fill(false);
   let used = 0;
   const mark = (from: number, to: number) => {

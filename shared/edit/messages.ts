@@ -260,3 +260,23 @@ export function articleTooLarge(size: number, max: number): string {
 export function batchTooLarge(added: number, max: number): string {
   return `the batch would add ${added.toLocaleString("en-US")} characters to the article, over the limit of ${max.toLocaleString("en-US")} per batch; nothing was applied. Make smaller edits.`;
 }
+
+// Formats.
+
+/** An edit kind the article's format does not have: sections, checklists or YAML frontmatter. */
+export function unsupportedByFormat(
+  kind: "section" | "within" | "checklist" | "frontmatter",
+  format: { name: string; metadata: { kind: string; label?: string } },
+): string {
+  if (kind === "frontmatter") {
+    const what =
+      format.metadata.kind === "read-only"
+        ? `its metadata is a ${format.metadata.label}, which edits do not write`
+        : "it has no metadata block";
+    return `frontmatter edits need YAML frontmatter, and this article is ${format.name}: ${what}. Nothing was changed; use a replace edit on the exact lines instead.`;
+  }
+  if (kind === "checklist")
+    return `checklist edits need Markdown "- [ ]" items, and this article is ${format.name}. Nothing was changed; use a replace edit instead.`;
+  const field = kind === "within" ? "within" : "section edits";
+  return `${field} needs sections, and Impact reads none in ${format.name} articles. Nothing was changed; use a replace edit (without within) instead.`;
+}
