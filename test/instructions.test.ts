@@ -138,13 +138,13 @@ describe("the project's style instructions", () => {
   it("cuts configured instructions at the size cap and says so", async () => {
     const long = `${"Keep it short. ".repeat(INSTRUCTIONS_MAX_CHARS / 10)}\n`;
     const { repo, base } = pullRequest({
-      "docs/STYLE.md": long,
-      "impact.config.json": JSON.stringify({ instructions: ["docs/STYLE.md"] }),
+      "docs/style-guide.md": long,
+      "impact.config.json": JSON.stringify({ instructions: ["docs/style-guide.md"] }),
     });
     const run = await runWithScript(repo.dir, FIX, ["--base", base]);
     expect(run.code).toBe(0);
     expect(run.audit!.instructions).toEqual([
-      { path: "docs/STYLE.md", hash: expect.any(String), chars: INSTRUCTIONS_MAX_CHARS, truncated: true },
+      { path: "docs/style-guide.md", hash: expect.any(String), chars: INSTRUCTIONS_MAX_CHARS, truncated: true },
     ]);
     expect(firstMessage(run.server.requests[0]!)).toContain(`[cut at ${INSTRUCTIONS_MAX_CHARS} characters]`);
   });
