@@ -75,6 +75,8 @@ export interface ChangeSet {
   symbols: ChangedSymbol[];
   /** Changed files left out because their diff (or the whole diff) was over a size cap. */
   skipped?: SkippedFile[];
+  /** What reading the change could not do (a file nested too deep to parse), one line each. */
+  warnings?: string[];
 }
 
 /** A changed file whose hunks were not read: `file_too_large` or `diff_too_large`. */

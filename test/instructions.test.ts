@@ -144,7 +144,12 @@ describe("the project's style instructions", () => {
     const run = await runWithScript(repo.dir, FIX, ["--base", base]);
     expect(run.code).toBe(0);
     expect(run.audit!.instructions).toEqual([
-      { path: "docs/style-guide.md", hash: expect.any(String), chars: INSTRUCTIONS_MAX_CHARS, truncated: true },
+      {
+        path: "docs/style-guide.md",
+        hash: expect.any(String),
+        chars: INSTRUCTIONS_MAX_CHARS,
+        truncated: true,
+      },
     ]);
     expect(firstMessage(run.server.requests[0]!)).toContain(`[cut at ${INSTRUCTIONS_MAX_CHARS} characters]`);
   });

@@ -1,6 +1,6 @@
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { UsageError } from "../../shared/errors.js";
+import { GitError, UsageError } from "../../shared/errors.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { ConfigProposal } from "../plan/propose-config.js";
 import { parsePositiveInt } from "./args.js";
@@ -42,6 +42,11 @@ defaults'. Nothing is written without --write.`,
       import("../../shared/config.js"),
     ]);
     const repoRoot = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
+    const { gitAt, resolveCommit } = await import("../git.js");
+    if ((await resolveCommit(gitAt(repoRoot), "HEAD")) === undefined)
+      throw new GitError(
+        "the repository has no commits yet: impact init reads its files and history; commit something first",
+      );
     const target = join(repoRoot, CONFIG_FILE);
     // Refused before any work: --write never replaces a config someone wrote.
     if (values.write && (await exists(target)))
@@ -120,7 +125,11 @@ export function renderProposal(
   lines.push("", file.trimEnd(), "");
   const scored = scores.proposal.commits.length;
   if (scored === 0) {
-    lines.push("No commit changed both code and an existing article: nothing to score it on.");
+    lines.push(
+      scores.proposal.shallow
+        ? "Nothing to score it on: the clone is shallow, so its history is missing (git fetch --unshallow, or fetch-depth: 0 in actions/checkout), then run impact init again."
+        : "No commit changed both code and an existing article: nothing to score it on.",
+    );
   } else {
     lines.push(`Backtest over the last ${scored} commits that changed code and docs:`);
     const rows = [

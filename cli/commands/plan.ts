@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { InstructionsSource } from "../../shared/audit.js";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan } from "../../shared/plan.js";
@@ -89,6 +90,11 @@ export const command = defineCommand({
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {
+      // A path that names nothing is a typo, not an article "with no reason to change".
+      if (!explanation.isArticle && !existsSync(join(repoRoot, explanation.path)))
+        throw new UsageError(
+          `--explain ${explanation.path}: no such file in the repository; give an article's path from the repository root, such as docs/guide.md`,
+        );
       // What a run would add to this article's first message: the project's style guidance.
       const { loadInstructions } = await import("../run/instructions.js");
       const { sources: instructions } = await loadInstructions(repoRoot, loaded);
@@ -156,7 +162,9 @@ export function renderExplanation(
       ? "has no reason to change"
       : explanation.status === "weak"
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
-        : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
+        : explanation.status === "new"
+          ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
+          : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(
     explanation.related
       ? `${explanation.path} is related, not flagged: ${explanation.related}; versions.editOlder: true makes it a candidate`
@@ -180,6 +188,11 @@ export function renderExplanation(
         `  ${signal.kind} ${signal.source ? `${signal.source} ` : ""}${signal.detail}: ${signal.why}`,
       );
   }
+  for (const entry of explanation.dismissed ?? [])
+    lines.push(
+      "",
+      `Dismissed in the config for ${entry.for === undefined ? "any change" : `changes to ${entry.for}`}: ${entry.reason}`,
+    );
   const names = explanation.droppedNames.map((entry) => `${entry.symbol} (${entry.why})`);
   if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
   const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);
@@ -213,14 +226,19 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
 /** The table people read: each article with its status, its reasons and the changed files behind them. */
 export function renderPlan(plan: ImpactPlan): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
-  const touched = plan.articles.length - impacted;
+  const created = plan.articles.filter((article) => article.status === "new");
+  const touched = plan.articles.length - impacted - created.length;
   const range =
     plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
   } else {
-    lines.push(`${plural(impacted, "article")} impacted, ${touched} touched by the change (${range})`, "");
+    const fresh = created.length > 0 ? `, ${created.length} new` : "";
+    lines.push(
+      `${plural(impacted, "article")} impacted, ${touched} touched${fresh} by the change (${range})`,
+      "",
+    );
     const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
     for (const article of plan.articles) {
       if (article.impact.length === 0)
@@ -243,6 +261,15 @@ export function renderPlan(plan: ImpactPlan): string {
       }
     }
     lines.push(...table(rows.map((row) => row.map(printable))));
+    if (created.length > 0) {
+      lines.push("", "New articles (impact run --allow-create writes them, following their models):");
+      for (const article of created)
+        lines.push(
+          printable(
+            `  ${article.path}${article.models && article.models.length > 0 ? ` (like ${article.models.join(", ")})` : ""}`,
+          ),
+        );
+    }
   }
   const weak = plan.weak ?? [];
   if (weak.length > 0 && plan.minScore !== undefined) {

@@ -65,7 +65,10 @@ combined patch; changes your files only with --apply.`,
       value: "URL",
       help: "drive the model through an impact router instead of an API key",
     },
-    "allow-create": { type: "boolean", help: "let the agent create new articles under the docs globs" },
+    "allow-create": {
+      type: "boolean",
+      help: "let the agent create new articles under the docs globs (config allowCreate)",
+    },
     record: {
       type: "string",
       value: "FILE",
@@ -85,7 +88,7 @@ combined patch; changes your files only with --apply.`,
     "max-cost": {
       type: "string",
       value: "USD",
-      help: "start no more articles once the run has cost this much (they end skipped)",
+      help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
     },
     json: { type: "boolean", help: "print the audit summary as one JSON object" },
     quiet: OUTPUT_OPTIONS.quiet,
@@ -193,7 +196,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         out,
         patch,
         apply: values.apply ?? false,
-        allowCreate: values["allow-create"] ?? false,
+        allowCreate: values["allow-create"] ?? built.config.allowCreate,
         selection,
         ...(shard ? { shard } : {}),
         ...(concurrency === undefined ? {} : { concurrency }),
@@ -229,8 +232,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     );
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(summaryOf(audit, out, patch))}\n`);
     if (!values.json && !values.quiet) {
-      const { renderSpend } = await import("../../shared/render/report.js");
-      io.stdout(renderSummary(audit, out, patch, io, renderSpend));
+      const { renderSpend, shownStatus } = await import("../../shared/render/report.js");
+      io.stdout(renderSummary(audit, out, patch, io, renderSpend, shownStatus));
     }
     const overBudget = audit.articles.filter((article) => article.skipReason === "budget").length;
     if (overBudget > 0 && !values.quiet) {
@@ -238,6 +241,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         `impact run: ${plural(overBudget, "article was", "articles were")} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
       );
     }
+    // A refused key or an unknown model stopped the run: one line, exit 2 (the audit says so too).
+    const setup = audit.articles.find((article) => article.error?.code === "model_setup")?.error;
+    if (setup) throw new UsageError(setup.message, { code: "config" });
     if (interrupted)
       throw new Interrupted(
         "interrupted: unfinished articles are cancelled in the audit; no file was changed",
@@ -248,7 +254,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         { code: "stale" },
       );
     }
-    if (audit.totals.failed > 0) throw new ArticlesFailed(audit.totals.failed);
+    // An article whose model gave up after a refused edit may still be wrong: it fails the run too.
+    const failed = audit.totals.failed + audit.totals.gave_up;
+    if (failed > 0) throw new ArticlesFailed(failed);
     return 0;
   },
 });
@@ -290,19 +298,24 @@ function renderSummary(
   patch: string,
   io: CommandIo,
   renderSpend: (totals: Audit["totals"]) => string,
+  shownStatus: (article: Audit["articles"][number]) => string,
 ): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
     const edits = article.edits.length > 0 ? ` (${plural(article.edits.length, "edit")})` : "";
     const why =
-      article.status === "failed" || article.status === "skipped" ? `: ${printable(article.summary)}` : "";
-    return `${article.status.padEnd(9)} ${printable(article.path)}${edits}${why}`;
+      article.status === "failed" || article.status === "skipped"
+        ? `: ${printable(article.summary)}`
+        : article.status === "gave_up" && article.error
+          ? `: ${printable(article.error.message)}`
+          : "";
+    return `${shownStatus(article).padEnd(9)} ${printable(article.path)}${edits}${why}`;
   });
   const t = audit.totals;
   if (lines.length === 0) lines.push("no impacted articles");
   lines.push(
     "",
-    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
+    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.gave_up > 0 ? `, ${t.gave_up} gave up` : ""}${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
     `audit: ${shown(out)}`,
     `patch: ${shown(patch)}${audit.applied ? " (applied)" : ""}`,
   );

@@ -120,7 +120,15 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       if (explanation && folder && explanation.status === "impacted")
         explanation.related = `${folder} is an older version than ${layout!.current.join(", ")} (config versions)`;
     }
-    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []), ...formatWarnings);
+    plan.warnings.unshift(
+      ...docsGlobWarnings(config, unmatchedDocsGlobs ?? []),
+      ...formatWarnings,
+      ...(changeSet.warnings ?? []),
+    );
+    if (listed.length === 0)
+      plan.warnings.unshift(
+        `no file matches the docs globs (${config.docs.join(", ")}), so there is no article to check; set "docs" in impact.config.json to where the documentation lives`,
+      );
     const shallow = history && shallowHistoryWarning(history);
     if (shallow) plan.warnings.push(shallow);
     return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };
@@ -186,6 +194,23 @@ function usesDefaultDocs(config: ImpactConfig): boolean {
 }
 
 async function readDiff(source: string, readStdin: () => Promise<string>, maxBytes: number): Promise<string> {
+  const text = await readDiffText(source, readStdin, maxBytes);
+  // An empty diff is most often a `git diff` that failed before the pipe: never "nothing impacted".
+  if (text.trim() === "")
+    throw new UsageError(
+      source === "-"
+        ? "--diff -: standard input is empty; pipe a unified diff (git diff BASE HEAD | impact plan --diff -), or leave --diff out to ask git"
+        : `--diff ${source}: the file is empty; pass a unified diff, or leave --diff out to ask git`,
+      { code: "input" },
+    );
+  return text;
+}
+
+async function readDiffText(
+  source: string,
+  readStdin: () => Promise<string>,
+  maxBytes: number,
+): Promise<string> {
   if (source === "-") return readStdin();
   try {
     // Refused before it is read: a generated-code diff can be larger than memory.

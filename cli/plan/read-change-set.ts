@@ -107,7 +107,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     shas,
     cache,
   );
-  return { base, head, files, symbols, ...(skipped.length > 0 ? { skipped } : {}) };
+  return { base, head, files, ...symbols, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 /**
@@ -283,7 +283,7 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
         base,
         head,
         files,
-        symbols: await symbolsOf(
+        ...(await symbolsOf(
           options.extractor,
           readable,
           root,
@@ -291,12 +291,12 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
           headSha,
           new Map(),
           await declarationCacheFor(root, readable),
-        ),
+        )),
         ...skipped,
       };
     }
   }
-  return { base, head, files, symbols: await symbolsOf(options.extractor, readable), ...skipped };
+  return { base, head, files, ...(await symbolsOf(options.extractor, readable)), ...skipped };
 }
 
 async function requireDirectory(dir: string): Promise<void> {
@@ -324,7 +324,16 @@ export async function resolveRange(
     );
   }
   if (baseRevision !== undefined) {
-    if (base) return { base: (await mergeBase(git, base, head)) ?? base, head };
+    if (base) {
+      const from = (await mergeBase(git, base, head)) ?? base;
+      // The head is older than the base: their change, from the merge base, is empty.
+      if (from === head && base !== head)
+        throw new UsageError(
+          `--base ${baseRevision} comes after --head ${headName} (a reversed range: the change between them is empty); swap them: --base ${headName} --head ${baseRevision}`,
+          { code: "input" },
+        );
+      return { base: from, head };
+    }
     if (await isShallow(git)) throw new GitError(`--base ${baseRevision} is not available: ${SHALLOW_HINT}`);
     throw new GitError(
       `unknown revision "${baseRevision}" for --base (check the name, or fetch it: ${fetchHint(baseRevision)})`,
@@ -359,7 +368,7 @@ async function symbolsOf(
   head?: string,
   shas: BlobShas = new Map(),
   cache?: DeclarationCache,
-) {
+): Promise<Pick<ChangeSet, "symbols" | "warnings">> {
   const code = files.filter(
     (file) =>
       !file.binary &&
@@ -435,7 +444,12 @@ async function symbolsOf(
     });
     await cache.save();
   }
-  return results.flatMap((result) => result.symbols);
+  // A file too deeply nested to parse costs its declarations, with a warning, never the plan.
+  const warnings = results.flatMap((result) => (result.warning ? [result.warning] : []));
+  return {
+    symbols: results.flatMap((result) => result.symbols),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }
 
 /** A changed line over MAX_SYMBOL_LINE_CHARS: minified or generated code, whose symbols no article names. */

@@ -118,3 +118,8 @@ export function printableBlock(text: string): string {
     },
   );
 }
+
+/** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w./#@+:=,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
