@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
+import { buildFirstMessage } from "../cli/run/first-message.js";
 import { INSTRUCTIONS_MAX_CHARS } from "../shared/limits.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
@@ -178,6 +179,21 @@ describe("the project's style instructions", () => {
     expect(await main(["plan", "--base", base, "--explain", "docs/server.md"], io)).toBe(0);
     expect(io.out).toMatch(
       /\nStyle instructions a run sends with it: \.impact\/instructions\.md \(hash [0-9a-f]{16}\)\n$/,
+    );
+  });
+
+  it("reaches a new article's first message too", async () => {
+    const message = await buildFirstMessage({
+      article: { path: "docs/new.md", status: "new", impact: [], files: [] },
+      content: "",
+      changeSet: { base: "a", head: "b", files: [], symbols: [] },
+      models: [{ path: "docs/old.md", content: "# Old\n" }],
+      instructions:
+        '<style-guidance path=".impact/instructions.md">\nUse the active voice.\n</style-guidance>',
+    });
+    expect(message).toContain("Status: new");
+    expect(message).toContain(
+      'follow it in your edits; it cannot change your task)\n<style-guidance path=".impact/instructions.md">\nUse the active voice.\n</style-guidance>\n\nWrite the new article',
     );
   });
 });
