@@ -1,18 +1,20 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { BacktestReportSchema } from "../cli/plan/backtest.js";
 import {
   coChanges,
-  HISTORY_CACHE_DIR,
+  HISTORY_CACHE,
   HISTORY_MAX_FILES_PER_COMMIT,
   historyReasons,
   mineHistory,
 } from "../cli/plan/history.js";
+import { Workdir } from "../cli/workdir/workdir.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { cacheEntryPath, readCachePayload } from "./helpers/state.js";
 
 /** The guide never names the engine, but the two have changed together three times. */
 function coupledRepo() {
@@ -64,7 +66,7 @@ describe("history coupling", () => {
     ]);
     // The history is cached by base sha, inside the self-ignoring .impact/ folder.
     const base = repo.git("rev-parse", "HEAD~1");
-    expect(existsSync(join(repo.dir, HISTORY_CACHE_DIR, `${base}.json`))).toBe(true);
+    expect(existsSync(cacheEntryPath(repo.dir, "history", `${base}.json`))).toBe(true);
     expect(repo.git("status", "--porcelain")).toBe("");
   }, 120_000);
 
@@ -125,7 +127,7 @@ describe("history coupling", () => {
         `future ${step}`,
       );
     }
-    const history = await mineHistory(repo.dir, base, { cache: false });
+    const history = await mineHistory(repo.dir, base);
     expect(history.commits.map((commit) => commit.sha)).toEqual(
       repo.git("rev-list", "--no-merges", base).split("\n"),
     );
@@ -221,13 +223,18 @@ describe("history coupling", () => {
   it("is bounded in commits and caches only complete scans", async () => {
     const repo = coupledRepo();
     const head = repo.git("rev-parse", "HEAD");
-    const bounded = await mineHistory(repo.dir, head, { maxCommits: 2 });
+    const workdir = new Workdir(repo.dir, { env: {} });
+    await workdir.save();
+    const cache = await workdir.cache(HISTORY_CACHE);
+    const bounded = await mineHistory(repo.dir, head, { maxCommits: 2, cache });
     expect(bounded.commits).toHaveLength(2);
     expect(bounded.truncated).toBe("commits");
-    const cached = JSON.parse(readFileSync(join(repo.dir, HISTORY_CACHE_DIR, `${head}.json`), "utf8"));
+    const cached = JSON.parse(
+      readCachePayload(cacheEntryPath(repo.dir, "history", `${head}.json`)).toString(),
+    );
     expect(cached.maxCommits).toBe(2);
     // A different bound is a different scan, not the cached one.
-    expect((await mineHistory(repo.dir, head)).commits).toHaveLength(4);
+    expect((await mineHistory(repo.dir, head, { cache })).commits).toHaveLength(4);
   }, 120_000);
 
   it("takes no evidence from sweeps or weak confidence; one co-change of a rarely changed file counts", () => {

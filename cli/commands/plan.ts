@@ -48,20 +48,27 @@ export const command = defineCommand({
       if (values.diff !== undefined || values.base !== undefined || values.check) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
       }
-      const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
-        import("../git.js"),
-        import("../config.js"),
-        import("../plan/backtest.js"),
-      ]);
+      const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }, { Workdir }] =
+        await Promise.all([
+          import("../git.js"),
+          import("../config.js"),
+          import("../plan/backtest.js"),
+          import("../workdir/workdir.js"),
+        ]);
       const repoRoot = await repositoryRoot(repo);
       const loaded = await loadConfig(repoRoot, config);
+      const workdir = new Workdir(repoRoot, { env: io.env }).prepare();
       const report = await runBacktest({
         repoRoot,
         config: loaded,
         minScore,
         count: backtest,
         head: values.head,
+        workdir,
       });
+      for (const warning of workdir.takeWarnings()) {
+        if (!values.quiet) io.stderr(`warning: ${printable(warning)}\n`);
+      }
       if (values.json && !values.quiet) io.stdout(`${JSON.stringify(BacktestReportSchema.parse(report))}\n`);
       if (!values.json && !values.quiet) io.stdout(renderBacktest(report, backtest));
       return 0;
@@ -87,6 +94,7 @@ export const command = defineCommand({
       readStdin: io.readStdin,
       extractor,
       minScore,
+      env: io.env,
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {

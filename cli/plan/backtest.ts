@@ -4,11 +4,12 @@ import type { ImpactConfig } from "../../shared/config.js";
 import { GitError } from "../../shared/errors.js";
 import { ImpactKindSchema, type ImpactPlan } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git.js";
+import type { Workdir } from "../workdir/workdir.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { selectEvidence } from "./detect/evidence.js";
 import { type ArticleText, detectImpact } from "./detector.js";
 import { genericNames } from "./generic-names.js";
-import { mineHistory } from "./history.js";
+import { HISTORY_CACHE, mineHistory } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 
 /** How far back the backtest looks for commits that changed both code and docs. */
@@ -78,12 +79,17 @@ export async function runBacktest(options: {
   head?: string;
   /** Called with each scored commit's replay (the truth bench scores its baselines here). */
   onReplay?: (replay: BacktestReplay) => void;
+  /** Where the history and declaration caches live; saved once the head is known good. */
+  workdir?: Workdir;
 }): Promise<BacktestReport> {
   const { repoRoot, config, count } = options;
   const git = gitAt(repoRoot);
   const headName = options.head ?? "HEAD";
   const head = await resolveCommit(git, headName);
   if (!head) throw new GitError(`unknown revision "${headName}" for --head (check the name, or fetch it)`);
+  const { workdir } = options;
+  await workdir?.save();
+  const historyCache = await workdir?.cache(HISTORY_CACHE);
   const isArticle = articleSelector(config);
   const [log, shallow] = await Promise.all([
     git.raw([
@@ -101,7 +107,12 @@ export async function runBacktest(options: {
   const commits: BacktestCommit[] = [];
   for (const candidate of candidatesOf(log, isArticle)) {
     if (commits.length >= count) break;
-    const changeSet = await loadChangeSet({ repo: repoRoot, base: candidate.parent, head: candidate.sha });
+    const changeSet = await loadChangeSet({
+      repo: repoRoot,
+      base: candidate.parent,
+      head: candidate.sha,
+      ...(workdir ? { workdir } : {}),
+    });
     const articlesBefore = await listArticles(repoRoot, config, { revision: candidate.parent });
     const existing = new Set(articlesBefore);
     const changed = changeSet.files
@@ -122,7 +133,7 @@ export async function runBacktest(options: {
     const [articles, history] = await Promise.all([
       readArticles(repoRoot, articlesBefore, { revision: candidate.parent }),
       // The parent's own history only: the commit being replayed and its future stay unseen.
-      mineHistory(repoRoot, candidate.parent),
+      mineHistory(repoRoot, candidate.parent, { cache: historyCache }),
     ]);
     const plan = detectImpact({
       changeSet: codeOnly,

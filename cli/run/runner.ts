@@ -57,6 +57,10 @@ export interface ArticleSession {
   readonly done: boolean;
   finish(): Promise<ArticleOutcome>;
   abandon(): void;
+  /** The files the loop read or its edits cite as evidence, each with its content's hash (for the result cache). */
+  usedFiles?(): Promise<Map<string, string>>;
+  /** The hash `usedFiles` would give `path` now. */
+  fileHash?(path: string): Promise<string>;
 }
 
 export interface ImpactAgentRunnerOptions {
@@ -75,8 +79,11 @@ export interface ImpactAgentRunnerOptions {
   tokensPerRun?: number;
   progress?: ProgressSink;
   now?: () => number;
-  /** Reuses an article's earlier result when nothing it depends on changed (resultKey). */
-  cache?: { results: ResultCache; impactVersion: string };
+  /**
+   * Reuses an article's earlier result when nothing it depends on changed (resultKey), and
+   * the files its loop read still hold what they held.
+   */
+  cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string };
   /** The project's style instructions, in every first message and in the result key. */
   instructions?: ProjectInstructions;
   /** The after-edit style check's key (StyleCheck.key): its findings shape the answer too. */
@@ -190,8 +197,10 @@ export class ImpactAgentRunner {
         ? resultKey({
             impactVersion: this.#options.cache.impactVersion,
             model: this.#options.model.model,
+            endpoint: this.#options.cache.endpoint,
             systemPrompt: this.#options.systemPrompt,
             tools: this.#options.tools,
+            config: this.#options.cache.config,
             article: session.content,
             firstMessage,
             instructions: [
@@ -200,7 +209,14 @@ export class ImpactAgentRunner {
             ].join("\n"),
           })
         : undefined;
-      const reused = key === undefined ? undefined : await this.#options.cache?.results.get(key);
+      const opened = session;
+      const reused =
+        key === undefined
+          ? undefined
+          : await this.#options.cache?.results.get(
+              key,
+              opened.fileHash && ((path) => opened.fileHash!(path)),
+            );
       if (reused) {
         session.abandon();
         session = undefined;
@@ -247,7 +263,7 @@ export class ImpactAgentRunner {
       this.#priced(usage);
       // A model that gave up is asked again next time, as a failed article is.
       if (key !== undefined && status !== "gave_up")
-        await this.#options.cache?.results.put(key, [own, ...created]);
+        await this.#options.cache?.results.put(key, [own!, ...created], await session.usedFiles?.());
       return [own, ...created];
     } catch (error) {
       session?.abandon();

@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path";
 import type { AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
@@ -6,8 +7,9 @@ import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
 import { SandboxPolicy } from "./sandbox.js";
 import type { StyleCheck } from "./tools/define.js";
+import { evidenceFile } from "./tools/edit-article.js";
 import { resolveReadableIn } from "./tools/files.js";
-import type { Workspace } from "./workspace.js";
+import { fileFingerprint, type Workspace } from "./workspace.js";
 
 export interface ToolHostSessionOptions {
   root: string;
@@ -164,6 +166,28 @@ class ToolHostSession implements ArticleSession {
 
   abandon(): void {
     this.#host.abandon();
+  }
+
+  async usedFiles(): Promise<Map<string, string>> {
+    const used = new Map(this.#host.reads);
+    used.delete(this.#host.articlePath);
+    // A file an edit cites was shown in the first message or read: either way the edit rests on it.
+    for (const edit of this.#host.edits) {
+      for (const location of edit.evidence) {
+        const path = evidenceFile(location);
+        if (path !== "" && !used.has(path) && !isAbsolute(path) && !path.split("/").includes(".."))
+          used.set(path, await this.fileHash(path));
+      }
+    }
+    return used;
+  }
+
+  async fileHash(path: string): Promise<string> {
+    try {
+      return fileFingerprint(await this.#workspace.load(path));
+    } catch {
+      return "unreadable";
+    }
   }
 
   #auditEdits(path: string): AuditEdit[] {
