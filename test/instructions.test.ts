@@ -1,12 +1,13 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { buildFirstMessage } from "../cli/run/first-message.js";
+import { AuditSchema } from "../shared/audit.js";
 import { INSTRUCTIONS_MAX_CHARS } from "../shared/limits.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
-import { runWithScript } from "./helpers/run-impact.js";
+import { runWithScript, scriptedRuns } from "./helpers/run-impact.js";
 import type { RecordedRequest, Script } from "./helpers/scripted-model-server.js";
 
 const SERVER_DOC = `---
@@ -60,10 +61,16 @@ describe("the project's style instructions", () => {
     const { repo, base } = pullRequest({
       ".impact/instructions.md": "Write in the second person. Use sentence case for headings.\n",
     });
-    const first = await runWithScript(repo.dir, FIX, ["--base", base]);
+    // One server for all runs: the endpoint is part of the result key.
+    const runs = await scriptedRuns();
+    const audit = () =>
+      AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+    const first = await runs.run(repo.dir, FIX, ["--base", base]);
     expect(first.code).toBe(0);
-    expect(first.server.requests).toHaveLength(1);
-    const message = firstMessage(first.server.requests[0]!);
+    // A committed instructions file is configuration, not state: no warning about it.
+    expect(first.io.err).toBe("");
+    expect(first.calledFor).toEqual(["docs/server.md"]);
+    const message = firstMessage(runs.server.requests[0]!);
     expect(message).toContain(
       '<style-guidance path=".impact/instructions.md">\nWrite in the second person. Use sentence case for headings.\n</style-guidance>',
     );
@@ -72,7 +79,8 @@ describe("the project's style instructions", () => {
       message.indexOf("<style-guidance"),
     );
     expect(message.trimEnd().endsWith("say why in a sentence or two.")).toBe(true);
-    expect(first.audit!.instructions).toEqual([
+    const firstSources = audit().instructions;
+    expect(firstSources).toEqual([
       {
         path: ".impact/instructions.md",
         hash: expect.stringMatching(/^[0-9a-f]{16}$/),
@@ -82,17 +90,17 @@ describe("the project's style instructions", () => {
     ]);
 
     // The same change and the same instructions: served from the result cache.
-    const cached = await runWithScript(repo.dir, [], ["--base", base]);
+    const cached = await runs.run(repo.dir, [], ["--base", base]);
     expect(cached.code).toBe(0);
-    expect(cached.server.requests).toHaveLength(0);
+    expect(cached.calledFor).toEqual([]);
 
     // Other instructions: another key, so the model is asked again and sees the new text.
     writeFileSync(join(repo.dir, ".impact/instructions.md"), "Prefer short sentences.\n");
-    const rerun = await runWithScript(repo.dir, FIX, ["--base", base]);
+    const rerun = await runs.run(repo.dir, FIX, ["--base", base]);
     expect(rerun.code).toBe(0);
-    expect(rerun.server.requests).toHaveLength(1);
-    expect(firstMessage(rerun.server.requests[0]!)).toContain("Prefer short sentences.");
-    expect(rerun.audit!.instructions![0]!.hash).not.toBe(first.audit!.instructions![0]!.hash);
+    expect(rerun.calledFor).toEqual(["docs/server.md"]);
+    expect(firstMessage(runs.server.requests.at(-1)!)).toContain("Prefer short sentences.");
+    expect(audit().instructions![0]!.hash).not.toBe(firstSources![0]!.hash);
   });
 
   it("takes only AGENTS.md's documentation section when there is no .impact/instructions.md", async () => {

@@ -3,7 +3,7 @@ import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseValeOutput, valeNote } from "../cli/run/vale.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-import { runWithScript } from "./helpers/run-impact.js";
+import { runWithScript, scriptedRuns } from "./helpers/run-impact.js";
 import type { RecordedRequest, ScriptStep } from "./helpers/scripted-model-server.js";
 
 const SERVER_DOC = `---
@@ -146,17 +146,17 @@ describe("the Vale after-edit check", () => {
     const { repo, base } = pullRequest(false);
     const vale = fakeVale();
     const env = { PATH: vale.path };
-    expect((await runWithScript(repo.dir, EDIT_THEN_STOP, ["--base", base], env)).code).toBe(0);
+    // One server for all runs: the endpoint is part of the result key.
+    const runs = await scriptedRuns();
+    const args = ["--base", base];
+    expect((await runs.run(repo.dir, EDIT_THEN_STOP, args, env)).calledFor).toHaveLength(2);
     // Same inputs: served from the cache, no model call.
-    expect((await runWithScript(repo.dir, [], ["--base", base], env)).server.requests).toHaveLength(0);
+    expect((await runs.run(repo.dir, [], args, env)).calledFor).toEqual([]);
     writeFileSync(join(repo.dir, ".vale.ini"), "MinAlertLevel = error\n");
-    const withVale = await runWithScript(repo.dir, EDIT_THEN_STOP, ["--base", base], env);
-    expect(withVale.server.requests).toHaveLength(2);
-    expect(toolResult(withVale.server.requests[1]!)).toContain("Vale.Spelling");
+    expect((await runs.run(repo.dir, EDIT_THEN_STOP, args, env)).calledFor).toHaveLength(2);
+    expect(toolResult(runs.server.requests.at(-1)!)).toContain("Vale.Spelling");
     writeFileSync(join(repo.dir, ".vale.ini"), "MinAlertLevel = warning\n");
-    expect(
-      (await runWithScript(repo.dir, EDIT_THEN_STOP, ["--base", base], env)).server.requests,
-    ).toHaveLength(2);
+    expect((await runs.run(repo.dir, EDIT_THEN_STOP, args, env)).calledFor).toHaveLength(2);
   });
 
   it("does not run vale in a repository without .vale.ini", async () => {
