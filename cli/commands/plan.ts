@@ -170,23 +170,32 @@ export function renderExplanation(
       ? "has no reason to change"
       : explanation.status === "weak"
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
-        : explanation.status === "new"
-          ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
-          : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
+        : explanation.tier === "related" && explanation.status === "impacted"
+          ? `is related (listed apart, not flagged): score ${score(explanation.score)}`
+          : explanation.status === "new"
+            ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
+            : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(
     explanation.related
       ? `${explanation.path} is related, not flagged: ${explanation.related}; versions.editOlder: true makes it a candidate`
       : `${explanation.path} ${verdict}`,
   );
+  if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
   if (explanation.olderVersion)
     lines.push(
       `Scored at ${explanation.olderVersion.factor} of its reasons: ${explanation.olderVersion.folder} documents an older version than ${explanation.olderVersion.newest}`,
     );
   if (explanation.kept.length > 0) {
     lines.push("", "Kept (combined: 1 - the product of (1 - score)):");
-    const rows = [["SCORE", "REASON", "FILE", "DETAIL"]];
+    const rows = [["SCORE", "REASON", "EVIDENCE", "FILE", "DETAIL"]];
     for (const reason of explanation.kept)
-      rows.push([score(reason.score), reason.kind, reason.source, reason.detail]);
+      rows.push([
+        score(reason.score),
+        reason.kind,
+        reason.stale ? `stale${reason.line === undefined ? "" : ` (line ${reason.line})`}` : "relevance",
+        reason.source,
+        reason.detail,
+      ]);
     lines.push(...table(rows).map((line) => `  ${line}`));
   }
   if (explanation.dropped.length > 0) {

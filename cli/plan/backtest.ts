@@ -7,6 +7,7 @@ import { gitAt, isShallow, resolveCommit } from "../git.js";
 import type { Workdir } from "../workdir/workdir.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { selectEvidence } from "./detect/evidence.js";
+import type { Dropped } from "./detect/references.js";
 import { type ArticleText, detectImpact } from "./detector.js";
 import { genericNames } from "./generic-names.js";
 import { HISTORY_CACHE, mineHistory } from "./history.js";
@@ -120,28 +121,19 @@ export async function runBacktest(options: {
       .map((file) => file.oldPath ?? file.path)
       .filter((path) => existing.has(path));
     if (changed.length === 0) continue;
-    const codeOnly = {
-      ...changeSet,
-      files: changeSet.files.filter(
-        (file) => !isArticle(file.path) && !(file.oldPath && isArticle(file.oldPath)),
-      ),
-      symbols: changeSet.symbols.filter((symbol) => !isArticle(symbol.file)),
-    };
+    const codeOnly = codeOnlyChange(changeSet, isArticle);
     // A commit whose other files are all CI config, tests, lockfiles, images or records of
     // the past changed no code: nothing in it can be evidence, so there is nothing to score.
     if (!selectEvidence(codeOnly, existing, config).files.some((file) => !file.binary)) continue;
-    const [articles, history] = await Promise.all([
-      readArticles(repoRoot, articlesBefore, { revision: candidate.parent }),
-      // The parent's own history only: the commit being replayed and its future stay unseen.
-      mineHistory(repoRoot, candidate.parent, { cache: historyCache }),
-    ]);
-    const plan = detectImpact({
-      changeSet: codeOnly,
-      articles,
+    const { articles, plan } = await planAtParent({
+      repoRoot,
       config,
-      history: history.commits,
+      parent: candidate.parent,
+      articlePaths: articlesBefore,
+      changeSet: codeOnly,
       genericNames: generic,
       minScore: options.minScore,
+      historyCache,
     });
     const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
     const truth = new Set(changed);
@@ -165,6 +157,78 @@ export async function runBacktest(options: {
     });
   }
   return { ...scoreBacktest(head, commits), shallow };
+}
+
+/** The change less its articles: what the detector sees when the author has not edited the docs yet. */
+function codeOnlyChange(changeSet: ChangeSet, isArticle: (path: string) => boolean): ChangeSet {
+  return {
+    ...changeSet,
+    files: changeSet.files.filter(
+      (file) => !isArticle(file.path) && !(file.oldPath && isArticle(file.oldPath)),
+    ),
+    symbols: changeSet.symbols.filter((symbol) => !isArticle(symbol.file)),
+  };
+}
+
+/** The plan for a change against the docs and history of its parent (the commit and its future stay unseen). */
+async function planAtParent(input: {
+  repoRoot: string;
+  config: ImpactConfig;
+  parent: string;
+  articlePaths: string[];
+  changeSet: ChangeSet;
+  genericNames: Dropped[];
+  minScore: number | undefined;
+  /** Where mined histories are kept (the workdir's history cache), if anywhere. */
+  historyCache?: NonNullable<Parameters<typeof mineHistory>[2]>["cache"];
+}): Promise<{ articles: ArticleText[]; plan: ImpactPlan }> {
+  const [articles, history] = await Promise.all([
+    readArticles(input.repoRoot, input.articlePaths, { revision: input.parent }),
+    // The parent's own history only: the commit being replayed and its future stay unseen.
+    mineHistory(input.repoRoot, input.parent, { cache: input.historyCache }),
+  ]);
+  const plan = detectImpact({
+    changeSet: input.changeSet,
+    articles,
+    config: input.config,
+    history: history.commits,
+    genericNames: input.genericNames,
+    minScore: input.minScore,
+  });
+  return { articles, plan };
+}
+
+/**
+ * One commit replayed as it is (it changed no article): the detector's plan for it against
+ * its parent's docs. What the truth bench scores on commits that changed code and no
+ * article, where the right plan flags nothing.
+ */
+export async function replayCommit(options: {
+  repoRoot: string;
+  config: ImpactConfig;
+  sha: string;
+  /** Names the repository uses everywhere, as genericNames finds them at the bench's head. */
+  genericNames: Dropped[];
+  minScore?: number;
+}): Promise<{ changeSet: ChangeSet; articles: ArticleText[]; plan: ImpactPlan }> {
+  const git = gitAt(options.repoRoot);
+  const parent = await resolveCommit(git, `${options.sha}^`);
+  if (!parent) throw new GitError(`commit ${options.sha} has no parent here (fetch its history)`);
+  const changeSet = codeOnlyChange(
+    await loadChangeSet({ repo: options.repoRoot, base: parent, head: options.sha }),
+    articleSelector(options.config),
+  );
+  const articlePaths = await listArticles(options.repoRoot, options.config, { revision: parent });
+  const { articles, plan } = await planAtParent({
+    repoRoot: options.repoRoot,
+    config: options.config,
+    parent,
+    articlePaths,
+    changeSet,
+    genericNames: options.genericNames,
+    minScore: options.minScore,
+  });
+  return { changeSet, articles, plan };
 }
 
 /** Commits of a `git log --name-only` listing that changed both an article and another file, newest first. */

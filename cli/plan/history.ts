@@ -16,7 +16,12 @@ export const HISTORY_MAX_FILES_PER_COMMIT = 30;
  * together with its article, scores sqrt(1/2) ≈ 0.71; on the truth bench such pairs were
  * right about as often as that says.
  */
-export const HISTORY_MIN_SUPPORT = 1;
+export const HISTORY_MIN_SUPPORT = 3;
+/**
+ * Commits added to a file's count before the co-change ratio is taken: "1 of 2" is no
+ * coupling yet, "6 of 8" is. Smooths thin history toward zero.
+ */
+export const HISTORY_SMOOTHING = 4;
 /** Share of a file's commits that must also change the article. */
 export const HISTORY_MIN_CONFIDENCE = 0.05;
 /** At most this many history articles per changed file (the strongest). */
@@ -242,7 +247,7 @@ export function historyDisowns(
 
 /** The score of an article changed in `count` of the `total` commits that touched a file. */
 export function historyScore(count: number, total: number): number {
-  return round(Math.sqrt(count / (total + 1)));
+  return round(Math.sqrt(count / (total + HISTORY_SMOOTHING)));
 }
 
 /** The one warning a shallow clone gets. */

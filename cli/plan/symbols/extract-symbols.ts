@@ -5,6 +5,7 @@ import { compactDeclarations, compareDeclarations, type Declaration } from "./de
 import { type JavaScriptParser, javascriptDeclarations, loadJavaScriptParser } from "./javascript.js";
 import { GRAMMARS, type GrammarLanguage, isProse, type Language, languageOf } from "./languages/index.js";
 import { lineSymbols } from "./line-symbols.js";
+import { privacyOf } from "./privacy.js";
 import { loadGrammar, treeSitterDeclarations } from "./tree-sitter.js";
 import {
   preloadTypeScript,
@@ -166,7 +167,14 @@ export function extractFileSymbols(input: {
   if (whole && !input.known?.after && newDeclarations && input.after !== undefined)
     parsed.after = newDeclarations;
   if (oldDeclarations && newDeclarations) {
-    symbols.push(...compareDeclarations(oldDeclarations, newDeclarations, file.path));
+    symbols.push(
+      ...compareDeclarations(
+        oldDeclarations,
+        newDeclarations,
+        file.path,
+        privacyOf(file.path, oldDeclarations, newDeclarations),
+      ),
+    );
   }
   symbols.push(...lineSymbols(file, input.before, input.after));
   return { symbols: dedupe(symbols), parsed, ...(warning ? { warning } : {}) };
