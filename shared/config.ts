@@ -121,6 +121,10 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   /** Impacted articles scoring below this (0–1) are left out of the plan. */
   minScore: z.number().min(0).max(1).default(DEFAULT_MIN_SCORE),
+  /** More tiers for `plan` to list and `run` to send to the model: `related` (default: stale and new only). */
+  include: z.array(z.enum(["related"])).default([]),
+  /** A pull request label that acknowledges a change: `plan --check` passes with it, saying so. */
+  checkAcknowledgeLabel: z.string().min(1).optional(),
   model: z.string().optional(),
   concurrency: z.number().int().positive().max(CONCURRENCY_LIMIT).optional(),
   maxTurns: z.number().int().positive().max(MAX_TURNS_LIMIT).optional(),
