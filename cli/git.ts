@@ -378,7 +378,8 @@ export async function commitTrailers(
   const output = await git.raw([
     "log",
     `--format=%H%x1f%s%x1f%(trailers:key=${key},valueonly,unfold,separator=%x1d)%x00`,
-    `${base}..${head}`,
+    // The first commit's base is the empty tree: every commit up to the head is in the range.
+    base === EMPTY_TREE ? head : `${base}..${head}`,
     "--",
   ]);
   return output

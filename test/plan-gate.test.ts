@@ -200,6 +200,20 @@ describe("acknowledging a change", () => {
   });
 });
 
+describe("--include", () => {
+  it("takes related only, for plan and run, before any work", async () => {
+    const repo = staleChange();
+    expect(await plan(repo, ["--include", "touched"])).toMatchObject({
+      code: 2,
+      err: 'impact plan: --include takes related, got "touched"\n',
+    });
+    const io = captureIo(repo.dir, {});
+    expect(await main(["run", "--include", "all"], io)).toBe(2);
+    expect(io.err).toBe('impact run: --include takes related, got "all"\n');
+    expect((await plan(repo, ["--include", "related", "--check"])).code).toBe(3);
+  });
+});
+
 describe("related articles in the table", () => {
   const related = [
     article("docs/guide.md", {

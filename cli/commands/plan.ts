@@ -8,7 +8,7 @@ import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
 import { RELATIVE_MIN_SCORE } from "../plan/score.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parseInclude, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
@@ -181,13 +181,6 @@ async function checkPlan(input: {
   if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale));
   for (const line of gate.checkAnnotations(stale)) write(`${line}\n`);
   io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale))}\n`);
-}
-
-/** `--include TIER`: the tiers listed beyond stale and new (only `related` today). */
-export function parseInclude(value: string | undefined): "related"[] | undefined {
-  if (value === undefined) return undefined;
-  if (value !== "related") throw new UsageError(`--include takes related, got "${value}"`);
-  return ["related"];
 }
 
 /** `--min-score X`: a number from 0 to 1. */
