@@ -177,6 +177,11 @@ describe("acknowledging a change", () => {
     expect((await plan(repo, ["--check", "--labels", "bug, no-docs"])).code).toBe(0);
     writeFileSync(event, JSON.stringify({ pull_request: { number: 4, labels: [{ name: "bug" }] } }));
     expect((await plan(repo, ["--check"], { GITHUB_EVENT_PATH: event })).code).toBe(3);
+    // An event that is not JSON, or names no labels, acknowledges nothing and breaks nothing.
+    writeFileSync(event, "{not json");
+    expect((await plan(repo, ["--check"], { GITHUB_EVENT_PATH: event })).code).toBe(3);
+    writeFileSync(event, JSON.stringify({ pull_request: { labels: "no-docs" } }));
+    expect((await plan(repo, ["--check"], { GITHUB_EVENT_PATH: event })).code).toBe(3);
     // Without the config key no label acknowledges anything.
     const unconfigured = staleChange();
     expect((await plan(unconfigured, ["--check", "--labels", "no-docs"])).code).toBe(3);
@@ -215,6 +220,19 @@ describe("--include", () => {
 });
 
 describe("related articles in the table", () => {
+  it("counts new articles apart from touched ones in the heading", () => {
+    const text = renderPlan(
+      planOf([
+        article("docs/a.md", { tier: "stale" }),
+        article("docs/rules/new.md", { tier: "new", status: "new" }),
+        article("README.md", { status: "touched" }),
+      ]),
+    );
+    expect(text.split("\n")[0]).toBe(
+      "1 article impacted, 1 touched, 1 new by the change (aaaaaaaaaaaa..bbbbbbbbbbbb)",
+    );
+  });
+
   const related = [
     article("docs/guide.md", {
       tier: "related",

@@ -6,6 +6,7 @@ import { plural, shortSha } from "../../shared/render/markdown.js";
 import type { CommandIo } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
+import type { CheckMode } from "../plan/gate.js";
 import { RELATIVE_MIN_SCORE } from "../plan/score.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parseInclude, parsePositiveInt } from "./args.js";
@@ -138,7 +139,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
  */
 async function checkPlan(input: {
   plan: ImpactPlan;
-  mode: "strict" | "advisory";
+  mode: CheckMode;
   repo: string;
   config: string | undefined;
   fromDiff: boolean;
@@ -294,15 +295,20 @@ function articleRows(articles: readonly PlannedArticle[]): string[][] {
  * shown in a table of their own with `includeRelated` (`--include related`).
  */
 export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean } = {}): string {
-  const impacted = plan.articles.filter((article) => article.status === "impacted").length;
-  const touched = plan.articles.length - impacted;
+  const count = (status: PlannedArticle["status"]) =>
+    plan.articles.filter((article) => article.status === status).length;
+  const [impacted, touched, created] = [count("impacted"), count("touched"), count("new")];
   const range =
     plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
   } else {
-    lines.push(`${plural(impacted, "article")} impacted, ${touched} touched by the change (${range})`, "");
+    const newOnes = created > 0 ? `, ${created} new` : "";
+    lines.push(
+      `${plural(impacted, "article")} impacted, ${touched} touched${newOnes} by the change (${range})`,
+      "",
+    );
     lines.push(...table(articleRows(plan.articles)));
   }
   const related = plan.related ?? [];

@@ -178,10 +178,7 @@ function flaggedByPlan(plan: ImpactPlan) {
 }
 
 /** The minimums `impact init` tries: round steps, so a handful of commits cannot pick an odd value. */
-export const MIN_SCORE_GRID = Array.from(
-  { length: 17 },
-  (_, step) => Math.round((0.1 + step * 0.05) * 100) / 100,
-);
+const MIN_SCORE_GRID = Array.from({ length: 17 }, (_, step) => Math.round((0.1 + step * 0.05) * 100) / 100);
 
 /** One row of a minScore calibration: the backtest as it would be with this minimum. */
 export interface MinScoreRow {

@@ -7,7 +7,7 @@ export type CheckMode = "strict" | "advisory";
 
 /** The commit trailer that acknowledges a change: `Docs-Impact: none`. */
 export const ACKNOWLEDGE_TRAILER = "Docs-Impact";
-export const ACKNOWLEDGE_VALUE = "none";
+const ACKNOWLEDGE_VALUE = "none";
 
 /** Who said the change needs no doc update: a commit of the range (by trailer) or a PR label. */
 export type Acknowledgement =
