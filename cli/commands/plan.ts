@@ -93,6 +93,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       plan,
       explanation,
       config: loadedConfig,
+      repoRoot,
     } = await buildPlan({
       repo,
       base: values.base,
@@ -119,8 +120,8 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       await checkPlan({
         plan,
         mode: values.check === true ? "strict" : values.check,
-        repo,
-        config,
+        repoRoot,
+        acknowledgeLabel: loadedConfig.checkAcknowledgeLabel,
         fromDiff: diff !== undefined,
         labels: values.labels,
         io,
@@ -140,8 +141,9 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
 async function checkPlan(input: {
   plan: ImpactPlan;
   mode: CheckMode;
-  repo: string;
-  config: string | undefined;
+  repoRoot: string;
+  /** Config `checkAcknowledgeLabel`. */
+  acknowledgeLabel: string | undefined;
   fromDiff: boolean;
   labels: string | undefined;
   io: CommandIo;
@@ -151,27 +153,27 @@ async function checkPlan(input: {
   const gate = await import("../plan/gate.js");
   const stale = gate.untouchedStale(plan);
   if (stale.length === 0) return;
-  const [{ gitAt, commitTrailers, repositoryRoot }, { loadConfig }, { readPullRequestEvent }] =
-    await Promise.all([import("../git.js"), import("../config.js"), import("../audit/github-event.js")]);
-  const repoRoot = await repositoryRoot(input.repo);
-  const config = await loadConfig(repoRoot, input.config);
+  const [{ gitAt, commitTrailers }, { readPullRequestEvent }] = await Promise.all([
+    import("../git.js"),
+    import("../audit/github-event.js"),
+  ]);
   // A diff read from a file or stdin has no commits to carry a trailer.
   const commits = input.fromDiff
     ? []
-    : await commitTrailers(gitAt(repoRoot), plan.base, plan.head, gate.ACKNOWLEDGE_TRAILER);
+    : await commitTrailers(gitAt(input.repoRoot), plan.base, plan.head, gate.ACKNOWLEDGE_TRAILER);
   const labels =
     input.labels !== undefined
       ? input.labels
           .split(",")
           .map((label) => label.trim())
           .filter(Boolean)
-      : config.checkAcknowledgeLabel === undefined
+      : input.acknowledgeLabel === undefined
         ? []
         : ((await readPullRequestEvent(io.env))?.labels ?? []);
   const acknowledgement = gate.findAcknowledgement({
     commits,
     labels,
-    label: config.checkAcknowledgeLabel,
+    label: input.acknowledgeLabel,
   });
   // On stdout, where the runner reads workflow commands; beside --json's object, on stderr.
   const write = input.json ? io.stderr : io.stdout;
