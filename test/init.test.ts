@@ -173,6 +173,22 @@ describe("impact init", () => {
     );
   }, 300_000);
 
+  it("proposes no minScore when the backtest flags nothing at any minimum", async () => {
+    const repo = gitRepo({ "src/x.ts": "export const x = 1;\n", "docs/a.md": "# A\n" });
+    repo.commit({ "src/x.ts": "export const x = 2;\n", "docs/a.md": "# A\n\nNew.\n" }, "x 2");
+    const io = captureIo(repo.dir);
+    expect(await main(["init", "--json"], io)).toBe(0);
+    const printed = JSON.parse(io.out);
+    expect(printed.config.minScore).toBeUndefined();
+    expect(printed.proposals.map((entry: { key: string }) => entry.key)).not.toContain("minScore");
+    expect(printed.score).toEqual({
+      commits: 1,
+      recall: { hits: 0, of: 1, rate: 0 },
+      precision: { hits: 0, of: 0, rate: null },
+      flaggedPerCommit: 0,
+    });
+  }, 300_000);
+
   it("leaves out records, test data and blogs, and maps only folders with enough namesakes", () => {
     const { config } = proposeConfig({
       files: [

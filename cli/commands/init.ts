@@ -82,9 +82,9 @@ defaults'. Nothing is written without --write.`,
           : `no minimum reaches precision ${target} over ${plural(unbounded.commits.length, "commit")}; the most precise: precision ${percent(picked.row.report.precision)}, recall ${percent(picked.row.report.recall)}`,
       });
     }
-    const score = picked
-      ? { ...picked.row.report, shallow: unbounded.shallow }
-      : await runBacktest({ repoRoot, config: window, count });
+    // Nothing flagged at any minimum: the proposal scores as the default minimum does, from the same plans.
+    const scoredRow = picked?.row ?? rows.find((row) => row.minScore === window.minScore) ?? rows[0]!;
+    const score = scoredRow.report;
     const defaults = await runBacktest({ repoRoot, config: ConfigSchema.parse({}), count, window });
     const worse = worseThan(score, defaults);
     const file = `${JSON.stringify(configFile(proposal), null, 2)}\n`;
