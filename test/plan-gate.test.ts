@@ -111,6 +111,16 @@ describe("GitHub annotations", () => {
     ]);
   });
 
+  it("writes three reasons into one annotation and counts the rest", () => {
+    const reason = (detail: string) => ({ kind: "reference" as const, source: "src/a.ts", detail, line: 4 });
+    const [line] = checkAnnotations([
+      article("docs/a.md", { impact: ["one", "two", "three", "four", "five"].map(reason) }),
+    ]);
+    expect(line).toBe(
+      "::warning file=docs/a.md,line=4,title=Impact::this article may be stale after the change: one (src/a.ts); two (src/a.ts); three (src/a.ts); and 2 more (impact plan --explain docs/a.md)",
+    );
+  });
+
   it("escapes hostile paths and text so nothing starts a workflow command", () => {
     const lines = checkAnnotations([
       article("docs/x,line=1:y%0A\n::error::owned.md", {

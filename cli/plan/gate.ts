@@ -58,6 +58,9 @@ export function acknowledgementLine(acknowledgement: Acknowledgement, count: num
     : `acknowledged by the pull request label "${acknowledgement.label}": ${what}`;
 }
 
+/** Reasons written into one annotation; the rest are counted (all of them: `--explain`). */
+const MAX_REASONS_PER_ANNOTATION = 3;
+
 /**
  * GitHub annotations for `--check=advisory`: one `::warning` per article line a stale reason
  * contradicts (reasons on the same line together), or one on the file when no reason names a
@@ -76,7 +79,12 @@ export function checkAnnotations(articles: readonly PlannedArticle[]): string[] 
     const entries = located.length > 0 ? located : [[undefined, [...byLine.values()].flat()] as const];
     for (const [line, said] of entries) {
       const properties = { file: article.path, ...(line === undefined ? {} : { line }), title: "Impact" };
-      const message = `this article may be stale after the change: ${said.join("; ") || "changed code it documents"}`;
+      const shown = said.slice(0, MAX_REASONS_PER_ANNOTATION).join("; ") || "changed code it documents";
+      const more =
+        said.length > MAX_REASONS_PER_ANNOTATION
+          ? `; and ${said.length - MAX_REASONS_PER_ANNOTATION} more (impact plan --explain ${article.path})`
+          : "";
+      const message = `this article may be stale after the change: ${shown}${more}`;
       lines.push(workflowCommand("warning", properties, message));
     }
   }
