@@ -1,9 +1,8 @@
 import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createAppAuth } from "@octokit/auth-app";
-import { Octokit } from "@octokit/core";
 import { ImpactError } from "../shared/errors.js";
-import { GITHUB_API_TIMEOUT_MS } from "../shared/limits.js";
+import type { GitHubClient } from "../shared/github-client.js";
 import type { PullRequestJob } from "./job.js";
 
 /**
@@ -62,8 +61,8 @@ export interface AppAuthOptions {
   appId: string;
   /** The PEM key: read for each token, so a key file can be rotated without a restart. */
   privateKey: () => Promise<string>;
-  /** GITHUB_API_URL (default https://api.github.com). */
-  apiUrl?: string;
+  /** The server's GitHub client (GITHUB_API_URL, with no token of its own). */
+  github: GitHubClient;
 }
 
 /**
@@ -71,8 +70,7 @@ export interface AppAuthOptions {
  * limited to the delivery's repository and JOB_PERMISSIONS, and revoked when the job ends.
  */
 export function appAuth(options: AppAuthOptions): GitHubAuth {
-  const apiUrl = (options.apiUrl ?? "https://api.github.com").replace(/\/+$/, "");
-  const octokit = new Octokit({ baseUrl: apiUrl });
+  const { github } = options;
   return {
     mode: "app",
     async forJob(job) {
@@ -102,17 +100,16 @@ export function appAuth(options: AppAuthOptions): GitHubAuth {
       const auth = createAppAuth({
         appId: options.appId,
         privateKey,
-        request: octokit.request.defaults({
-          request: { signal: AbortSignal.timeout(GITHUB_API_TIMEOUT_MS) },
-        }),
+        request: github.request,
       });
-      const [, name] = job.repository.fullName.split("/");
+      // The webhook's schema checked full_name as owner/name.
+      const name = job.repository.fullName.slice(job.repository.fullName.indexOf("/") + 1);
       let token: string;
       try {
         ({ token } = await auth({
           type: "installation",
           installationId,
-          repositoryNames: [name!],
+          repositoryNames: [name],
           permissions: { ...JOB_PERMISSIONS },
           // Every job its own token, so revoking one at the job's end cannot break another.
           refresh: true,
@@ -124,11 +121,9 @@ export function appAuth(options: AppAuthOptions): GitHubAuth {
         token,
         release: async () => {
           // Best effort: the token expires within the hour anyway.
-          await fetch(`${apiUrl}/installation/token`, {
-            method: "DELETE",
-            headers: { authorization: `token ${token}`, accept: "application/vnd.github+json" },
-            signal: AbortSignal.timeout(GITHUB_API_TIMEOUT_MS),
-          }).catch(() => undefined);
+          await github
+            .request("DELETE /installation/token", { headers: { authorization: `token ${token}` } })
+            .catch(() => undefined);
         },
       };
     },
@@ -183,16 +178,19 @@ function authFailure(
   return new GitHubAppAuthError("unreachable", what, { status, cause: error });
 }
 
-/** The App's key from GITHUB_APP_PRIVATE_KEY (`\n` escapes allowed) or GITHUB_APP_PRIVATE_KEY_FILE. */
+/**
+ * The App's key from GITHUB_APP_PRIVATE_KEY (`\n` escapes allowed) or GITHUB_APP_PRIVATE_KEY_FILE;
+ * undefined when neither is set.
+ */
 export function privateKeySource(env: {
-  GITHUB_APP_PRIVATE_KEY?: string;
-  GITHUB_APP_PRIVATE_KEY_FILE?: string;
-}): () => Promise<string> {
+  GITHUB_APP_PRIVATE_KEY?: string | undefined;
+  GITHUB_APP_PRIVATE_KEY_FILE?: string | undefined;
+}): (() => Promise<string>) | undefined {
   const inline = env.GITHUB_APP_PRIVATE_KEY;
   if (inline) {
     const key = inline.includes("\\n") ? inline.replace(/\\n/g, "\n") : inline;
     return async () => key;
   }
-  const file = env.GITHUB_APP_PRIVATE_KEY_FILE!;
-  return () => readFile(file, "utf8");
+  const file = env.GITHUB_APP_PRIVATE_KEY_FILE;
+  return file ? () => readFile(file, "utf8") : undefined;
 }

@@ -71,6 +71,8 @@ export class PullRequestQueue {
     if (recovered.requeued.length + recovered.failed.length > 0) {
       logger.info(recovered, "jobs of a stopped server taken back");
     }
+    // A server restarted more often than the sweep's period still sweeps.
+    await store.sweep().catch((error) => logger.warn({ error: messageOf(error) }, "state sweep failed"));
     this.#accepting = true;
     const poll = setInterval(() => this.#pump(), this.#options.pollMs ?? JOB_POLL_MS);
     const heartbeat = setInterval(

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { AuditTotalsSchema } from "../shared/audit.js";
-import { GITHUB_API_TIMEOUT_MS, RESULT_CACHE_ENTRY_MAX_BYTES } from "../shared/limits.js";
+import type { GitHubClient } from "../shared/github-client.js";
+import { RESULT_CACHE_ENTRY_MAX_BYTES } from "../shared/limits.js";
 import { redactSecrets } from "../shared/redact.js";
 import { RESULT_KEY_PATTERN, ResultCacheEntrySchema } from "../shared/result-cache-entry.js";
 import type { GitHubAuth } from "./github-auth.js";
@@ -42,10 +43,10 @@ export interface PipelineOptions {
    */
   auth: GitHubAuth;
   /**
-   * The GitHub API to ask, before any work, whether the job's head is still the PR's head
-   * (a replayed or late delivery is then dropped); absent: no check.
+   * The GitHub client to ask, before any work, whether the job's head is still the PR's
+   * head (a replayed or late delivery is then dropped), with the job's token; absent: no check.
    */
-  headCheck?: { apiUrl: string };
+  headCheck?: GitHubClient;
   /** Told the model usage of each finished `impact run` (the metrics). */
   onUsage?: (usage: { promptTokens: number; completionTokens: number; costUsd?: number }) => void;
   /** Whole-job time limit (clone, run, comment). */
@@ -57,12 +58,12 @@ export interface PipelineOptions {
    * each PR's comment, and each repository's result cache, kept within `cacheBytes` per
    * repository. Absent: every job searches for its comment and runs with no cache.
    */
-  state?: { store: JobState; cacheBytes: number };
+  state?: { store: PipelineStore; cacheBytes: number };
   logger: Logger;
 }
 
-/** The part of the state store a job uses (StateStore). */
-export interface JobState {
+/** The part of the state store a job uses (StateStore): comment ids and the result cache. */
+export interface PipelineStore {
   commentId(repository: string, number: number): Promise<number | undefined>;
   setCommentId(repository: string, number: number, id: number | null): Promise<void>;
   cachedResults(repository: string): Promise<Map<string, string>>;
@@ -104,7 +105,7 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
     let work: string | undefined;
     try {
       if (options.headCheck) {
-        const moved = await headMovedOn(job, options.headCheck.apiUrl, credentials.token, signal);
+        const moved = await headMovedOn(job, options.headCheck, credentials.token, signal);
         if (moved) return { state: "dropped", reason: moved };
       }
       work = await mkdtemp(join(options.workRoot ?? tmpdir(), "impact-pr-"));
@@ -221,23 +222,28 @@ const PullRequestStateSchema = z.object({
  */
 async function headMovedOn(
   job: PullRequestJob,
-  apiUrl: string,
+  github: GitHubClient,
   token: string,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const url = `${apiUrl.replace(/\/+$/, "")}/repos/${job.repository.fullName}/pulls/${job.number}`;
-  const response = await fetch(url, {
-    headers: { authorization: `token ${token}`, accept: "application/vnd.github+json" },
-    signal: AbortSignal.any([signal, AbortSignal.timeout(GITHUB_API_TIMEOUT_MS)]),
-  });
-  if (!response.ok) {
-    throw new Error(
-      `asking GitHub for ${job.repository.fullName}#${job.number} failed with HTTP ${response.status}`,
-    );
+  const [owner, repo] = job.repository.fullName.split("/") as [string, string];
+  const pull = `${job.repository.fullName}#${job.number}`;
+  let data: unknown;
+  try {
+    ({ data } = await github.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", {
+      owner,
+      repo,
+      pull_number: job.number,
+      headers: { authorization: `token ${token}` },
+      request: { signal },
+    }));
+  } catch (error) {
+    const status = (error as { status?: unknown }).status;
+    if (typeof status !== "number") throw error;
+    throw new Error(`asking GitHub for ${pull} failed with HTTP ${status}`, { cause: error });
   }
-  const parsed = PullRequestStateSchema.safeParse(await response.json());
-  if (!parsed.success)
-    throw new Error(`GitHub's answer for ${job.repository.fullName}#${job.number} has no head sha`);
+  const parsed = PullRequestStateSchema.safeParse(data);
+  if (!parsed.success) throw new Error(`GitHub's answer for ${pull} has no head sha`);
   if (parsed.data.state !== "open") return `the pull request is ${parsed.data.state}`;
   if (parsed.data.head.sha !== job.headSha) return `the pull request's head is ${parsed.data.head.sha} now`;
   return undefined;
@@ -267,7 +273,7 @@ const UNTOUCHED = new Date(0);
  * one `<key>.json` each, as `impact run --cache-dir` reads them. The child process gets
  * files, never a database connection.
  */
-async function materializeCache(store: JobState, repository: string, dir: string): Promise<void> {
+async function materializeCache(store: PipelineStore, repository: string, dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   for (const [key, entry] of await store.cachedResults(repository)) {
     if (!RESULT_KEY_PATTERN.test(key)) continue;

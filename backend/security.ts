@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 
 /**
  * Whether `presented` equals one of `accepted`, in time that depends on neither the
@@ -14,14 +14,9 @@ export function tokenMatches(presented: string, accepted: readonly string[]): bo
   return matched;
 }
 
-/** Checks GitHub's `X-Hub-Signature-256: sha256=<hex>` over the raw body, in constant time. */
-export function verifyGitHubSignature(
-  secret: string,
-  rawBody: Uint8Array,
-  header: string | undefined,
-): boolean {
-  if (!isSignatureHeader(header)) return false;
-  return signatureMatches(header, createHmac("sha256", secret).update(rawBody).digest());
+/** The token of an `Authorization: Bearer <token>` header; undefined for any other header. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
 }
 
 /** Whether a header has the shape of `X-Hub-Signature-256` (`sha256=` and 64 hex digits). */

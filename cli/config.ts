@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
-import type { z } from "zod";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
 import { UsageError } from "../shared/errors.js";
+import { describeFirstIssue } from "../shared/zod-issues.js";
 import { captureNames } from "./plan/mapping.js";
 
 export const CONFIG_FILE = "impact.config.json";
@@ -43,7 +43,7 @@ export function parseConfig(text: string, name = CONFIG_FILE): ImpactConfig {
   }
   const result = ConfigSchema.safeParse(data);
   if (!result.success) {
-    throw new UsageError(`${name}: ${describeIssues(result.error.issues)}`, {
+    throw new UsageError(`${name}: ${describeFirstIssue(result.error.issues)}`, {
       code: "config",
       cause: result.error,
     });
@@ -67,28 +67,6 @@ function mappingMistake(config: ImpactConfig): string | undefined {
     }
   }
   return undefined;
-}
-
-function describeIssues(issues: z.core.$ZodIssue[]): string {
-  const first = issues[0];
-  if (!first) return "invalid config";
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
-  const message =
-    first.code === "unrecognized_keys"
-      ? `unknown key${first.keys.length > 1 ? "s" : ""} ${first.keys.map((key) => `"${key}"`).join(", ")}`
-      : first.message.replace(/^Invalid input: /, "");
-  const path = formatPath(first.path);
-  return `${path ? `${path}: ` : ""}${message}${more}`;
-}
-
-/** `["mappings", 2, "docs"]` → `mappings[2].docs`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
-  }
-  return out;
 }
 
 function displayName(repoRoot: string, path: string): string {

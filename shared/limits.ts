@@ -102,7 +102,14 @@ export const DEFAULT_JOB_LEASE_MS = 60_000;
 export const DELIVERY_TTL_MS = 26 * 60 * 60 * 1000;
 /** Finished jobs stay in the store this long (for the metrics and an operator's look). */
 export const FINISHED_JOB_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-/** Old deliveries and finished jobs are swept this often. */
+/**
+ * A pull request's row (latest head, comment id) is swept when no delivery came for this
+ * long and it has no job waiting or running: closed and abandoned PRs do not pile up.
+ */
+export const PULL_REQUEST_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** A cached result no job used for this long is swept, whatever its repository's cap. */
+export const RESULT_CACHE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Old deliveries, finished jobs, idle pull requests and unused cached results are swept this often. */
 export const STORE_SWEEP_MS = 10 * 60 * 1000;
 /**
  * IMPACT_RESULT_CACHE_BYTES_PER_REPOSITORY: bytes of cached results the state store keeps

@@ -1,5 +1,8 @@
 import { createHmac } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ServeEnvSchema } from "../backend/env.js";
 import type { CommandIo } from "../cli/io.js";
 import { main } from "../cli/main.js";
 import { makeTempDir } from "./helpers/git-repo.js";
@@ -92,6 +95,7 @@ describe("impact serve", () => {
   });
 
   it("refuses to start without anything to serve, or with a bad setting, in one line", async () => {
+    const router = { IMPACT_SERVER_TOKENS: TOKEN, OPENAI_API_KEY: UPSTREAM_KEY };
     const run = async (argv: string[], env: Record<string, string>) => {
       const { io } = serveIo(env);
       const code = await main(["serve", ...argv], io);
@@ -104,7 +108,7 @@ describe("impact serve", () => {
     expect(
       await run([], { IMPACT_SERVER_TOKENS: "short", OPENAI_API_KEY: UPSTREAM_KEY }),
     ).toMatchInlineSnapshot(`
-      "2 impact serve: every token in IMPACT_SERVER_TOKENS needs at least 16 characters
+      "2 impact serve: IMPACT_SERVER_TOKENS: every token needs at least 16 characters (make one with: openssl rand -hex 24)
       "
     `);
     expect(await run([], { IMPACT_SERVER_TOKENS: TOKEN })).toMatchInlineSnapshot(`
@@ -112,9 +116,41 @@ describe("impact serve", () => {
       "
     `);
     expect(await run(["--port", "http"], { PORT: "1" })).toMatchInlineSnapshot(`
-      "2 impact serve: the port must be a number from 0 to 65535, got "http"
+      "2 impact serve: --port must be a number from 0 to 65535, got "http"
       "
     `);
     expect(await run([], { PORT: "99999" })).toContain('got "99999"');
+    expect(
+      await run([], { ...router, IMPACT_BOT_CONCURRENCY: "two", IMPACT_RATE_LIMIT: "-1" }),
+    ).toMatchInlineSnapshot(`
+      "2 impact serve: IMPACT_RATE_LIMIT: must be a positive number, got "-1" (and 1 more)
+      "
+    `);
+    // An empty variable is unset: the default applies (PORT="" was refused as a port before).
+    expect(await run([], { PORT: "", IMPACT_SERVER_TOKENS: "" })).toContain("nothing to serve");
+    expect(
+      await run(["--port", "http"], {
+        ...router,
+        IMPACT_RATE_LIMIT: "",
+        IMPACT_BOT_CONCURRENCY: " ",
+        PORT: "",
+      }),
+    ).toMatchInlineSnapshot(`
+      "2 impact serve: --port must be a number from 0 to 65535, got "http"
+      "
+    `);
+  });
+
+  it("prints its environment table from the one schema, which docs/backend.md lists too", async () => {
+    const { io } = serveIo({});
+    expect(await main(["serve", "--help"], io)).toBe(0);
+    const names = Object.keys(ServeEnvSchema.shape);
+    expect(names.length).toBeGreaterThan(25);
+    const doc = readFileSync(join(import.meta.dirname, "..", "docs", "backend.md"), "utf8");
+    const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+    expect(documented.sort()).toEqual([...names].sort());
+    for (const name of names) expect(io.out).toMatch(new RegExp(`^  ${name} +(router|bot|server)`, "m"));
+    expect(io.out).toContain("Environment (an empty variable counts as unset):");
+    expect(io.out).toMatch(/^ {2}IMPACT_ROUTER_TOKENS_PER_DAY +router +.*\(default 5,000,000\)$/m);
   });
 });

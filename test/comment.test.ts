@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createGitHubClient, upsertPullRequestComment } from "../cli/audit/github.js";
+import { upsertPullRequestComment } from "../cli/audit/github.js";
 import { main } from "../cli/main.js";
 import type { Audit } from "../shared/audit.js";
+import { createGitHubClient } from "../shared/github-client.js";
 import {
   buildSuggestions,
   COMMENT_MARKER,

@@ -187,6 +187,7 @@ describe("detectImpact", () => {
         ],
         "head": "h",
         "minScore": 0.4,
+        "related": [],
         "skipped": [],
         "threshold": 0.4,
         "warnings": [],

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appAuth, JOB_PERMISSIONS } from "../backend/github-auth.js";
+import { createGitHubClient } from "../shared/github-client.js";
 import { fixScript, portRepo } from "./helpers/audit-fixture.js";
 import { startPullRequestBot } from "./helpers/bot.js";
 import { startFakeGitHub } from "./helpers/fake-github.js";
@@ -47,7 +48,7 @@ async function appBot(options: {
     auth: appAuth({
       appId: options.appId ?? String(APP_ID),
       privateKey: async () => options.privateKey ?? keys.privateKey,
-      apiUrl: github.url,
+      github: createGitHubClient({ apiUrl: github.url, throttle: false }),
     }),
     githubUrl: github.url,
     modelUrl: upstream.url,
@@ -104,6 +105,24 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
       ),
     ).toBe(204);
     expect(bot.github.issued).toHaveLength(1);
+    await bot.upstream.close();
+  }, 300_000);
+
+  it("asks GitHub through the one client, which tries a head check answered 502 again instead of failing the job", async () => {
+    const repo = portRepo(["alpha"]);
+    const head = repo.git("rev-parse", "HEAD");
+    const base = repo.git("rev-parse", "HEAD~1");
+    const bot = await appBot({});
+    bot.github.setPull("acme/widgets", 42, { head });
+    bot.github.failNext({ status: 502, message: "Bad Gateway" });
+    expect(await bot.deliver(payload({ base, head, cloneUrl: repo.dir }), "retry-1")).toBe(202);
+    expect(bot.failures()).toEqual([]);
+    expect(bot.github.requests.slice(0, 2).map((request) => `${request.method} ${request.path}`)).toEqual([
+      "GET /repos/acme/widgets/pulls/42",
+      "GET /repos/acme/widgets/pulls/42",
+    ]);
+    expect(bot.github.comments("acme/widgets", 42)).toHaveLength(1);
+    expect(bot.github.issued[0]?.revoked).toBe(true);
     await bot.upstream.close();
   }, 300_000);
 

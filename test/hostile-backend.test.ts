@@ -1,7 +1,8 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../backend/app.js";
-import { createLogger } from "../backend/server.js";
+import { parseServeEnv } from "../backend/env.js";
+import { backendFromEnv, createLogger } from "../backend/server.js";
 import { WebhookBodyGate } from "../backend/webhook-body.js";
 import { systemPrompt } from "../shared/prompts.js";
 import { buildToolManifest } from "../shared/tools/manifest.js";
@@ -218,5 +219,46 @@ describe("the router is no general model proxy", () => {
     now += 30_000;
     expect((await turn(body)).status).toBe(200);
     expect(upstream.requests).toHaveLength(3);
+  });
+});
+
+describe("/metrics (cost, job counts, Node's version) behind IMPACT_METRICS_TOKEN", () => {
+  const METRICS_TOKEN = "metrics-test-token-not-a-real-one";
+  const routerEnv = {
+    IMPACT_SERVER_TOKENS: "impact-test-token-0123456789",
+    OPENAI_API_KEY: "sk-test-not-a-real-key-metrics",
+  };
+  async function served(env: Record<string, string>) {
+    const { deps } = await backendFromEnv(
+      parseServeEnv(env),
+      createLogger(() => {}, env),
+    );
+    const app = createApp(deps);
+    return (authorization?: string) =>
+      app.fetch(new Request("http://bot.test/metrics", { headers: authorization ? { authorization } : {} }));
+  }
+
+  it("answers only the configured bearer token; without one configured it answers anyone", async () => {
+    const metrics = await served({ ...routerEnv, IMPACT_METRICS_TOKEN: METRICS_TOKEN });
+    const anonymous = await metrics();
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
+    expect(await anonymous.text()).not.toContain("nodejs");
+    expect((await metrics(`Bearer ${METRICS_TOKEN}x`)).status).toBe(401);
+    expect((await metrics("Bearer impact-test-token-0123456789")).status).toBe(401);
+    const allowed = await metrics(`Bearer ${METRICS_TOKEN}`);
+    expect(allowed.status).toBe(200);
+    expect(await allowed.text()).toContain("impact_nodejs_version_info");
+
+    // An empty variable is unset: /metrics stays open, as documented.
+    expect((await (await served({ ...routerEnv, IMPACT_METRICS_TOKEN: "" }))()).status).toBe(200);
+  });
+
+  it("refuses a short metrics token at start, in one line", () => {
+    expect(() =>
+      parseServeEnv({ ...routerEnv, IMPACT_METRICS_TOKEN: "short" }),
+    ).toThrowErrorMatchingInlineSnapshot(
+      `[UsageError: IMPACT_METRICS_TOKEN: needs at least 16 characters (make one with: openssl rand -hex 24)]`,
+    );
   });
 });

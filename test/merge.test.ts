@@ -141,7 +141,7 @@ describe("impact merge", () => {
     const io = captureIo(dir);
     expect(await main(["merge", "a.json", "--out", "merged.json"], io)).toBe(2);
     expect(io.err).toMatchInlineSnapshot(`
-      "impact merge: a.json is not an audit: version: Invalid input: expected 1
+      "impact merge: a.json is not an audit: version: expected 1
       "
     `);
     expect(await main(["merge", "a.json"], io)).toBe(2);

@@ -235,7 +235,7 @@ describe("record and replay", () => {
         }),
       ),
     ).toMatchInlineSnapshot(
-      `"replay file <dir>/bad.json: not an impact model recording version 1: version: Invalid input: expected 1"`,
+      `"replay file <dir>/bad.json: not an impact model recording version 1: version: expected 1"`,
     );
     expect(
       await messageFor(
@@ -248,7 +248,7 @@ describe("record and replay", () => {
         }),
       ),
     ).toMatchInlineSnapshot(
-      `"replay file <dir>/bad.json: not an impact model recording version 1: articles.docs/a.md.0: each call needs exactly one of response and error"`,
+      `"replay file <dir>/bad.json: not an impact model recording version 1: articles["docs/a.md"][0]: each call needs exactly one of response and error"`,
     );
   });
 

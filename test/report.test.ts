@@ -113,7 +113,7 @@ describe("impact report", () => {
     expect(
       [bad.err, text.err, missing.err, format.err].join("").replaceAll(dir, "<dir>"),
     ).toMatchInlineSnapshot(`
-      "impact report: <dir>/bad.json is not an audit: runId: Invalid input: expected string, received undefined
+      "impact report: <dir>/bad.json is not an audit: runId: expected string, received undefined (and 8 more)
       impact report: <dir>/text.json is not an audit: not valid JSON
       impact report: cannot read audit <dir>/missing.json: no such file
       impact report: --format takes markdown, html or json, got "pdf"

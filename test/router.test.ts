@@ -103,19 +103,19 @@ describe("AgentConvoRouter", () => {
           "code": "invalid_body",
           "issues": [
             {
-              "message": "Invalid input: expected string, received undefined",
+              "message": "expected string, received undefined",
               "path": "article.path",
             },
             {
               "message": "Invalid discriminator value. Expected 'user' | 'assistant' | 'tool'",
-              "path": "messages.0.role",
+              "path": "messages[0].role",
             },
             {
-              "message": "Invalid input: expected string, received undefined",
-              "path": "messages.1.tool_call_id",
+              "message": "expected string, received undefined",
+              "path": "messages[1].tool_call_id",
             },
           ],
-          "message": "invalid body at article.path: Invalid input: expected string, received undefined",
+          "message": "invalid body at article.path: expected string, received undefined",
         },
       }
     `);

@@ -180,6 +180,46 @@ describe.each(backends)("the state store on $name", ({ name, open }) => {
       await close();
     }
   });
+  it("sweeps pull requests without a delivery for 30 days (unless a job waits) and cached results unused for 30 days", async (context) => {
+    if (!ready()) return context.skip(postgresMissing);
+    const day = 24 * 60 * 60 * 1000;
+    let now = 1_000;
+    const { driver, close } = await openDriver(name);
+    const state = new StateStore(driver, () => now);
+    const count = async (table: string) =>
+      Number((await driver.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]?.n);
+    try {
+      await state.enqueue(job("old", 1), CAPS);
+      await state.setCommentId("acme/widgets", 1, 11);
+      await state.enqueue(job("waiting", 2), CAPS);
+      await state.putCachedResults("gone/repo", [{ key: "k1", entry: "{}" }], 1000);
+      await state.putCachedResults("acme/widgets", [{ key: "k1", entry: "{}" }], 1000);
+      const claimed = await state.claim("instance-1");
+      await state.finish(claimed!.job.deliveryId, "instance-1", "done");
+      now += 20 * day;
+      await state.enqueue(job("recent", 3), CAPS);
+      // Used again: its age starts over.
+      await state.putCachedResults("acme/widgets", [{ key: "k1", entry: "{}" }], 1000);
+      now += 11 * day;
+      await state.sweep();
+      // PR 1: 31 days without a delivery, its job finished: gone, comment id with it.
+      // PR 2: as old, but its job still waits. PR 3: a delivery 11 days ago.
+      expect(await state.commentId("acme/widgets", 1)).toBeUndefined();
+      expect(
+        (await driver.query<{ number: number }>("SELECT number FROM pull_requests ORDER BY number")).map(
+          (row) => Number(row.number),
+        ),
+      ).toEqual([2, 3]);
+      expect([...(await state.cachedResults("gone/repo"))]).toEqual([]);
+      expect([...(await state.cachedResults("acme/widgets")).keys()]).toEqual(["k1"]);
+      expect(await count("result_cache")).toBe(1);
+      // A later push to the swept PR starts afresh.
+      expect((await state.enqueue(job("again", 1), CAPS)).outcome).toBe("queued");
+    } finally {
+      await close();
+    }
+  });
+
   it("keeps one job per pull request (newest wins), refuses stale deliveries, and caps each repository", async (context) => {
     if (!ready()) return context.skip(postgresMissing);
     const state = await store();

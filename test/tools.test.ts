@@ -413,10 +413,10 @@ describe("AgentToolHost.execute", () => {
       [
         "Error: The arguments of read_file are not valid JSON (Expected ',' or '}' after property value in JSON at position 24). Send one JSON object matching the tool's schema.",
         "Error: Invalid arguments for edit_article:
-      - edits.0.reason: Invalid input: expected string, received undefined",
+      - edits[0].reason: expected string, received undefined",
         "Error: Invalid arguments for read_file:
       - offset: Too small: expected number to be >0
-      - (arguments): unknown field(s) "extra"",
+      - (arguments): unknown key "extra"",
         "Error: There is no tool named "delete_file". Available tools: read_file, outline_article, search_repo, list_files, edit_article.",
       ]
     `);

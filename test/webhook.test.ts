@@ -157,6 +157,29 @@ describe("GitHub webhook", () => {
     expect(jobs).toHaveLength(0);
   });
 
+  it("answers 500 internal, logged, when recording the delivery throws, and the webhook route has no metrics or router to need", async () => {
+    const logs: string[] = [];
+    const app = createApp({
+      logger: createLogger((line) => logs.push(line), { GITHUB_WEBHOOK_SECRET: SECRET }),
+      webhook: {
+        secret: SECRET,
+        enqueue: () => {
+          throw new Error("the database went away");
+        },
+      },
+    });
+    const response = await app.fetch(delivery(fixture("pull_request.opened")));
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ error: { code: "internal", message: "internal error" } });
+    expect(logs.some((line) => line.includes('"msg":"unhandled error"') && line.includes("went away"))).toBe(
+      true,
+    );
+    const turn = await app.fetch(
+      new Request("http://bot.test/v1/impact/turn", { method: "POST", body: "{}" }),
+    );
+    expect(turn.status).toBe(503);
+  });
+
   it("names the bad field of a malformed pull_request payload with 400", async () => {
     const { app } = botApp();
     const body = fixture("pull_request.opened", { head: "not-a-sha" });

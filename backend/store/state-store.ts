@@ -1,5 +1,11 @@
 import { UsageError } from "../../shared/errors.js";
-import { DELIVERY_TTL_MS, FINISHED_JOB_TTL_MS, JOB_MAX_ATTEMPTS } from "../../shared/limits.js";
+import {
+  DELIVERY_TTL_MS,
+  FINISHED_JOB_TTL_MS,
+  JOB_MAX_ATTEMPTS,
+  PULL_REQUEST_TTL_MS,
+  RESULT_CACHE_TTL_MS,
+} from "../../shared/limits.js";
 import type { PullRequestJob } from "../job.js";
 import type { SqlDriver } from "./driver.js";
 import { migrate } from "./migrations.js";
@@ -337,7 +343,13 @@ export class StateStore {
     });
   }
 
-  /** Drops deliveries past DELIVERY_TTL_MS and finished jobs past FINISHED_JOB_TTL_MS. */
+  /**
+   * Drops what nothing will ask for again: deliveries past DELIVERY_TTL_MS, finished jobs
+   * past FINISHED_JOB_TTL_MS, pull requests without a delivery for PULL_REQUEST_TTL_MS (and
+   * no job waiting or running: a later push starts afresh, its comment found by the marker),
+   * and cached results no job used for RESULT_CACHE_TTL_MS (a repository the bot no longer
+   * serves keeps nothing).
+   */
   async sweep(): Promise<void> {
     const now = this.#now();
     await this.#driver.query("DELETE FROM deliveries WHERE seen_at < $1", [now - DELIVERY_TTL_MS]);
@@ -345,6 +357,13 @@ export class StateStore {
       "DELETE FROM jobs WHERE state NOT IN ('queued', 'running') AND finished_at < $1",
       [now - FINISHED_JOB_TTL_MS],
     );
+    await this.#driver.query(
+      `DELETE FROM pull_requests WHERE changed_at < $1 AND NOT EXISTS (
+         SELECT 1 FROM jobs j WHERE j.repository = pull_requests.repository AND j.number = pull_requests.number
+           AND j.state IN ('queued', 'running'))`,
+      [now - PULL_REQUEST_TTL_MS],
+    );
+    await this.#driver.query("DELETE FROM result_cache WHERE used_at < $1", [now - RESULT_CACHE_TTL_MS]);
   }
 
   /** Throws when the database does not answer (for /healthz). */

@@ -4,6 +4,7 @@ import { type Audit, AuditSchema } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFileAtomic } from "../../shared/fs.js";
 import { combinedPatch } from "../../shared/merge.js";
+import { describeFirstIssue } from "../../shared/zod-issues.js";
 
 /** Writes the audit JSON and the combined patch, each atomically (temp file + rename). */
 export async function writeAuditFiles(audit: Audit, paths: { out: string; patch: string }): Promise<void> {
@@ -50,11 +51,12 @@ export async function readAuditFile(path: string, shown: string = path): Promise
   }
   const parsed = AuditSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join(".") : "(top level)";
-    throw new UsageError(`${shown} is not an audit: ${where}: ${issue?.message ?? "invalid"}`, {
-      code: "input",
-    });
+    throw new UsageError(
+      `${shown} is not an audit: ${describeFirstIssue(parsed.error.issues, { root: "(top level)" })}`,
+      {
+        code: "input",
+      },
+    );
   }
   return parsed.data;
 }

@@ -1,63 +1,10 @@
-import { Octokit } from "@octokit/core";
-import { retry } from "@octokit/plugin-retry";
-import { throttling } from "@octokit/plugin-throttling";
 import { ImpactError, UsageError } from "../../shared/errors.js";
+import type { GitHubClient } from "../../shared/github-client.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { COMMENT_MARKER, diffRightLines, type ReviewSuggestion } from "../../shared/render/comment.js";
 import { plural } from "../../shared/render/markdown.js";
 
-const GitHubOctokit = Octokit.plugin(retry, throttling);
-export type GitHubClient = InstanceType<typeof GitHubOctokit>;
-
-/** How many times a rate-limited request is tried again before giving up. */
-const RATE_LIMIT_RETRIES = 3;
-/** Never sleep longer than this for a rate limit; a CI job has better things to do. */
-const MAX_RATE_LIMIT_WAIT_SECONDS = 120;
 const PAGE_SIZE = 100;
-
-export interface GitHubClientOptions {
-  token: string;
-  /** REST API root; default https://api.github.com (GitHub Enterprise: https://HOST/api/v3). */
-  apiUrl?: string;
-  /** Milliseconds per second of `retry-after`; tests shrink it. Default 1000. */
-  retryAfterBaseMs?: number;
-  /**
-   * Octokit's throttling: writes spaced as GitHub asks (a second apart, three for ones that
-   * notify) and retries on rate limits. Default on; off (`IMPACT_GITHUB_THROTTLE=off`) for an
-   * API without rate limits, such as a GitHub Enterprise Server with them turned off.
-   */
-  throttle?: boolean;
-  /** Receives one line per retry, for the user. */
-  onRetry?: (message: string) => void;
-}
-
-/** An Octokit with retries on 5xx and (throttled) on primary and secondary rate limits. */
-export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
-  const retryAfterBaseValue = options.retryAfterBaseMs ?? 1000;
-  const onLimit =
-    (kind: string) =>
-    (retryAfter: number, request: { method: string; url: string }, _o: unknown, count: number) => {
-      if (count >= RATE_LIMIT_RETRIES || retryAfter > MAX_RATE_LIMIT_WAIT_SECONDS) return false;
-      options.onRetry?.(
-        `GitHub ${kind} rate limit on ${request.method} ${request.url}; retrying in ${retryAfter}s`,
-      );
-      return true;
-    };
-  return new GitHubOctokit({
-    auth: options.token,
-    baseUrl: (options.apiUrl ?? "https://api.github.com").replace(/\/+$/, ""),
-    userAgent: "impact-docs",
-    retry: { retryAfterBaseValue },
-    throttle: {
-      enabled: options.throttle ?? true,
-      retryAfterBaseValue,
-      onRateLimit: onLimit("primary"),
-      onSecondaryRateLimit: onLimit("secondary"),
-    },
-    // Octokit's default logger writes warnings to the console; the command decides what to print.
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-  });
-}
 
 /** `owner/name` → its two parts, or a UsageError. */
 export function parseRepository(fullName: string): { owner: string; repo: string } {

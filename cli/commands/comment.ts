@@ -1,10 +1,10 @@
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
+import { createGitHubClient } from "../../shared/github-client.js";
 import { buildSuggestions, hasCommentWorthyArticles, renderComment } from "../../shared/render/comment.js";
 import { plural } from "../../shared/render/markdown.js";
 import { readAuditFile } from "../audit/files.js";
 import {
-  createGitHubClient,
   parseRepository,
   postReviewSuggestions,
   pullRequestDiffLines,

@@ -13,12 +13,12 @@ import {
 } from "../../shared/edit/schema.js";
 import { ImpactError, UsageError } from "../../shared/errors.js";
 import { createFilePatch } from "../../shared/patch.js";
+import { describeFirstIssue } from "../../shared/zod-issues.js";
 import { loadConfig } from "../config.js";
 import { writeIfUnchanged } from "../edit/write-back.js";
 import { repositoryRoot } from "../git.js";
 import type { Command, CommandIo } from "../io.js";
 import { SandboxPolicy } from "../run/sandbox.js";
-import { formatZodIssues } from "../run/tools/define.js";
 import { Workspace } from "../run/workspace.js";
 
 const HELP = `Usage: impact edit <path> [edits…] [--repo DIR] [--config FILE] [--dry-run] [--json]
@@ -375,7 +375,7 @@ function parseEditsFile(text: string, source: string): Edit[] {
   }
   const parsed = EditsFileSchema.safeParse(value);
   if (!parsed.success) {
-    const first = formatZodIssues(parsed.error.issues).split("\n")[0]!.replace(/^- /, "");
+    const first = describeFirstIssue(parsed.error.issues);
     throw new UsageError(`--edits ${shown} is not a JSON array of edits in the edit_article shape: ${first}`);
   }
   return parsed.data;

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from "node:v8";
+import { DEFAULT_HOST, DEFAULT_PORT, parsePort, parseServeEnv, serveEnvHelp } from "../../backend/env.js";
 import { UsageError } from "../../shared/errors.js";
 import { defineCommand } from "./define-command.js";
 
@@ -9,37 +10,36 @@ export const command = defineCommand({
 answers the requests in flight, gives running jobs IMPACT_DRAIN_TIMEOUT_MS to finish and
 leaves the rest queued in the state store for the next start.`,
   options: {
-    host: { type: "string", value: "HOST", help: "interface to bind (default 127.0.0.1)" },
-    port: { type: "string", value: "N", help: "port (default PORT, else 8787; 0 picks a free one)" },
+    host: { type: "string", value: "HOST", help: `interface to bind (default ${DEFAULT_HOST})` },
+    port: {
+      type: "string",
+      value: "N",
+      help: `port (default PORT, else ${DEFAULT_PORT}; 0 picks a free one)`,
+    },
   },
-  footer: `Router:  IMPACT_SERVER_TOKENS (comma-separated bearer tokens), OPENAI_API_KEY,
-         OPENAI_BASE_URL, IMPACT_MODEL, IMPACT_RATE_LIMIT (requests/minute per token)
-PR bot:  GITHUB_WEBHOOK_SECRET, and GITHUB_TOKEN or a GitHub App (GITHUB_APP_ID with
-         GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_FILE), GITHUB_API_URL,
-         IMPACT_BOT_CONCURRENCY, IMPACT_BOT_TIMEOUT_MS, IMPACT_BOT_MAX_PENDING,
-         IMPACT_BOT_MAX_PENDING_PER_REPOSITORY, IMPACT_DRAIN_TIMEOUT_MS, IMPACT_JOB_LEASE_MS
-State:   IMPACT_DATA_DIR (SQLite, default .impact-server), or DATABASE_URL (Postgres, several instances)`,
+  footer: serveEnvHelp(),
   run: async ({ values, io }) => {
-    const portText = values.port ?? io.env.PORT ?? "8787";
-    if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
-      throw new UsageError(`the port must be a number from 0 to 65535, got "${portText}"`);
-    }
-    const host = values.host ?? "127.0.0.1";
+    const env = parseServeEnv(io.env);
+    const port = values.port === undefined ? (env.PORT ?? DEFAULT_PORT) : parsePort(values.port, "--port");
+    const host = values.host ?? DEFAULT_HOST;
     // The state store's SQLite is WebAssembly. V8's optimizing tier recompiled its hot
     // functions at every start (about half the CPU a start took) for queries that take
     // microseconds either way: the baseline compiler alone is enough here. Set before the
     // binding loads, in this process only (a job's CLI runs in a process of its own).
     setFlagsFromString("--liftoff-only");
-    // Only this command in cli/ loads the backend.
-    const { backendFromEnv, createApp, createLogger, listen } = await import("../../backend/server.js");
+    // Only this command in cli/ loads the backend (its environment table above is a small module).
+    const [{ createApp }, { backendFromEnv, createLogger, listen }] = await Promise.all([
+      import("../../backend/app.js"),
+      import("../../backend/server.js"),
+    ]);
     const logger = createLogger(io.stdout, io.env);
-    const { deps, queue, store, drainTimeoutMs, parts } = await backendFromEnv(io.env, logger);
+    const { deps, queue, store, drainTimeoutMs, parts } = await backendFromEnv(env, logger);
     const app = createApp(deps);
     let server: Awaited<ReturnType<typeof listen>>;
     try {
       server = await listen(app.fetch, {
         host,
-        port: Number(portText),
+        port,
         onClose: async () => {
           await queue?.close(drainTimeoutMs);
           await store?.close();
@@ -48,7 +48,7 @@ State:   IMPACT_DATA_DIR (SQLite, default .impact-server), or DATABASE_URL (Post
     } catch (error) {
       await store?.close();
       const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(`cannot listen on ${host}:${portText}: ${code ?? String(error)}`, {
+      throw new UsageError(`cannot listen on ${host}:${port}: ${code ?? String(error)}`, {
         cause: error,
       });
     }

@@ -5,6 +5,7 @@ import { isAbortError, MODEL_ERROR_REASONS, ModelApiError, UsageError } from "..
 import { writeFileAtomic } from "../fs.js";
 import { contentHash } from "../hash.js";
 import { redactSecrets, redactSecretValues } from "../redact.js";
+import { describeFirstIssue } from "../zod-issues.js";
 import { abortErrorFor } from "./retry.js";
 import type { ModelClient, ModelResponse, ToolDefinition } from "./types.js";
 
@@ -206,10 +207,8 @@ export async function readRecording(file: string): Promise<Recording> {
   }
   const parsed = RecordingSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? issue.path.join(".") : "(top level)";
     throw new UsageError(
-      `replay file ${file}: not an impact model recording version 1: ${where}: ${issue?.message ?? "invalid"}`,
+      `replay file ${file}: not an impact model recording version 1: ${describeFirstIssue(parsed.error.issues, { root: "(top level)" })}`,
       { cause: parsed.error, code: "input" },
     );
   }

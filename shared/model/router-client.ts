@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ModelApiError, ModelProtocolError } from "../errors.js";
 import { redactSecrets } from "../redact.js";
+import { describeFirstIssue } from "../zod-issues.js";
 import {
   abortErrorFor,
   DEFAULT_RETRY_POLICY,
@@ -155,9 +156,8 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
     }
     const parsed = TurnResponseSchema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
       throw new ModelProtocolError(
-        `router: unexpected answer at ${issue?.path.join(".") || "(top)"}: ${issue?.message}`,
+        `router: unexpected answer: ${describeFirstIssue(parsed.error.issues, { root: "(top level)" })}`,
       );
     }
     const { message, usage, finishReason } = parsed.data;

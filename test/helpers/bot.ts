@@ -4,6 +4,7 @@ import { type CliRunner, createPullRequestPipeline } from "../../backend/run-job
 import { createLogger } from "../../backend/server.js";
 import type { StateStore } from "../../backend/store/state-store.js";
 import { main } from "../../cli/main.js";
+import { createGitHubClient } from "../../shared/github-client.js";
 import { DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY } from "../../shared/limits.js";
 import { captureIo } from "./io.js";
 import { tempQueue, tempStateStore } from "./state-store.js";
@@ -66,7 +67,9 @@ export async function startPullRequestBot(options: {
       // Octokit's throttling spaces writes a second apart; the fake GitHub has no rate limit.
       commentEnv: { GITHUB_API_URL: options.githubUrl, IMPACT_GITHUB_THROTTLE: "off" },
       auth: options.auth,
-      ...(options.app ? { headCheck: { apiUrl: options.githubUrl } } : {}),
+      ...(options.app
+        ? { headCheck: createGitHubClient({ apiUrl: options.githubUrl, throttle: false }) }
+        : {}),
       timeoutMs: 120_000,
       state: { store, cacheBytes: DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY },
       logger,

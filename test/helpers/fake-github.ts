@@ -193,6 +193,8 @@ export async function startFakeGitHub(options: { token?: string; app?: FakeApp }
     const pull = /^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/.exec(url.pathname);
     if (pull && method === "GET") {
       requests.push({ method, path: url.pathname, body, token: presented });
+      const failure = failures.shift();
+      if (failure) return fail(failure);
       const known = pulls.get(`${pull[1]}#${pull[2]}`);
       if (!known) return send(404, { message: "Not Found" });
       return send(200, { number: Number(pull[2]), state: known.state, head: { sha: known.head } });

@@ -1,5 +1,6 @@
 import { onTestFinished } from "vitest";
-import { createApp, type RouterDeps } from "../../backend/app.js";
+import { createApp } from "../../backend/app.js";
+import type { RouterDeps } from "../../backend/routes/turn.js";
 import { createLogger } from "../../backend/server.js";
 import { createOpenAIModelClient } from "../../shared/model/openai-client.js";
 import { systemPrompt } from "../../shared/prompts.js";

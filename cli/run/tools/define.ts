@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { EditErrorCode, EditKind } from "../../../shared/edit/types.js";
 import type { ToolSpec } from "../../../shared/tools/spec.js";
+import { listIssues } from "../../../shared/zod-issues.js";
 import type { ToolLimits } from "../limits.js";
 import type { PathRefusalCode, SandboxPolicy } from "../sandbox.js";
 import type { ArticleDraft, Workspace } from "../workspace.js";
@@ -113,34 +114,6 @@ export function parseToolArguments(spec: ToolSpec, raw: string): { ok: true; arg
   return {
     ok: false,
     code: "invalid_arguments",
-    message: `Invalid arguments for ${spec.name}:\n${formatZodIssues(parsed.error.issues)}`,
+    message: `Invalid arguments for ${spec.name}:\n${listIssues(parsed.error.issues, { root: "(arguments)" })}`,
   };
-}
-
-type Issue = z.core.$ZodIssue;
-
-/** One line per issue: the path of the bad field and what is wrong with it. */
-export function formatZodIssues(issues: readonly Issue[], prefix: PropertyKey[] = []): string {
-  const lines: string[] = [];
-  for (const issue of issues) {
-    const path = [...prefix, ...issue.path];
-    if (issue.code === "invalid_union" && issue.errors.length > 0) {
-      // Report the alternative that came closest (fewest issues), not every branch.
-      const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0] ?? [];
-      if (closest.length > 0) {
-        lines.push(formatZodIssues(closest, path));
-        continue;
-      }
-    }
-    let message = issue.message;
-    if (issue.code === "unrecognized_keys")
-      message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
-    lines.push(`- ${formatPath(path)}: ${message}`);
-  }
-  return lines.join("\n");
-}
-
-function formatPath(path: PropertyKey[]): string {
-  if (path.length === 0) return "(arguments)";
-  return path.map((part) => String(part)).join(".");
 }
