@@ -27,7 +27,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     summary: "write an audit's patches to the working tree",
     load: () => import("./commands/apply.js"),
   },
-  report: { summary: "render an audit as Markdown or JSON", load: () => import("./commands/report.js") },
+  dismiss: {
+    summary: "remember that an article is not affected by some changes",
+    load: () => import("./commands/dismiss.js"),
+  },
+  report: {
+    summary: "render an audit as Markdown, HTML or JSON",
+    load: () => import("./commands/report.js"),
+  },
   comment: { summary: "post or update the PR comment", load: () => import("./commands/comment.js") },
   merge: { summary: "merge audits from sharded runs", load: () => import("./commands/merge.js") },
   edit: {

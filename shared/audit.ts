@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EditSchema } from "./edit/schema.js";
 import { ImpactReasonSchema } from "./plan.js";
 
 /** The audit JSON, version 1. Exported as schema/audit.schema.json. */
@@ -9,9 +10,16 @@ export const ArticleStatusSchema = z.enum([
   "skipped",
   "touched",
   "cancelled",
+  /** An edit was refused and the model stopped without a successful one: the article may still be wrong. */
+  "gave_up",
 ]);
 
 export const AuditEditSchema = z.object({
+  /**
+   * Stable within the audit: the article path, `#`, and the edit's 1-based place in the
+   * article's edits (editId); `impact apply --only ID…` / `--exclude ID…` name edits by it.
+   */
+  id: z.string().optional(),
   kind: z.enum(["replace", "section", "checklist", "frontmatter", "create"]),
   reason: z.string(),
   startLine: z.number().int(),
@@ -20,6 +28,11 @@ export const AuditEditSchema = z.object({
   /** Which model call and tool call produced it. */
   turn: z.number().int().optional(),
   toolCallId: z.string().optional(),
+  /**
+   * The edit as the model gave it (edit_article's edit object; absent for `create`): replayed
+   * on the article's base text when `impact apply` keeps only some of the edits.
+   */
+  request: EditSchema.optional(),
 });
 
 export const ArticleUsageSchema = z.object({
@@ -42,6 +55,8 @@ export const AuditArticleSchema = z.object({
   path: z.string(),
   status: ArticleStatusSchema,
   impact: z.array(ImpactReasonSchema),
+  /** The plan's combined score of the article's reasons, when the plan scored it. */
+  score: z.number().min(0).max(1).optional(),
   edits: z.array(AuditEditSchema),
   editReasons: z.array(z.string()),
   patch: z.string(),
@@ -71,6 +86,8 @@ export const AuditTotalsSchema = z.object({
   skipped: z.number().int(),
   touched: z.number().int(),
   cancelled: z.number().int(),
+  /** Articles whose model stopped after a refused edit (status `gave_up`); absent in older audits. */
+  gave_up: z.number().int().default(0),
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
   durationMs: z.number().int(),
@@ -103,3 +120,8 @@ export type ArticleUsage = z.infer<typeof ArticleUsageSchema>;
 export type AuditArticle = z.infer<typeof AuditArticleSchema>;
 export type AuditTotals = z.infer<typeof AuditTotalsSchema>;
 export type Audit = z.infer<typeof AuditSchema>;
+
+/** The stable id of an article's edit: its path and the edit's 1-based place among the article's edits. */
+export function editId(path: string, index: number): string {
+  return `${path}#${index + 1}`;
+}

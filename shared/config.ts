@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ModelPriceSchema } from "./model/prices.js";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
-export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx}", "*.md"];
+export const DEFAULT_DOCS_GLOBS = ["docs/**/*.{md,mdx,rst,adoc}", "*.{md,rst,adoc}"];
 export const DEFAULT_DENY_GLOBS = [
   ".env*",
   "*.pem",
@@ -98,6 +98,14 @@ export const TemplateSchema = z.strictObject({
   requiredFrontmatter: z.array(z.string().min(1)).default([]),
 });
 
+/** A rejection remembered (`impact dismiss`): changes to `for` do not affect `article`. */
+export const DismissalSchema = z.strictObject({
+  article: z.string().min(1),
+  /** The changed files (a glob) the rejection covers; absent: any change. */
+  for: z.string().min(1).optional(),
+  reason: z.string().min(1),
+});
+
 export const ConfigSchema = z.strictObject({
   /** The JSON Schema the file follows (schema/config.schema.json); editors read it, Impact does not. */
   $schema: z.string().optional(),
@@ -125,6 +133,10 @@ export const ConfigSchema = z.strictObject({
   include: z.array(z.enum(["related"])).default([]),
   /** A pull request label that acknowledges a change: `plan --check` passes with it, saying so. */
   checkAcknowledgeLabel: z.string().min(1).optional(),
+  /** Let `impact run` create the new articles the change calls for, as `--allow-create` does. */
+  allowCreate: z.boolean().default(false),
+  /** Articles a person said some changes do not affect (`impact dismiss`): plan and run leave them out. */
+  dismissed: z.array(DismissalSchema).default([]),
   model: z.string().optional(),
   concurrency: z.number().int().positive().max(CONCURRENCY_LIMIT).optional(),
   maxTurns: z.number().int().positive().max(MAX_TURNS_LIMIT).optional(),
@@ -159,6 +171,7 @@ export const ConfigSchema = z.strictObject({
 export type ImpactConfig = z.infer<typeof ConfigSchema>;
 export type Mapping = z.infer<typeof MappingSchema>;
 export type Template = z.infer<typeof TemplateSchema>;
+export type Dismissal = z.infer<typeof DismissalSchema>;
 
 /** What the templates whose `docs` glob matches an article require of it, merged. */
 export function templateFor(

@@ -72,6 +72,7 @@ export function computeTotals(articles: readonly AuditArticle[], durationMs: num
     skipped: 0,
     touched: 0,
     cancelled: 0,
+    gave_up: 0,
     promptTokens: 0,
     completionTokens: 0,
     durationMs: Math.round(durationMs),

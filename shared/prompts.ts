@@ -88,3 +88,17 @@ export interface ArticlePromptVars extends Record<string, string> {
 export async function articlePrompt(vars: ArticlePromptVars): Promise<string> {
   return loadPrompt("article", vars);
 }
+
+/** The placeholders of prompts/new-article.md: the first message of a new article's loop. */
+export interface NewArticlePromptVars extends Record<string, string> {
+  path: string;
+  reasons: string;
+  models: string;
+  diff: string;
+  trimmed: string;
+}
+
+/** The first user message of a new article's loop (prompts/new-article.md). */
+export async function newArticlePrompt(vars: NewArticlePromptVars): Promise<string> {
+  return loadPrompt("new-article", vars);
+}

@@ -38,6 +38,7 @@ describe("AuditTrail", () => {
       skipped: 0,
       touched: 1,
       cancelled: 0,
+      gave_up: 0,
       promptTokens: 200,
       completionTokens: 40,
       durationMs: 2500,

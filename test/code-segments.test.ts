@@ -23,6 +23,8 @@ const TYPESCRIPT = [
 function setup() {
   const repo = gitRepo({
     "docs/guide.md": "# Guide\n",
+    "docs/setup.rst": "Setup\n=====\n\nIntro.\n\nOptions\n~~~~~~~\n\nUse ``--fast``.\n\nLater\n=====\n",
+    "notes.txt": "plain notes\n",
     "src/client.py": fixture("before.py"),
     "src/server.go": fixture("before.go"),
     "src/index.rs": fixture("before.rs"),
@@ -109,9 +111,29 @@ describe("read_file {path, symbol}", () => {
     );
   });
 
-  it("refuses a symbol on a file that is not code, and symbol together with offset", async () => {
+  it("reads one section of an article by its path, in the article's format", async () => {
     const { one } = setup();
-    const prose = await one("read_file", { path: "docs/guide.md", symbol: "Guide" });
+    const section = await one("read_file", { path: "docs/setup.rst", symbol: "Setup::Options" });
+    expect(section.ok).toBe(true);
+    expect(section.content).toContain("section Setup::Options, lines 6-10");
+    expect(section.content).toContain("Options\n~~~~~~~\n\nUse ``--fast``.\n");
+    expect(section.content).not.toContain("Later");
+    const outline = await one("outline_article", { path: "docs/setup.rst" });
+    expect(outline.content.split("\n").slice(1)).toEqual([
+      "format: reStructuredText",
+      "Setup  (h1, lines 1-10)",
+      "  Setup::Options  (h2, lines 6-10)",
+      "Later  (h1, lines 11-12)",
+    ]);
+    const plain = await one("outline_article", { path: "notes.txt" });
+    expect(plain.content.split("\n")[1]).toBe(
+      "(plain text (.txt): Impact reads no sections in it; change it with replace edits)",
+    );
+  });
+
+  it("refuses a symbol on a file that is neither code nor an article, and symbol together with offset", async () => {
+    const { one } = setup();
+    const prose = await one("read_file", { path: "notes.txt", symbol: "Guide" });
     expect(prose.content).toContain("is not a code file Impact can read declarations from");
     const both = await one("read_file", { path: "src/client.py", symbol: "connect", offset: 2 });
     expect(both.content).toContain("either symbol or offset/limit, not both");

@@ -72,6 +72,8 @@ describe("renderComment", () => {
 
       > Renamed the flag.
 
+      <sub>Not affected by changes like these? \`impact dismiss docs/auth/login.md --for src/auth.ts --reason "…"\` records it in impact.config.json, and Impact stops flagging it.</sub>
+
       \`\`\`diff
       --- a/docs/auth/login.md
       +++ b/docs/auth/login.md
@@ -94,6 +96,8 @@ describe("renderComment", () => {
       **Failed** (\`max_turns\`): The article was not finished within 8 turns.
 
       > Nothing in this article is affected.
+
+      <sub>Not affected by changes like these? \`impact dismiss docs/config.md --for src/auth.ts --reason "…"\` records it in impact.config.json, and Impact stops flagging it.</sub>
 
       </details>
 

@@ -18,7 +18,7 @@ describe("loadConfig", () => {
   it("gives the defaults without a config file, and reads one at the root", async () => {
     const repo = gitRepo({ "README.md": "# r\n" });
     const defaults = await loadConfig(repo.dir);
-    expect(defaults.docs).toEqual(["docs/**/*.{md,mdx}", "*.md"]);
+    expect(defaults.docs).toEqual(["docs/**/*.{md,mdx,rst,adoc}", "*.{md,rst,adoc}"]);
     expect(defaults.mappings).toEqual([]);
     repo.write({
       "impact.config.json": JSON.stringify({ docs: ["guide/**/*.md"], ignore: ["guide/old/**"] }),

@@ -180,9 +180,9 @@ describe("the demo", () => {
 
       Edits:
 
-      1. replace, line 14: The default greeting changed from Hello to Hi in src/greet.ts.
+      1. replace, line 14 (\`docs/greeting.md#1\`): The default greeting changed from Hello to Hi in src/greet.ts.
          Evidence: \`src/greet.ts:11\`
-      2. replace, line 17: The default greeting changed from Hello to Hi in src/greet.ts.
+      2. replace, line 17 (\`docs/greeting.md#2\`): The default greeting changed from Hello to Hi in src/greet.ts.
          Evidence: \`src/greet.ts:11\`
 
       > 2 edits: The default greeting changed from Hello to Hi in src/greet.ts.
@@ -216,11 +216,11 @@ describe("the demo", () => {
 
       Edits:
 
-      1. replace, line 13: The default greeting changed from Hello to Hi in src/greet.ts.
+      1. replace, line 13 (\`docs/options.md#1\`): The default greeting changed from Hello to Hi in src/greet.ts.
          Evidence: \`src/greet.ts:11\`
-      2. replace, line 14: The excited option was renamed to loud in src/greet.ts.
+      2. replace, line 14 (\`docs/options.md#2\`): The excited option was renamed to loud in src/greet.ts.
          Evidence: \`src/greet.ts:6\`
-      3. replace, line 19: The excited option was renamed to loud in src/greet.ts. The default greeting changed from Hello to Hi in src/greet.ts.
+      3. replace, line 19 (\`docs/options.md#3\`): The excited option was renamed to loud in src/greet.ts. The default greeting changed from Hello to Hi in src/greet.ts.
          Evidence: \`src/greet.ts:6\`, \`src/greet.ts:11\`
 
       > 3 edits: The default greeting changed from Hello to Hi in src/greet.ts. The excited option was renamed to loud in src/greet.ts. The excited option was renamed to loud in src/greet.ts. The default greeting changed from Hello to Hi in src/greet.ts.

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { main } from "../cli/main.js";
 import { contentHash } from "../shared/hash.js";
@@ -97,6 +97,7 @@ tags:
 ## Notes
 
 First note.
+
 Second note.
 
 ## Design
@@ -122,7 +123,10 @@ Use tokens. Sessions expire. Refresh tokens.
       "nothing-checked-yet",
     ]);
     expect(result.code).toBe(1);
-    expect(result.err).toContain('Edit 1: no checklist item contains "nothing-checked-yet"');
+    // In people's words, with real line breaks: edits counted from 1, as typed.
+    expect(result.err).toBe(
+      'impact edit: specs/001-login/README.md: Edit 2: no checklist item contains "nothing-checked-yet". The checklist items are:\n  line 10: [ ] Task: write the handler\n  line 11: [ ] Task: document it\n(Line numbers are those of the article after edit 1 of this command.)\nNothing was written.\n',
+    );
     expect(read()).toBe(SPEC);
     const second = await impact(repo.dir, [
       "specs/001-login/README.md",
@@ -150,7 +154,32 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(nearMiss.err).toContain("Closest near-miss at line 15");
     const many = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "Task:", "Step:"]);
     expect(many.code).toBe(1);
-    expect(many.err).toContain("old_string matches 2 times (lines 10, 11)");
+    expect(many.err).toBe(
+      "impact edit: specs/001-login/README.md: Edit 1: OLD matches 2 times (lines 10, 11); it must match exactly once. Add the heading or a neighbouring line to OLD so it is unique, add --within SECTION, or --occurrence all|first|last|N (--match-all for all).\nNothing was written.\n",
+    );
+    // No dump of the article's start unless --verbose; --json gives a result object on a refusal too.
+    const missing = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "zzz", "x"]);
+    expect(missing.err).toBe(
+      "impact edit: specs/001-login/README.md: Edit 1: OLD not found.\nNo near-miss either: nothing in the article resembles it. Check the text in the file (--verbose shows its start).\nNothing was written.\n",
+    );
+    const verbose = await impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--replace",
+      "zzz",
+      "x",
+      "--verbose",
+    ]);
+    expect(verbose.err).toContain(
+      "The article starts with (first 500 characters):\n----- article start -----",
+    );
+    const json = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "zzz", "x", "--json"]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toMatchObject({
+      ok: false,
+      path: "specs/001-login/README.md",
+      hashBefore: contentHash(SPEC),
+      error: { code: "not_found", index: 0 },
+    });
     const section = await impact(repo.dir, [
       "specs/001-login/README.md",
       "--section",
@@ -198,7 +227,8 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(result.code).toBe(0);
     expect(read()).toContain("status: done\n");
     expect(read()).toContain("## Notes\n\nChanged note.\n");
-    expect(read()).toContain("## Design\n\nnew\ntext\nUse tokens.");
+    // Prepended as a paragraph of its own: a blank line before the body it lands against.
+    expect(read()).toContain("## Design\n\nnew\ntext\n\nUse tokens.");
     const fromStdin = await impact(
       repo.dir,
       ["specs/001-login/README.md", "--edits", "-"],
@@ -225,10 +255,49 @@ Use tokens. Sessions expire. Refresh tokens.
       path: "specs/001-login/README.md",
       hashBefore: contentHash(SPEC),
       hashAfter: contentHash(SPEC.replace("- [ ] Task: write", "- [x] Task: write")),
-      edits: [{ index: 0, kind: "checklist", reason: "Renamed.", startLine: 10, endLine: 10 }],
+      edits: [{ checklist_item: "write", checked: true, reason: "Renamed." }],
+      applied: [{ index: 0, kind: "checklist", reason: "Renamed.", startLine: 10, endLine: 10 }],
     });
     expect(report.patch).toContain("+- [x] Task: write the handler");
     expect(read()).toBe(SPEC);
+    // Its edits go back into --edits as they are.
+    repo.write({ "edits.json": JSON.stringify(report.edits) });
+    const again = await impact(repo.dir, ["specs/001-login/README.md", "--edits", "edits.json"]);
+    expect(again.code).toBe(0);
+    expect(read()).toBe(SPEC.replace("- [ ] Task: write", "- [x] Task: write"));
+  });
+
+  it("reads a relative path from --repo DIR when given, as git -C DIR does", async () => {
+    const { repo, read } = specRepo();
+    const result = await impact(dirname(repo.dir), [
+      "specs/001-login/README.md",
+      "--repo",
+      basename(repo.dir),
+      "--check",
+      "write",
+    ]);
+    expect(result.err).toBe("");
+    expect(result.code).toBe(0);
+    expect(read()).toBe(SPEC.replace("- [ ] Task: write", "- [x] Task: write"));
+  });
+
+  it("sets appended text apart with a blank line, except where it continues a list", async () => {
+    const { repo, read } = specRepo();
+    const result = await impact(repo.dir, [
+      "specs/001-login/README.md",
+      "--section",
+      "Tasks",
+      "--append",
+      "- [ ] Task: review it",
+      "--section",
+      "Notes",
+      "--append",
+      "| a | b |\n|---|---|",
+    ]);
+    expect(result.code).toBe(0);
+    expect(read()).toContain(
+      "- [ ] Task: document it\n- [ ] Task: review it\n\n## Notes\n\nFirst note.\n\n| a | b |",
+    );
   });
 
   it("keeps CRLF line endings and a BOM", async () => {
@@ -246,7 +315,7 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(result.code).toBe(0);
     expect(read()).toBe(
       crlf
-        .replace("First note.\r\n", "First note.\r\nSecond note.\r\n")
+        .replace("First note.\r\n", "First note.\r\n\r\nSecond note.\r\n")
         .replace("status: planned", "status: done"),
     );
   });

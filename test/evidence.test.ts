@@ -303,8 +303,11 @@ describe("scores and the minimum score", { timeout: 120_000 }, () => {
       Changed files not used as evidence: docs/mild.md (an article)
       "
     `);
+    // A path that names no file is a typo: said so, exit 2.
     const json = await plan(repo, ["--explain", "docs/nope.md", "--json"]);
-    expect(JSON.parse(json.out)).toMatchObject({ path: "docs/nope.md", isArticle: false, status: "none" });
+    expect(json.code).toBe(2);
+    expect(json.out).toBe("");
+    expect(json.err).toContain("--explain docs/nope.md: no such file in the repository");
   });
 });
 

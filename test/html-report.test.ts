@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,8 +8,9 @@ import puppeteer from "puppeteer-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import type { Audit } from "../shared/audit.js";
-import { markChangedWords, renderDiff, renderHtmlReport } from "../shared/render/html.js";
+import { markChangedWords, REVIEW_SCRIPT, renderDiff, renderHtmlReport } from "../shared/render/html.js";
 import { auditArticle, auditOf } from "./helpers/audit-fixture.js";
+import { auditedRepo, GUIDE } from "./helpers/edit-audit.js";
 import { makeTempDir } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 
@@ -69,7 +71,14 @@ function sampleAudit(): Audit {
 
 describe("renderHtmlReport", () => {
   it("escapes every string of the audit: no element, attribute or entity comes from the data", () => {
-    const html = renderHtmlReport(sampleAudit(), { repository: "octo/impact" });
+    const page = renderHtmlReport(sampleAudit(), { repository: "octo/impact" });
+    // The page's own review script, pinned by its hash, is the only one.
+    const hash = createHash("sha256").update(REVIEW_SCRIPT).digest("base64");
+    expect(page).toContain(
+      `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'"`,
+    );
+    expect(page.split(`<script>${REVIEW_SCRIPT}</script>`)).toHaveLength(2);
+    const html = page.replace(`<script>${REVIEW_SCRIPT}</script>`, "");
     expect(html).not.toMatch(/<script|<img|<\/textarea|<\/style>\s*<\/head>[\s\S]*<\/style>/i);
     expect(html).not.toContain('onerror="');
     expect(html).toContain(
@@ -77,7 +86,32 @@ describe("renderHtmlReport", () => {
     );
     // Only the page's own style block, and a policy that allows no script and no request.
     expect(html.match(/<style>/g)).toHaveLength(1);
-    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+    // With no edit to choose, no script at all.
+    const plain = renderHtmlReport(auditOf([auditArticle("docs/fine.md", { status: "unchanged" })]));
+    expect(plain).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+    expect(plain).not.toContain("<script");
+  });
+
+  it("shows the plan's combined score, no sort arrows, and a failed article's error once", () => {
+    const audit = auditOf([
+      auditArticle("docs/a.md", {
+        score: 0.91,
+        impact: [
+          { kind: "mapping", source: "src/a.ts", detail: "mapped", score: 0.8 },
+          { kind: "reference", source: "src/a.ts", detail: "names a()", score: 0.55 },
+        ],
+      }),
+      auditArticle("docs/failed.md", {
+        status: "failed",
+        error: { code: "turn_cap", message: "turn cap reached: 12 turns" },
+        summary: "turn cap reached: 12 turns",
+      }),
+    ]);
+    const html = renderHtmlReport(audit);
+    expect(html).toContain('<td class="num">0.91</td>');
+    expect(html).not.toContain('<td class="num">0.80</td>');
+    expect(html).not.toContain("⇅");
+    expect(html.split("turn cap reached: 12 turns")).toHaveLength(2);
   });
 
   it("links evidence to the head commit when the repository is known, and only then", () => {
@@ -201,7 +235,7 @@ describe("the HTML report in a real browser (headless Chromium)", () => {
         })`)) as { scrollWidth: number; innerWidth: number; scripts: number; images: number };
         // No sideways scrolling of the page itself (wide diffs and tables scroll in their own box).
         expect(layout.scrollWidth).toBeLessThanOrEqual(layout.innerWidth);
-        expect(layout).toMatchObject({ scripts: 0, images: 0 });
+        expect(layout).toMatchObject({ scripts: 1, images: 0 });
         const shot = join(SCREENSHOTS, `report-${width}.png`);
         await page.screenshot({ path: shot as `${string}.png`, fullPage: true });
         expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
@@ -229,5 +263,60 @@ describe("the HTML report in a real browser (headless Chromium)", () => {
     } finally {
       await browser.close();
     }
+  }, 120_000);
+
+  it(`lets a reviewer untick edits and gives the impact apply command, which applies just the rest (screenshot review-1280.png)`, async (context) => {
+    if (!chromium.path) {
+      context.skip(`Chromium is not installed and could not be: ${chromium.why}`);
+      return;
+    }
+    const repo = await auditedRepo();
+    const io = captureIo(repo.dir);
+    expect(await main(["report", ".impact/audit.json", "--format", "html"], io)).toBe(0);
+    const file = join(makeTempDir(), "review.html");
+    writeFileSync(file, io.out);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const browser = await puppeteer.launch({
+      executablePath: chromium.path,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+    });
+    let command: string;
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error" || message.type() === "warn") problems.push(message.text());
+      });
+      page.on("pageerror", (error) => problems.push(String(error)));
+      await page.setViewport({ width: 1280, height: 900 });
+      await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+      const shown = () => page.$eval("#apply-command", (node) => node.textContent ?? "");
+      // Everything kept: the plain command.
+      expect(await shown()).toBe("impact apply .impact/audit.json");
+      const boxes = await page.$$eval('input[name="keep"]', (nodes) =>
+        nodes.map((node) => (node as unknown as { value: string }).value),
+      );
+      expect(boxes).toEqual(["docs/faq.md#1", "docs/guide.md#1", "docs/guide.md#2", "docs/guide.md#3"]);
+      await page.click('input[value="docs/guide.md#3"]');
+      expect(await shown()).toBe("impact apply .impact/audit.json --exclude docs/guide.md#3");
+      await page.click('input[value="docs/faq.md#1"]');
+      command = await shown();
+      expect(command).toBe("impact apply .impact/audit.json --only docs/guide.md#1,docs/guide.md#2");
+      await page.screenshot({
+        path: join(SCREENSHOTS, "review-1280.png") as `${string}.png`,
+        fullPage: true,
+      });
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+    // The command as the page gives it, run: only the kept edits reach the files.
+    const applied = captureIo(repo.dir);
+    expect(await main(command.split(" ").slice(1), applied)).toBe(0);
+    expect(applied.out).toContain("left out docs/guide.md#3: say what 0.0.0.0 means");
+    expect(readFileSync(join(repo.dir, "docs/guide.md"), "utf8")).toBe(
+      GUIDE.replace("8080", "9090").replace("host is localhost", "host is 0.0.0.0"),
+    );
   }, 120_000);
 });

@@ -217,4 +217,18 @@ describe("impact init", () => {
       mappings: [],
     });
   });
+
+  it("proposes AsciiDoc folders as it does reStructuredText ones", () => {
+    const { config } = proposeConfig({
+      files: [
+        "README.adoc",
+        "docs/modules/ROOT/pages/index.adoc",
+        "docs/modules/ROOT/pages/usage.adoc",
+        "docs/antora.yml",
+        "src/main/java/App.java",
+      ],
+      history: [],
+    });
+    expect(config.docs).toEqual(["*.adoc", "docs/**/*.adoc"]);
+  });
 });

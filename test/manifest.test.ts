@@ -15,7 +15,7 @@ describe("buildToolManifest", () => {
           "type": "function",
           "function": {
             "name": "read_file",
-            "description": "Read a text file of the repository. Returns one header line (path, line range, total lines, hash) and then the raw text of those lines, without line-number prefixes, so it can be copied exactly into edit_article. Large files come in pages; the result says which offset to ask for next. On a code file, \`symbol\` returns one declaration instead of the whole file.",
+            "description": "Read a text file of the repository. Returns one header line (path, line range, total lines, hash) and then the raw text of those lines, without line-number prefixes, so it can be copied exactly into edit_article. Large files come in pages; the result says which offset to ask for next. On a code file, \`symbol\` returns one declaration instead of the whole file; on an article, one section.",
             "parameters": {
               "type": "object",
               "properties": {
@@ -35,7 +35,7 @@ describe("buildToolManifest", () => {
                   "minimum": 1
                 },
                 "symbol": {
-                  "description": "A declaration of a code file, as outline_article lists it (\\"Client::fetch\\", or a bare name when unique): returns just its lines, doc comment and decorators included. Not with offset or limit.",
+                  "description": "A declaration of a code file, as outline_article lists it (\\"Client::fetch\\", or a bare name when unique): returns just its lines, doc comment and decorators included. On an article, a section path (\\"Usage::Options\\") returns that section. Not with offset or limit.",
                   "type": "string",
                   "minLength": 1
                 }
@@ -51,7 +51,7 @@ describe("buildToolManifest", () => {
           "type": "function",
           "function": {
             "name": "outline_article",
-            "description": "Show the heading tree of a Markdown file: each section path (\\"Parent::Child\\"), its level and its line range, plus the file hash. Use the section paths in edit_article (\\"section\\" or \\"within\\"). On a code file (TS/JS, Python, Go, Rust, Java, Ruby, C#, PHP) it lists the declarations instead (classes, functions, methods, constants) with \\"Parent::child\\" paths and line ranges; read one with read_file {path, symbol}.",
+            "description": "Show the heading tree of an article (Markdown, MDX, reStructuredText, AsciiDoc): each section path (\\"Parent::Child\\"), its level and its line range, plus the file hash. Use the section paths in edit_article (\\"section\\" or \\"within\\"). On a code file (TS/JS, Python, Go, Rust, Java, Ruby, C#, PHP) it lists the declarations instead (classes, functions, methods, constants) with \\"Parent::child\\" paths and line ranges; read one with read_file {path, symbol}.",
             "parameters": {
               "type": "object",
               "properties": {

@@ -57,8 +57,29 @@ describe("impact mcp, through the SDK's client over stdio", () => {
     expect(tools.map((tool) => tool.name)).toEqual(manifest.map((tool) => tool.name));
     for (const [index, tool] of tools.entries()) {
       expect(tool.inputSchema).toEqual(manifest[index]!.parameters);
-      expect(tool.description).toBe(manifest[index]!.description);
+      // Described for an MCP client, which works on the whole repository: no "article under work".
+      expect(tool.description).not.toBe(manifest[index]!.description);
+      expect(tool.description).not.toContain("under work");
     }
+    const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+    expect(hints).toEqual({
+      read_file: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      outline_article: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+      search_repo: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      list_files: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      edit_article: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    });
+    expect(tools.find((tool) => tool.name === "read_file")?.description).toContain("symbol");
     expect(stderr).toContain("impact mcp: serving");
   });
 
@@ -141,7 +162,10 @@ describe("impact mcp, through the SDK's client over stdio", () => {
       arguments: { path: "src/cli.ts", edits: [{ old_string: "x", new_string: "y", reason }] },
     });
     expect(code.isError).toBe(true);
-    expect(textOf(code)).toContain('"src/cli.ts" is not an article');
+    // The rule in words, not the five default ignore globs.
+    expect(textOf(code)).toBe(
+      'Error: "src/cli.ts" is not an article: edit_article changes only files under the "docs" globs of impact.config.json (docs/**/*.{md,mdx}, *.md) that its "ignore" globs (changelogs, release notes, migration guides by default) leave out. Use impact edit to change another file.',
+    );
     expect(readFileSync(join(repo.dir, "src/cli.ts"), "utf8")).toBe("export const x = 1;\n");
     expect(readFileSync(join(repo.dir, ".env"), "utf8")).toBe("SECRET=1\n");
   });

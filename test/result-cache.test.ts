@@ -134,6 +134,20 @@ describe("the result cache, counted in model calls", () => {
     expect((await run(repo, base, ["--only", "docs/server.md"])).calledFor).toEqual(["docs/server.md"]);
   });
 
+  it("does not keep a result whose model gave up after a refused edit", async () => {
+    const { repo, base } = pullRequest();
+    const refused = fix("docs/server.md", "no such text", "x");
+    const first = await run(
+      repo,
+      base,
+      ["--only", "docs/server.md"],
+      [{ toolCalls: [refused] }, { content: "I could not find the text, so I stopped." }],
+    );
+    expect(first.code).toBe(1);
+    expect(first.article("docs/server.md").status).toBe("gave_up");
+    expect((await run(repo, base, ["--only", "docs/server.md"])).calledFor).toEqual(["docs/server.md"]);
+  });
+
   it("ignores a corrupt or foreign entry with a warning, runs the article, and replaces the entry", async () => {
     const { repo, base } = pullRequest();
     await run(repo, base);

@@ -299,6 +299,13 @@ describe("edit_article", () => {
         endLine: 5,
         toolCallId: "call_1",
         path: ARTICLE,
+        // The edit as given, which `impact apply --only` replays.
+        request: {
+          old_string: "--old-flag",
+          new_string: "--new-flag",
+          reason: "The flag was renamed.",
+          evidence: ["src/cli.ts:1", "src/unrelated.ts:9"],
+        },
       },
       {
         kind: "checklist",
@@ -308,6 +315,7 @@ describe("edit_article", () => {
         endLine: 9,
         toolCallId: "call_1",
         path: ARTICLE,
+        request: { checklist_item: "tests pass", checked: true, reason: "Tests pass now." },
       },
     ]);
     expect(await workspace.read(ARTICLE)).toBe(GUIDE);

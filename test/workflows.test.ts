@@ -157,3 +157,70 @@ describe("the action's script", () => {
     ]);
   });
 });
+
+describe("the post-merge recipe", () => {
+  const workflow = parse(readFileSync(join(ROOT, "docs/workflows/impact-post-merge.yml"), "utf8")) as {
+    jobs: Record<string, { steps: (Step & { if?: string; env?: Record<string, string> })[] }>;
+  };
+  const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+  const openPr = steps.find((step) => step.name === "Open or update the docs pull request")!;
+
+  it("opens the docs pull request after a run where some articles failed, listing them in its body", () => {
+    // Runs after a failed Impact step (exit 1: an article failed) as long as the audit exists.
+    for (const step of [openPr, steps.find((step) => step.id === "report")!])
+      expect(step.if).toMatch(/^\(success\(\) \|\| failure\(\)\) && .*hashFiles\('\.impact\/audit\.json'\)/);
+
+    const repo = gitRepo({ "docs/a.md": "# A\n\nPort 8080.\n", "docs/b.md": "# B\n" });
+    const origin = makeTempDir("impact-origin-");
+    execFileSync("git", ["init", "-q", "--bare", origin]);
+    repo.git("remote", "add", "origin", origin);
+    // The run applied one article and failed another.
+    repo.write({ "docs/a.md": "# A\n\nPort 9090.\n" });
+    mkdirSync(join(repo.dir, ".impact"), { recursive: true });
+    writeFileSync(
+      join(repo.dir, ".impact/audit.json"),
+      JSON.stringify(
+        auditOf([
+          auditArticle("docs/a.md"),
+          auditArticle("docs/b.md", {
+            status: "failed",
+            summary: "turn cap reached",
+            error: { code: "turn_cap", message: "turn cap reached: 8 turns" },
+          }),
+        ]),
+      ),
+    );
+    const bin = makeTempDir("impact-fake-gh-");
+    const calls = join(bin, "calls.txt");
+    // A stand-in for the GitHub CLI: no open pull request, and every call recorded with the body it got.
+    writeFileSync(
+      join(bin, "gh"),
+      `#!/bin/sh\necho "gh $*" >> "${calls}"\nfor a in "$@"; do [ "$prev" = "--body-file" ] && cat "$a" >> "${calls}"; prev="$a"; done\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    execFileSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", openPr.run!], {
+      cwd: repo.dir,
+      env: {
+        PATH: `${bin}:${process.env.PATH ?? ""}`,
+        HOME: process.env.HOME ?? "",
+        GITHUB_SHA: "c".repeat(40),
+        BRANCH: "impact/docs",
+        AUDIT: ".impact/audit.json",
+        REPORT: "",
+        GIT_CONFIG_NOSYSTEM: "1",
+        GIT_CONFIG_GLOBAL: "/dev/null",
+      },
+      encoding: "utf8",
+    });
+    const recorded = readFileSync(calls, "utf8");
+    expect(recorded).toContain(
+      "gh pr create --base main --head impact/docs --title docs: keep the docs true to the code",
+    );
+    expect(recorded).toContain(
+      "**Not updated by Impact** (check these by hand):\n\n- `docs/b.md` (failed): turn cap reached: 8 turns\n",
+    );
+    expect(
+      execFileSync("git", ["--git-dir", origin, "show", "impact/docs:docs/a.md"], { encoding: "utf8" }),
+    ).toBe("# A\n\nPort 9090.\n");
+  });
+});

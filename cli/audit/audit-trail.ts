@@ -4,6 +4,7 @@ import {
   type Audit,
   type AuditArticle,
   AuditSchema,
+  editId,
 } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
 import type { ImpactReason } from "../../shared/plan.js";
@@ -87,9 +88,12 @@ export class AuditTrail {
 
   /** The audit as it stands; validated against the schema so a bug cannot write a bad file. */
   build(finishedAt: Date, applied: boolean): Audit {
-    const articles = [...this.#articles.values()].sort(
-      (a, b) => (this.#order.get(a.path) ?? 0) - (this.#order.get(b.path) ?? 0),
-    );
+    const articles = [...this.#articles.values()]
+      .sort((a, b) => (this.#order.get(a.path) ?? 0) - (this.#order.get(b.path) ?? 0))
+      .map((article) => ({
+        ...article,
+        edits: article.edits.map((edit, index) => ({ ...edit, id: editId(article.path, index) })),
+      }));
     const durationMs = Math.max(0, finishedAt.getTime() - this.#options.startedAt.getTime());
     const audit: Audit = {
       version: 1,
@@ -112,7 +116,30 @@ export class AuditTrail {
 export function redactArticle(article: AuditArticle, env: Record<string, string | undefined>): AuditArticle {
   // The patch is repository text that must apply byte for byte: only the values of our
   // own secrets are taken out of it (shapes would also hit prose like "token auth").
-  return { ...redactDeep(article, env), patch: redactSecretValues(article.patch, env) };
+  // The edits as given are replayed to rebuild a patch (impact apply --only): treated as the patch is.
+  const redacted = redactDeep(article, env);
+  return {
+    ...redacted,
+    edits: redacted.edits.map((edit, index) => {
+      const request = article.edits[index]?.request;
+      return request === undefined ? edit : { ...edit, request: redactValuesDeep(request, env) };
+    }),
+    patch: redactSecretValues(article.patch, env),
+  };
+}
+
+function redactValuesDeep<T>(value: T, env: Record<string, string | undefined>): T {
+  if (typeof value === "string") return redactSecretValues(value, env) as T;
+  if (Array.isArray(value)) return value.map((item) => redactValuesDeep(item, env)) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+        key,
+        redactValuesDeep(item, env),
+      ]),
+    ) as T;
+  }
+  return value;
 }
 
 function redactDeep<T>(value: T, env: Record<string, string | undefined>): T {

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { printable } from "../../shared/render/escape.js";
-import { applyAudit } from "../audit/apply-audit.js";
+import { applyAudit, gatherApplyFiles } from "../audit/apply-audit.js";
+import { chooseEdits, type LeftOutEdit } from "../audit/apply-subset.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
 import { repositoryRoot } from "../git.js";
@@ -15,11 +16,26 @@ audit's edits were made against, and must be an article (under the docs globs of
 impact.config.json, or of --config FILE, not ignored) that the sandbox allows: nothing inside .git/, on the
 deny list, or behind a symlink leading out of the repository or to a file that is not an
 article itself. Each patch must name only its own article in its file headers. If one file fails, nothing
-is written and the command exits 2 naming it. Each file is written atomically.`,
+is written and the command exits 2 naming it. Each file is written atomically.
+--only and --exclude apply a subset of the edits (impact report lists their ids); an article
+whose edits are split gets its patch rebuilt from the kept edits, refused when a kept edit
+needs one left out.`,
   positionals: { usage: "<audit>", noun: "audit file", min: 1, max: 1 },
   options: {
     repo: CHANGE_OPTIONS.repo,
     config: CHANGE_OPTIONS.config,
+    only: {
+      type: "string",
+      value: "ID",
+      multiple: true,
+      help: "apply only these edits (ids like docs/a.md#2, comma-separated or repeated; an article's path: all its edits)",
+    },
+    exclude: {
+      type: "string",
+      value: "ID",
+      multiple: true,
+      help: "apply all edits but these (same ids); what is left out is listed",
+    },
     ...OUTPUT_OPTIONS,
   },
   run: async ({ values, positionals, io }) => {
@@ -30,12 +46,33 @@ is written and the command exits 2 naming it. Each file is written atomically.`,
       root,
       values.config === undefined ? undefined : resolve(io.cwd, values.config),
     );
-    const result = await applyAudit(audit, root, config);
+    let chosen = audit;
+    let leftOut: LeftOutEdit[] = [];
+    if (values.only !== undefined || values.exclude !== undefined) {
+      // A split article's patch is rebuilt from its base text, read as the apply reads it.
+      const files = await gatherApplyFiles(audit, root, config);
+      const baseText = (path: string) => {
+        const file = files.find((candidate) => candidate.article.path === path);
+        return file?.check.ok && file.check.current.kind === "file"
+          ? file.check.current.bytes.toString("utf8")
+          : null;
+      };
+      ({ audit: chosen, leftOut } = chooseEdits(
+        audit,
+        {
+          ...(values.only === undefined ? {} : { only: values.only }),
+          ...(values.exclude === undefined ? {} : { exclude: values.exclude }),
+        },
+        baseText,
+      ));
+    }
+    const result = await applyAudit(chosen, root, config);
     if (values.json) {
-      io.stdout(`${JSON.stringify(result)}\n`);
+      io.stdout(`${JSON.stringify({ ...result, leftOut })}\n`);
     } else if (!values.quiet) {
       for (const path of result.written) io.stdout(`applied ${printable(path)}\n`);
       for (const path of result.alreadyApplied) io.stdout(`already applied ${printable(path)}\n`);
+      for (const edit of leftOut) io.stdout(`left out ${printable(edit.id)}: ${printable(edit.reason)}\n`);
       if (result.written.length + result.alreadyApplied.length === 0) io.stdout("nothing to apply\n");
     }
     return 0;

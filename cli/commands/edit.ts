@@ -3,6 +3,7 @@ import { relative, resolve, sep } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { applyEdits } from "../../shared/edit/engine.js";
+import { forPeople } from "../../shared/edit/messages.js";
 import {
   type Edit,
   EditSchema,
@@ -11,8 +12,12 @@ import {
   OccurrenceSchema,
   type ReplaceEdit,
 } from "../../shared/edit/schema.js";
-import { ImpactError, UsageError } from "../../shared/errors.js";
+import { UsageError } from "../../shared/errors.js";
+import { articleFormat } from "../../shared/formats/index.js";
+import { contentHash } from "../../shared/hash.js";
+import { findSection } from "../../shared/markdown/outline.js";
 import { createFilePatch } from "../../shared/patch.js";
+import { printable } from "../../shared/render/escape.js";
 import { describeFirstIssue } from "../../shared/zod-issues.js";
 import { loadConfig } from "../config.js";
 import { writeIfUnchanged } from "../edit/write-back.js";
@@ -22,7 +27,7 @@ import { SandboxPolicy } from "../run/sandbox.js";
 import { Workspace } from "../run/workspace.js";
 
 const HELP = `Usage: impact edit <path> [edits…] [--repo DIR] [--config FILE] [--dry-run] [--json]
-                   [--expected-hash H] [--reason TEXT]
+                   [--expected-hash H] [--reason TEXT] [--verbose]
 
 Applies edits to one file of the repository as one atomic batch (all or none), writes it
 atomically and prints the unified diff. Edits apply in the order given:
@@ -42,8 +47,11 @@ atomically and prints the unified diff. Edits apply in the order given:
 OLD, NEW and TEXT may be - (read standard input) or @FILE (read that file).
 --reason TEXT is the reason recorded for the flag edits (default: "impact edit").
 --expected-hash H refuses the batch unless the file still has hash H.
---dry-run prints the diff and writes nothing. --json prints
-{path, hashBefore, hashAfter, edits, patch}.
+--dry-run prints the diff and writes nothing. --json prints {ok, path, hashBefore,
+hashAfter, edits, applied, patch}: edits in the --edits shape, applied with their lines;
+on a refusal {ok: false, path, hashBefore, error: {code, index, message}}.
+--verbose adds the start of the file to a "not found" refusal.
+A relative <path> is relative to --repo DIR when given, else to the current directory.
 
 Exit codes: 0 applied (or would apply, with --dry-run); 1 an edit was rejected (the
 message says why and what to do; nothing is written); 2 bad usage.
@@ -62,6 +70,7 @@ interface EditRequest {
   expectedHash: string | undefined;
   reason: string | undefined;
   help: boolean;
+  verbose: boolean;
   steps: FlagEdit[];
 }
 
@@ -86,14 +95,16 @@ export const command: Command = async (argv, io) => {
       "impact edit needs at least one edit: --replace, --check, --section, --set or --edits (see: impact edit --help)",
     );
 
-  const root = await repositoryRoot(resolve(io.cwd, request.repo ?? "."));
+  const repoDir = resolve(io.cwd, request.repo ?? ".");
+  const root = await repositoryRoot(repoDir);
   const config = await loadConfig(
     root,
     request.config === undefined ? undefined : resolve(io.cwd, request.config),
   );
   const sandbox = new SandboxPolicy({ root, deny: config.deny });
-  // The path is as a person types it: relative to where they stand, inside the repository.
-  const asked = relative(root, resolve(io.cwd, request.path)).split(sep).join("/");
+  // The path is as a person types it: relative to --repo DIR when given (as git -C DIR reads
+  // paths), else to where they stand; inside the repository either way.
+  const asked = relative(root, resolve(repoDir, request.path)).split(sep).join("/");
   const resolved = await sandbox.resolve(asked);
   if (!resolved.ok) throw new UsageError(resolved.message);
   const view = await new Workspace(root).load(resolved.path);
@@ -103,40 +114,51 @@ export const command: Command = async (argv, io) => {
   if (view.kind !== "text")
     throw new UsageError(`${shown} is not a text file that can be edited (${view.kind.replace("_", " ")})`);
 
-  const edits = await buildEdits(request, io);
-  const outcome = applyEdits(
-    view.content,
-    edits,
-    request.expectedHash === undefined ? {} : { expectedHash: request.expectedHash },
-  );
-  if (!outcome.ok) throw new EditRejected(`${resolved.path}: ${outcome.error.message}`);
+  const edits = withBlankLinesAround(await buildEdits(request, io), view.content, resolved.path);
+  const outcome = applyEdits(view.content, edits, {
+    format: articleFormat(resolved.path),
+    ...(request.expectedHash === undefined ? {} : { expectedHash: request.expectedHash }),
+  });
+  // A refusal is printed here, in people's words and with its line breaks; --json gets an object too.
+  const rejected = (code: string, message: string, index: number | null = null) => {
+    if (request.json)
+      io.stdout(
+        `${JSON.stringify({ ok: false, path: resolved.path, hashBefore: contentHash(view.content), error: { code, index, message } })}\n`,
+      );
+    else
+      io.stderr(
+        `impact edit: ${printable(resolved.path)}: ${message.split("\n").map(printable).join("\n")}\nNothing was written.\n`,
+      );
+    return 1;
+  };
+  if (!outcome.ok)
+    return rejected(
+      outcome.error.code,
+      forPeople(outcome.error.message, { verbose: request.verbose }),
+      outcome.error.index,
+    );
   const patch = createFilePatch(resolved.path, view.content, outcome.content);
   if (!request.dryRun) {
     const written = await writeIfUnchanged(root, resolved.path, outcome.hashBefore, outcome.content);
     if (!written.ok && "directoryChanged" in written)
-      throw new EditRejected(`${resolved.path}: ${written.directoryChanged.message}`);
+      return rejected("directory_changed", written.directoryChanged.message);
     if (!written.ok)
-      throw new EditRejected(
-        `${resolved.path} changed on disk while it was being edited (hash ${written.currentHash}, expected ${outcome.hashBefore}); nothing was written. Run the command again.`,
+      return rejected(
+        "changed_on_disk",
+        `the file changed on disk while it was being edited (hash ${written.currentHash}, expected ${outcome.hashBefore}). Run the command again.`,
       );
   }
   if (request.json) {
+    // `edits` in the edit_article shape, so that `--edits` takes them back as they are.
     const applied = outcome.applied.map(({ context: _context, ...edit }) => edit);
     io.stdout(
-      `${JSON.stringify({ path: resolved.path, hashBefore: outcome.hashBefore, hashAfter: outcome.hash, dryRun: request.dryRun, edits: applied, patch })}\n`,
+      `${JSON.stringify({ ok: true, path: resolved.path, hashBefore: outcome.hashBefore, hashAfter: outcome.hash, dryRun: request.dryRun, edits, applied, patch })}\n`,
     );
   } else {
     io.stdout(patch);
   }
   return 0;
 };
-
-/** An edit the engine refused: exit 1, nothing written. */
-class EditRejected extends ImpactError {
-  constructor(message: string) {
-    super("input", message);
-  }
-}
 
 /** Reads the flags in order: modifiers apply to the --replace before them, a --section to the mode after it. */
 export function parseEditArgs(argv: string[]): EditRequest {
@@ -149,6 +171,7 @@ export function parseEditArgs(argv: string[]): EditRequest {
     expectedHash: undefined,
     reason: undefined,
     help: false,
+    verbose: false,
     steps: [],
   };
   let index = 0;
@@ -188,6 +211,9 @@ export function parseEditArgs(argv: string[]): EditRequest {
         break;
       case "--json":
         request.json = true;
+        break;
+      case "--verbose":
+        request.verbose = true;
         break;
       case "--expected-hash":
         request.expectedHash = value(arg);
@@ -327,6 +353,51 @@ async function buildEdits(request: EditRequest, io: CommandIo): Promise<Edit[]> 
     }
   }
   return edits;
+}
+
+/**
+ * Text a person appends to (or prepends to) a section is a block of its own: Markdown wants a
+ * blank line between it and the body line it lands against (a table or a heading right after
+ * a paragraph line would not start). Added where missing, unless the two lines are of one
+ * list or one table, which the text then continues.
+ */
+function withBlankLinesAround(edits: Edit[], content: string, path: string): Edit[] {
+  // reST, AsciiDoc and MDX want the same blank lines around a block; a format without sections has none to edit.
+  const outlineOf = articleFormat(path).outline;
+  if (outlineOf === null) return edits;
+  const outline = outlineOf(content);
+  const lines = content.split(/\r?\n/);
+  const eol = content.includes("\r\n") ? "\r\n" : "\n";
+  return edits.map((edit) => {
+    if (!("section" in edit) || edit.mode === "replace" || edit.content.trim() === "") return edit;
+    const found = findSection(outline, edit.section);
+    if (!found.ok) return edit;
+    const body: string[] = [];
+    for (let line = found.section.bodyStartLine; line <= found.section.endLine; line++)
+      if ((lines[line - 1] ?? "").trim() !== "") body.push(lines[line - 1]!);
+    const text = edit.content.split(/\r?\n/);
+    if (edit.mode === "append") {
+      const neighbour = body.at(-1);
+      if (neighbour === undefined || text[0]!.trim() === "" || sameBlock(neighbour, text[0]!)) return edit;
+      return { ...edit, content: `${eol}${edit.content}` };
+    }
+    const neighbour = body[0];
+    const last = edit.content
+      .replace(/\r?\n$/, "")
+      .split(/\r?\n/)
+      .at(-1)!;
+    if (neighbour === undefined || /\r?\n\s*\r?\n$/.test(edit.content) || sameBlock(last, neighbour))
+      return edit;
+    return { ...edit, content: `${edit.content.replace(/\r?\n$/, "")}${eol}${eol}` };
+  });
+}
+
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
+
+/** Two lines of one list, or of one table. */
+function sameBlock(line: string, other: string): boolean {
+  if (LIST_ITEM.test(line) && LIST_ITEM.test(other)) return true;
+  return line.trimStart().startsWith("|") && other.trimStart().startsWith("|");
 }
 
 async function readTextFile(path: string, shown: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DEFAULT_IGNORE_GLOBS } from "../../shared/config.js";
-import { UsageError } from "../../shared/errors.js";
+import { GitError, UsageError } from "../../shared/errors.js";
 import { plural } from "../../shared/render/markdown.js";
 import type { BacktestReplay, BacktestReport } from "../plan/backtest.js";
 import type { ConfigProposal } from "../plan/propose-config.js";
@@ -52,6 +52,11 @@ defaults'. Nothing is written without --write.`,
       import("../../shared/config.js"),
     ]);
     const repoRoot = await repositoryRoot(resolve(io.cwd, values.repo ?? "."));
+    const { gitAt, resolveCommit } = await import("../git.js");
+    if ((await resolveCommit(gitAt(repoRoot), "HEAD")) === undefined)
+      throw new GitError(
+        "the repository has no commits yet: impact init reads its files and history; commit something first",
+      );
     const configPath = join(repoRoot, CONFIG_FILE);
     // Refused before any work: --write never replaces a config someone wrote.
     if (values.write && (await exists(configPath)))
@@ -84,7 +89,7 @@ defaults'. Nothing is written without --write.`,
     }
     // Nothing flagged at any minimum: the proposal scores as the default minimum does, from the same plans.
     const scoredRow = picked?.row ?? rows.find((row) => row.minScore === window.minScore) ?? rows[0]!;
-    const score = scoredRow.report;
+    const score = { ...scoredRow.report, shallow: unbounded.shallow };
     const defaults = await runBacktest({ repoRoot, config: ConfigSchema.parse({}), count, window });
     const worse = worseThan(score, defaults);
     const file = `${JSON.stringify(configFile(proposal), null, 2)}\n`;
@@ -135,7 +140,10 @@ function worseThan(proposal: BacktestScores, defaults: BacktestScores): boolean 
   return (recall < 0 || precision < 0) && recall <= 0 && precision <= 0;
 }
 
-type BacktestScores = Pick<BacktestReport, "commits" | "recall" | "precision" | "flaggedPerCommit">;
+type BacktestScores = Pick<
+  BacktestReport,
+  "commits" | "recall" | "precision" | "flaggedPerCommit" | "shallow"
+>;
 
 /** The file's content: only the keys the proposal has evidence for (ignores only when they add to the defaults). */
 function configFile(proposal: ConfigProposal): Record<string, unknown> {
@@ -182,7 +190,11 @@ export function renderProposal(
   lines.push("", file.trimEnd(), "");
   const scored = scores.proposal.commits.length;
   if (scored === 0) {
-    lines.push("No commit changed both code and an existing article: nothing to score it on.");
+    lines.push(
+      scores.proposal.shallow
+        ? "Nothing to score it on: the clone is shallow, so its history is missing (git fetch --unshallow, or fetch-depth: 0 in actions/checkout), then run impact init again."
+        : "No commit changed both code and an existing article: nothing to score it on.",
+    );
   } else {
     lines.push(
       `Backtest over the last ${scored} commits that changed code and the proposal's articles (both rows: the same commits and answers):`,

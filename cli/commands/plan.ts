@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
@@ -106,6 +107,11 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {
+      // A path that names nothing is a typo, not an article "with no reason to change".
+      if (!explanation.isArticle && !existsSync(join(repoRoot, explanation.path)))
+        throw new UsageError(
+          `--explain ${explanation.path}: no such file in the repository; give an article's path from the repository root, such as docs/guide.md`,
+        );
       if (values.json && !values.quiet) io.stdout(`${JSON.stringify(explanation)}\n`);
       if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation));
       return 0;
@@ -221,7 +227,9 @@ export function renderExplanation(explanation: Explanation): string {
       ? "has no reason to change"
       : explanation.status === "weak"
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
-        : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
+        : explanation.status === "new"
+          ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
+          : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(`${explanation.path} ${verdict}`);
   if (explanation.olderVersion)
     lines.push(
@@ -241,6 +249,11 @@ export function renderExplanation(explanation: Explanation): string {
         `  ${signal.kind} ${signal.source ? `${signal.source} ` : ""}${signal.detail}: ${signal.why}`,
       );
   }
+  for (const entry of explanation.dismissed ?? [])
+    lines.push(
+      "",
+      `Dismissed in the config for ${entry.for === undefined ? "any change" : `changes to ${entry.for}`}: ${entry.reason}`,
+    );
   const names = explanation.droppedNames.map((entry) => `${entry.symbol} (${entry.why})`);
   if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
   const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);
@@ -297,21 +310,30 @@ function articleRows(articles: readonly PlannedArticle[]): string[][] {
  * shown in a table of their own with `includeRelated` (`--include related`).
  */
 export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean } = {}): string {
-  const count = (status: PlannedArticle["status"]) =>
-    plan.articles.filter((article) => article.status === status).length;
-  const [impacted, touched, created] = [count("impacted"), count("touched"), count("new")];
+  const impacted = plan.articles.filter((article) => article.status === "impacted").length;
+  const created = plan.articles.filter((article) => article.status === "new");
+  const touched = plan.articles.filter((article) => article.status === "touched").length;
   const range =
     plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
   if (plan.articles.length === 0) {
     lines.push(`No article is impacted by ${range}.`);
   } else {
-    const newOnes = created > 0 ? `, ${created} new` : "";
+    const fresh = created.length > 0 ? `, ${created.length} new` : "";
     lines.push(
-      `${plural(impacted, "article")} impacted, ${touched} touched${newOnes} by the change (${range})`,
+      `${plural(impacted, "article")} impacted, ${touched} touched${fresh} by the change (${range})`,
       "",
     );
     lines.push(...table(articleRows(plan.articles)));
+    if (created.length > 0) {
+      lines.push("", "New articles (impact run --allow-create writes them, following their models):");
+      for (const article of created)
+        lines.push(
+          printable(
+            `  ${article.path}${article.models && article.models.length > 0 ? ` (like ${article.models.join(", ")})` : ""}`,
+          ),
+        );
+    }
   }
   const related = plan.related ?? [];
   if (related.length > 0 && options.includeRelated) {

@@ -11,8 +11,9 @@ export const command = defineCommand({
   name: "report",
   description: `Renders an audit (from impact run) for people: a summary table, then per article the
 reasons it was checked, each edit's reason and evidence, and the diff. --format html
-prints one self-contained page (no script, nothing fetched) whose evidence links to the
-head commit on GitHub when the repository is known (GITHUB_SERVER_URL for Enterprise).`,
+prints one self-contained page (nothing fetched) whose evidence links to the head commit
+on GitHub when the repository is known (GITHUB_SERVER_URL for Enterprise), and where a
+reviewer unticks edits to get the impact apply --only/--exclude command for the rest.`,
   positionals: { usage: "<audit>", noun: "audit file", min: 1, max: 1 },
   options: {
     format: {
@@ -40,6 +41,7 @@ head commit on GitHub when the repository is known (GITHUB_SERVER_URL for Enterp
     else if (format === "html") {
       io.stdout(
         renderHtmlReport(audit, {
+          auditPath: positionals[0]!,
           ...(repository ? { repository } : {}),
           ...(io.env.GITHUB_SERVER_URL ? { serverUrl: io.env.GITHUB_SERVER_URL } : {}),
         }),

@@ -65,7 +65,10 @@ combined patch; changes your files only with --apply.`,
       value: "URL",
       help: "drive the model through an impact router instead of an API key",
     },
-    "allow-create": { type: "boolean", help: "let the agent create new articles under the docs globs" },
+    "allow-create": {
+      type: "boolean",
+      help: "let the agent create new articles under the docs globs (config allowCreate)",
+    },
     record: {
       type: "string",
       value: "FILE",
@@ -200,7 +203,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         out,
         patch,
         apply: values.apply ?? false,
-        allowCreate: values["allow-create"] ?? false,
+        allowCreate: values["allow-create"] ?? built.config.allowCreate,
         selection,
         ...(shard ? { shard } : {}),
         ...(concurrency === undefined ? {} : { concurrency }),
@@ -236,8 +239,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     );
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(summaryOf(audit, out, patch))}\n`);
     if (!values.json && !values.quiet) {
-      const { renderSpend } = await import("../../shared/render/report.js");
-      io.stdout(renderSummary(audit, out, patch, io, renderSpend));
+      const { renderSpend, shownStatus } = await import("../../shared/render/report.js");
+      io.stdout(renderSummary(audit, out, patch, io, renderSpend, shownStatus));
     }
     const overBudget = audit.articles.filter((article) => article.skipReason === "budget").length;
     if (overBudget > 0 && !values.quiet) {
@@ -255,7 +258,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         { code: "stale" },
       );
     }
-    if (audit.totals.failed > 0) throw new ArticlesFailed(audit.totals.failed);
+    // An article whose model gave up after a refused edit may still be wrong: it fails the run too.
+    const failed = audit.totals.failed + audit.totals.gave_up;
+    if (failed > 0) throw new ArticlesFailed(failed);
     return 0;
   },
 });
@@ -297,19 +302,24 @@ function renderSummary(
   patch: string,
   io: CommandIo,
   renderSpend: (totals: Audit["totals"]) => string,
+  shownStatus: (article: Audit["articles"][number]) => string,
 ): string {
   const shown = (path: string) => (path.startsWith(`${io.cwd}/`) ? path.slice(io.cwd.length + 1) : path);
   const lines = audit.articles.map((article) => {
     const edits = article.edits.length > 0 ? ` (${plural(article.edits.length, "edit")})` : "";
     const why =
-      article.status === "failed" || article.status === "skipped" ? `: ${printable(article.summary)}` : "";
-    return `${article.status.padEnd(9)} ${printable(article.path)}${edits}${why}`;
+      article.status === "failed" || article.status === "skipped"
+        ? `: ${printable(article.summary)}`
+        : article.status === "gave_up" && article.error
+          ? `: ${printable(article.error.message)}`
+          : "";
+    return `${shownStatus(article).padEnd(9)} ${printable(article.path)}${edits}${why}`;
   });
   const t = audit.totals;
   if (lines.length === 0) lines.push("no impacted articles");
   lines.push(
     "",
-    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
+    `${t.updated} updated, ${t.unchanged} unchanged, ${t.failed} failed${t.gave_up > 0 ? `, ${t.gave_up} gave up` : ""}${t.skipped > 0 ? `, ${t.skipped} skipped` : ""}${t.cancelled > 0 ? `, ${t.cancelled} cancelled` : ""}; ${renderSpend(t)}`,
     `audit: ${shown(out)}`,
     `patch: ${shown(patch)}${audit.applied ? " (applied)" : ""}`,
   );

@@ -6,7 +6,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ImpactConfig, readIgnoredMatcher } from "../../shared/config.js";
 import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
-import { isToolName, toolParametersJsonSchema, toolSpecsFor } from "../../shared/tools/manifest.js";
+import {
+  isToolName,
+  type ToolName,
+  toolParametersJsonSchema,
+  toolSpecsFor,
+} from "../../shared/tools/manifest.js";
 import { articleSelector } from "../plan/articles.js";
 import { AgentToolHost } from "../run/agent-tool-host.js";
 import { ReadBudget } from "../run/read-budget.js";
@@ -44,8 +49,16 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: specs.map((spec) => ({
       name: spec.name,
-      description: spec.description,
+      description: MCP_DESCRIPTIONS[spec.name],
       inputSchema: toolParametersJsonSchema(spec) as { type: "object" },
+      annotations: {
+        readOnlyHint: spec.readOnly,
+        // An edit replaces text (its diff is returned); a creation only adds a file.
+        destructiveHint: spec.name === "edit_article",
+        // The same edit twice fails the second time ("already applied"); reads change nothing.
+        idempotentHint: spec.readOnly,
+        openWorldHint: false,
+      },
     })),
   }));
 
@@ -117,7 +130,27 @@ function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
+/** The rule, not every glob: the default ignore list alone is five long globs. */
 function notAnArticle(path: string, config: ImpactConfig): string {
-  const ignore = config.ignore.length > 0 ? `, minus ${config.ignore.join(", ")}` : "";
-  return `Error: ${JSON.stringify(path)} is not an article: edit_article changes only files under the docs globs (${config.docs.join(", ")}${ignore}). Use impact edit to change another file.`;
+  const docs = config.docs.length > 3 ? `${config.docs.slice(0, 3).join(", ")}, …` : config.docs.join(", ");
+  return `Error: ${JSON.stringify(path)} is not an article: edit_article changes only files under the "docs" globs of impact.config.json (${docs}) that its "ignore" globs (changelogs, release notes, migration guides by default) leave out. Use impact edit to change another file.`;
 }
+
+/**
+ * What an MCP client's model reads about each tool: the same tools as Impact's agent gets,
+ * described for an agent that works on the whole repository rather than one article.
+ */
+const MCP_DESCRIPTIONS: Record<ToolName, string> = {
+  read_file:
+    "Read a text file of the repository: one header line (path, line range, total lines, hash), then the raw lines without line-number prefixes, so text can be copied exactly into edit_article. Large files come in pages (offset, limit). On a code file, symbol (a name or Parent::child path from outline_article) returns just that declaration.",
+  outline_article:
+    'Outline a file: for Markdown, MDX, reST or AsciiDoc the heading tree with section paths ("Parent::Child"), levels and line ranges, plus the hash; for a code file its declarations (classes, functions, methods, constants) with Parent::child paths and line ranges.',
+  search_repo:
+    'Search the text files of the repository (git-ignored files are skipped): "path:line: text" for each matching line, capped. Literal text by default, a regular expression with regex: true, narrowed with glob.',
+  list_files:
+    "List the repository's files matching a glob (git-ignored files are left out), sorted and capped.",
+  edit_article:
+    "Edit one documentation article (a file under the project's docs globs) with exact, reasoned edits applied as one all-or-nothing batch, and write it to disk. Replace text (old_string must match exactly; occurrence and within narrow it), rewrite or extend a section, tick a checklist item, or set frontmatter keys. Pass expected_hash (from read_file or outline_article) to refuse the batch if the file changed. Returns the diff and the new hash; a refusal says exactly what to fix.",
+  create_article:
+    "Create a new documentation article under the project's docs globs, for a path that does not exist yet, with its whole text and the reason it is needed.",
+};

@@ -2,6 +2,7 @@ import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs"
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
+import { extensionOf, isDocumentationExtension } from "../../shared/formats/index.js";
 import { gitAt, type ListedFile, listRepositoryEntries, readBlobs, treeBlobShas } from "../git.js";
 
 /** Whether a repository-relative path is an article (docs globs minus ignore globs). */
@@ -39,10 +40,17 @@ export async function listArticles(
 export async function listArticleEntries(
   repoRoot: string,
   config: ImpactConfig,
-  options: { revision?: string; unmatchedDocsGlobs?: string[] } = {},
+  options: { revision?: string; unmatchedDocsGlobs?: string[]; warnings?: string[] } = {},
 ): Promise<ListedFile[]> {
   const select = articleSelector(config);
   const files = await listRepositoryEntries(repoRoot, options);
+  const unread =
+    options.warnings &&
+    unreadDocumentation(
+      config.docs,
+      files.map((file) => file.path),
+    );
+  if (unread) options.warnings!.push(unread);
   if (options.unmatchedDocsGlobs)
     options.unmatchedDocsGlobs.push(
       ...unmatchedGlobs(
@@ -51,6 +59,46 @@ export async function listArticleEntries(
       ),
     );
   return files.filter((file) => select(file.path));
+}
+
+/** Folders that hold documentation even before a glob says so. */
+const DOCS_FOLDERS = new Set(["docs", "doc", "documentation"]);
+/** Folders named in the warning, at most. */
+const MAX_WARNED_FOLDERS = 3;
+
+/**
+ * One warning when a docs folder (the top folder of an article, or `docs/`, `doc/`,
+ * `documentation/`) holds files of a documentation format Impact reads (.rst, .adoc, …)
+ * that no `docs` glob matches, such as a Sphinx project's .rst pages under globs for
+ * Markdown. Null when there are none.
+ */
+export function unreadDocumentation(globs: readonly string[], files: readonly string[]): string | null {
+  const isDoc = picomatch([...globs], { dot: false });
+  const folders = new Set(DOCS_FOLDERS);
+  for (const file of files) {
+    const slash = file.indexOf("/");
+    if (slash > 0 && isDoc(file)) folders.add(file.slice(0, slash));
+  }
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    const slash = file.indexOf("/");
+    if (slash <= 0 || !folders.has(file.slice(0, slash)) || file.includes("/.")) continue;
+    const extension = extensionOf(file);
+    if (!isDocumentationExtension(extension) || isDoc(file)) continue;
+    const key = `${file.slice(0, slash)}/\0${extension}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  if (counts.size === 0) return null;
+  const found = [...counts].sort((a, b) => b[1] - a[1]);
+  const listed = found
+    .slice(0, MAX_WARNED_FOLDERS)
+    .map(([key, count]) => {
+      const [folder, extension] = key.split("\0");
+      return `${folder} holds ${count} ${extension} ${count === 1 ? "file" : "files"}`;
+    })
+    .join(", ");
+  const [folder, extension] = found[0]![0].split("\0");
+  return `${listed} that no docs glob matches, so they are not read as articles; add a glob such as "${folder}**/*${extension}" to docs in impact.config.json`;
 }
 
 /** The globs that match none of `files` (a typo such as `doc/**` where the folder is `docs/`). */

@@ -82,7 +82,12 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     genericPromise.catch(() => {});
     // Which docs globs match nothing is only said for a configured list (see docsGlobWarnings).
     const unmatchedDocsGlobs = usesDefaultDocs(config) ? undefined : [];
-    const listed = await listArticleEntries(repoRoot, config, { revision, unmatchedDocsGlobs });
+    const formatWarnings: string[] = [];
+    const listed = await listArticleEntries(repoRoot, config, {
+      revision,
+      unmatchedDocsGlobs,
+      warnings: formatWarnings,
+    });
     // Every article's facts (from the article index, or read now) while git works out the change.
     const indexed = await indexArticles(repoRoot, listed, { revision });
     const generic = await genericPromise;
@@ -102,7 +107,11 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       options.explain === undefined
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, options.explain);
-    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []));
+    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []), ...formatWarnings);
+    if (listed.length === 0)
+      plan.warnings.unshift(
+        `no file matches the docs globs (${config.docs.join(", ")}), so there is no article to check; set "docs" in impact.config.json to where the documentation lives`,
+      );
     const shallow = history && shallowHistoryWarning(history);
     if (shallow) plan.warnings.push(shallow);
     return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };
@@ -168,6 +177,23 @@ function usesDefaultDocs(config: ImpactConfig): boolean {
 }
 
 async function readDiff(source: string, readStdin: () => Promise<string>, maxBytes: number): Promise<string> {
+  const text = await readDiffText(source, readStdin, maxBytes);
+  // An empty diff is most often a `git diff` that failed before the pipe: never "nothing impacted".
+  if (text.trim() === "")
+    throw new UsageError(
+      source === "-"
+        ? "--diff -: standard input is empty; pipe a unified diff (git diff BASE HEAD | impact plan --diff -), or leave --diff out to ask git"
+        : `--diff ${source}: the file is empty; pass a unified diff, or leave --diff out to ask git`,
+      { code: "input" },
+    );
+  return text;
+}
+
+async function readDiffText(
+  source: string,
+  readStdin: () => Promise<string>,
+  maxBytes: number,
+): Promise<string> {
   if (source === "-") return readStdin();
   try {
     // Refused before it is read: a generated-code diff can be larger than memory.

@@ -1,14 +1,17 @@
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
-import type { ImpactConfig } from "../../shared/config.js";
+import type { Dismissal, ImpactConfig } from "../../shared/config.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
+import { articleSelector } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
+import { dismissalLookup } from "./detect/dismissed.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
+import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
 import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
@@ -53,6 +56,8 @@ export interface Explanation {
   ignoredFiles: IgnoredFile[];
   /** Names dropped for every article (too short, ignored, generic, too common). */
   droppedNames: Dropped[];
+  /** The config's `dismissed` entries for this article (`impact dismiss`). */
+  dismissed: Dismissal[];
 }
 
 /**
@@ -88,8 +93,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   }
   const signals = new Map<string, Signal[]>();
   const droppedSignals: DroppedSignal[] = [];
+  // What a person dismissed (`impact dismiss`) never counts; --explain shows it dropped.
+  const dismissed = dismissalLookup(config.dismissed);
   const sink: SignalSink = {
     add: (signal) => {
+      const dismissal = dismissed(signal.article, signal.source);
+      if (dismissal) {
+        if (signal.article === explainPath)
+          droppedSignals.push({ ...signal, why: `dismissed in the config: ${dismissal.reason}` });
+        return;
+      }
       const list = signals.get(signal.article);
       if (!list) signals.set(signal.article, [signal]);
       else if (
@@ -187,6 +200,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     const files = [...new Set([...(touched ? [path] : []), ...impact.map((reason) => reason.source)])];
     planned.push({ path, status: touched ? "touched" : "impacted", impact, files, score });
   }
+  // New code, new docs: mapped articles the change calls for that do not exist yet.
+  const created = newArticles({
+    mappings: config.mappings,
+    evidence: evidence.files,
+    articlePaths,
+    sortedArticles,
+    isArticlePath: articleSelector(config),
+    isDismissed: (article, file) => dismissed(article, file) !== undefined,
+  });
+  planned.push(...created.map((article) => ({ ...article, score: article.score ?? 0 })));
   planned.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   weak.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   const plan: ImpactPlan = {
@@ -210,12 +233,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     plan,
     explanation: {
       path: explainPath,
-      isArticle: articlePaths.has(explainPath),
+      isArticle: articlePaths.has(explainPath) || entry?.status === "new",
       status: entry ? entry.status : weakEntry ? "weak" : "none",
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,
       threshold,
-      kept: found
+      // A new article's reasons are the plan's own: no rule signalled a file that does not exist.
+      kept: (entry?.status === "new"
+        ? entry.impact.map((reason) => ({ ...reason, score: reason.score ?? 0 }))
+        : found
+      )
         .map((signal) => ({
           kind: signal.kind,
           source: signal.source,
@@ -227,6 +254,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       ...(olderVersion ? { olderVersion } : {}),
       ignoredFiles: evidence.ignored,
       droppedNames: plan.dropped,
+      dismissed: config.dismissed.filter((entry) => entry.article === explainPath),
     },
   };
 }

@@ -1,6 +1,7 @@
 import { basename, extname, posix } from "node:path";
 import picomatch from "picomatch";
 import { DEFAULT_IGNORE_GLOBS, type Mapping } from "../../shared/config.js";
+import { isDocumentationExtension } from "../../shared/formats/index.js";
 import { plural } from "../../shared/render/markdown.js";
 import { gitAt } from "../git.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
@@ -21,7 +22,6 @@ export interface ConfigProposal {
   proposals: Proposal[];
 }
 
-const DOC_EXTENSIONS = new Set([".md", ".mdx", ".rst"]);
 /** Folders whose name says they hold documentation. */
 const DOC_FOLDERS = new Set(["docs", "doc", "documentation", "guide", "book", "manual", "site", "website"]);
 /** Not documentation of the code: vendored, generated, test data, tool config. */
@@ -44,7 +44,7 @@ const MIN_MAPPED_NAMES = 3;
 export function proposeConfig(input: { files: string[]; history: HistoryCommit[] }): ConfigProposal {
   const proposals: Proposal[] = [];
   const docFiles = input.files.filter(
-    (path) => DOC_EXTENSIONS.has(extname(path).toLowerCase()) && !NOT_DOCS.test(path),
+    (path) => isDocumentationExtension(extname(path)) && !NOT_DOCS.test(path),
   );
   const records = docFiles.filter((path) => RECORDS.test(path));
   const articles = docFiles.filter((path) => !RECORDS.test(path));
@@ -141,9 +141,7 @@ function namesakeMappings(files: string[], articles: string[], history: HistoryC
   }
   const stemsByDocsFolder = new Map<string, Set<string>>();
   for (const [key, paths] of articleByKey) stemsByDocsFolder.set(key, new Set(paths.map(stemOf)));
-  const code = files.filter(
-    (path) => !DOC_EXTENSIONS.has(extname(path).toLowerCase()) && !NOT_DOCS.test(path),
-  );
+  const code = files.filter((path) => !isDocumentationExtension(extname(path)) && !NOT_DOCS.test(path));
   const groups = new Map<string, { codeKey: string; docsKey: string; names: string[] }>();
   for (const path of code) {
     const codeKey = `${posix.dirname(path)}\0${extname(path)}`;

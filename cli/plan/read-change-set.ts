@@ -324,7 +324,16 @@ export async function resolveRange(
     );
   }
   if (baseRevision !== undefined) {
-    if (base) return { base: (await mergeBase(git, base, head)) ?? base, head };
+    if (base) {
+      const from = (await mergeBase(git, base, head)) ?? base;
+      // The head is older than the base: their change, from the merge base, is empty.
+      if (from === head && base !== head)
+        throw new UsageError(
+          `--base ${baseRevision} comes after --head ${headName} (a reversed range: the change between them is empty); swap them: --base ${headName} --head ${baseRevision}`,
+          { code: "input" },
+        );
+      return { base: from, head };
+    }
     if (await isShallow(git)) throw new GitError(`--base ${baseRevision} is not available: ${SHALLOW_HINT}`);
     throw new GitError(
       `unknown revision "${baseRevision}" for --base (check the name, or fetch it: ${fetchHint(baseRevision)})`,

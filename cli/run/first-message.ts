@@ -1,8 +1,9 @@
 import type { ChangedFile, ChangeSet, Hunk } from "../../shared/changeset.js";
+import { articleFormat, formatArticleOutline } from "../../shared/formats/index.js";
 import { contentHash } from "../../shared/hash.js";
-import { formatOutline, outlineMarkdown } from "../../shared/markdown/outline.js";
+import { outlineMarkdown } from "../../shared/markdown/outline.js";
 import type { PlannedArticle } from "../../shared/plan.js";
-import { articlePrompt } from "../../shared/prompts.js";
+import { articlePrompt, newArticlePrompt } from "../../shared/prompts.js";
 import { plural } from "../../shared/render/markdown.js";
 import { estimateTokens, FIRST_MESSAGE_ARTICLE_TOKENS, FIRST_MESSAGE_DIFF_TOKENS } from "./budget.js";
 
@@ -13,6 +14,8 @@ export interface FirstMessageInput {
   changeSet: ChangeSet;
   diffTokens?: number;
   articleTokens?: number;
+  /** A new article's models (existing articles of its mapping) with their text. */
+  models?: readonly { path: string; content: string }[];
 }
 
 /**
@@ -21,9 +24,10 @@ export interface FirstMessageInput {
  */
 export async function buildFirstMessage(input: FirstMessageInput): Promise<string> {
   const { article, content, changeSet } = input;
+  if (article.status === "new") return newArticleMessage(input);
   const terms = relevantTerms(article, changeSet, content);
   const diff = selectHunks(article, changeSet, terms, input.diffTokens ?? FIRST_MESSAGE_DIFF_TOKENS);
-  const text = articleText(content, terms, input.articleTokens ?? FIRST_MESSAGE_ARTICLE_TOKENS);
+  const text = articleText(content, terms, input.articleTokens ?? FIRST_MESSAGE_ARTICLE_TOKENS, article.path);
   const leftOut = [...diff.leftOut, ...text.leftOut];
   return articlePrompt({
     path: article.path,
@@ -32,8 +36,42 @@ export async function buildFirstMessage(input: FirstMessageInput): Promise<strin
       article.impact.map((reason) => `- ${reason.kind} ${reason.source}: ${reason.detail}`).join("\n") ||
       "- (no reason recorded)",
     // The header line repeats the path and hash the message already gives.
-    outline: formatOutline(article.path, content).split("\n").slice(1).join("\n"),
+    outline: formatArticleOutline(article.path, content).split("\n").slice(1).join("\n"),
     article: text.text,
+    diff: diff.diff || "(no textual hunks for this article's files)",
+    trimmed:
+      leftOut.length === 0
+        ? "Nothing was left out."
+        : `Left out to fit the token budget (use read_file or search_repo if you need them):\n${leftOut.map((line) => `- ${line}`).join("\n")}`,
+  });
+}
+
+/** A new article's first message: the change, and the models to follow instead of a text to check. */
+async function newArticleMessage(input: FirstMessageInput): Promise<string> {
+  const { article, changeSet } = input;
+  const diff = selectHunks(article, changeSet, [], input.diffTokens ?? FIRST_MESSAGE_DIFF_TOKENS);
+  // The article budget goes to the models, the first ones first.
+  let budget = input.articleTokens ?? FIRST_MESSAGE_ARTICLE_TOKENS;
+  const leftOut = [...diff.leftOut];
+  const models: string[] = [];
+  for (const model of input.models ?? []) {
+    const text = articleText(model.content, [], Math.max(0, budget));
+    if (models.length > 0 && text.leftOut.length > 0) {
+      leftOut.push(`the model article ${model.path} (read_file reads it)`);
+      continue;
+    }
+    budget -= estimateTokens(text.text);
+    models.push(`<model path="${model.path}">\n${text.text}\n</model>`);
+    leftOut.push(...text.leftOut.map((line) => `${model.path}: ${line}`));
+  }
+  return newArticlePrompt({
+    path: article.path,
+    reasons:
+      article.impact.map((reason) => `- ${reason.kind} ${reason.source}: ${reason.detail}`).join("\n") ||
+      "- (no reason recorded)",
+    models:
+      models.join("\n\n") ||
+      "(no existing article of this kind could be read; use list_files to find similar ones)",
     diff: diff.diff || "(no textual hunks for this article's files)",
     trimmed:
       leftOut.length === 0
@@ -171,10 +209,11 @@ export function articleText(
   content: string,
   terms: readonly string[],
   budget: number,
+  path = "",
 ): { text: string; leftOut: string[] } {
   if (estimateTokens(content) <= budget) return { text: content.replace(/\n$/, ""), leftOut: [] };
   const lines = content.split("\n");
-  const outline = outlineMarkdown(content);
+  const outline = articleFormat(path).outline?.(content) ?? outlineMarkdown(content);
   const keep = new Array<boolean>(lines.length).fill(false);
   let used = 0;
   const mark = (from: number, to: number) => {

@@ -65,8 +65,13 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   // A change that impacts no article needs no agent: the runner, the tool host, the tool
   // schemas and the prompts load only when an article goes to the model.
   if (toRun.length > 0) {
-    const { runAgents } = await import("./run-agents.js");
-    for (const article of await runAgents(options, toRun)) trail.record(article);
+    const [{ runAgents }, { failLinksToMissingArticles }] = await Promise.all([
+      import("./run-agents.js"),
+      import("./new-article-links.js"),
+    ]);
+    const results = await runAgents(options, toRun);
+    const plannedNew = covered.filter((article) => article.status === "new").map((article) => article.path);
+    for (const article of failLinksToMissingArticles(results, plannedNew)) trail.record(article);
   }
 
   const interrupted = options.signal.aborted;

@@ -44,6 +44,8 @@ export interface ArticleOutcome {
 export interface ArticleSession {
   /** The article's current text, for the first message. */
   readonly content: string;
+  /** A new article's models (existing articles of its mapping) with their text. */
+  readonly models?: readonly { path: string; content: string }[] | undefined;
   /** Runs a turn's tool calls; one tool message per call, in order, plus their outcomes. */
   execute(
     calls: ToolCall[],
@@ -119,10 +121,17 @@ export class ImpactAgentRunner {
   /** Runs every article; on abort the unfinished ones come back `cancelled`. Results keep input order. */
   async run(articles: readonly PlannedArticle[], signal: AbortSignal): Promise<AuditArticle[]> {
     const limit = pLimit(this.#limits.concurrency);
-    const results = await Promise.all(
-      articles.map((article) => limit(() => this.runArticle(article, signal))),
-    );
-    return results.flat();
+    const results = new Map<PlannedArticle, AuditArticle[]>();
+    const runAll = (list: readonly PlannedArticle[]) =>
+      Promise.all(
+        list.map((article) =>
+          limit(async () => results.set(article, await this.runArticle(article, signal))),
+        ),
+      );
+    // New articles first, to the end: the others' loops then see them, and may link to them.
+    await runAll(articles.filter((article) => article.status === "new"));
+    await runAll(articles.filter((article) => article.status !== "new"));
+    return articles.flatMap((article) => results.get(article)!);
   }
 
   /** One article's loop: its audit entry, followed by an entry for each article it created. */
@@ -132,6 +141,7 @@ export class ImpactAgentRunner {
     const base: Omit<AuditArticle, "status" | "summary"> = {
       path: article.path,
       impact: article.impact,
+      ...(article.score === undefined ? {} : { score: article.score }),
       edits: [],
       editReasons: [],
       patch: "",
@@ -155,6 +165,7 @@ export class ImpactAgentRunner {
         article,
         content: session.content,
         changeSet: this.#options.changeSet,
+        ...(session.models ? { models: session.models } : {}),
       });
       const key = this.#options.cache
         ? resultKey({
@@ -192,7 +203,7 @@ export class ImpactAgentRunner {
           },
         ];
       }
-      const { summary, stop } = await this.#loop(article, session, firstMessage, usage, signal);
+      const { summary, stop, refusal } = await this.#loop(article, session, firstMessage, usage, signal);
       if (stop !== "answered" && stop !== "done") {
         throw new ArticleFailure(stop, capMessage(stop, this.#limits, this.#budget));
       }
@@ -208,7 +219,8 @@ export class ImpactAgentRunner {
             `the edits hold ${secret}, so the patch was dropped; credentials never go into documentation`,
           );
       }
-      status = outcome.patch === "" ? "unchanged" : "updated";
+      // A refused edit and then nothing that passed: the article may still be wrong, so never "unchanged".
+      status = outcome.patch !== "" ? "updated" : refusal !== undefined ? "gave_up" : "unchanged";
       const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
         ...base,
         path: file.path,
@@ -230,11 +242,15 @@ export class ImpactAgentRunner {
         patch: outcome.patch,
         hashBefore: outcome.hashBefore,
         hashAfter: outcome.hashAfter,
+        ...(article.status === "new" && outcome.patch !== "" ? { created: true } : {}),
         summary: summary !== "" ? summary : summariseEdits(outcome.edits),
+        ...(status === "gave_up" ? { error: { code: "edit_refused", message: refusal! } } : {}),
         durationMs: elapsed(),
       };
       this.#priced(usage);
-      if (key !== undefined) await this.#options.cache?.results.put(key, [own, ...created]);
+      // A model that gave up is asked again next time, as a failed article is.
+      if (key !== undefined && status !== "gave_up")
+        await this.#options.cache?.results.put(key, [own, ...created]);
       return [own, ...created];
     } catch (error) {
       session?.abandon();
@@ -284,7 +300,7 @@ export class ImpactAgentRunner {
     firstMessage: string,
     usage: AuditArticle["usage"],
     signal: AbortSignal,
-  ): Promise<{ summary: string; stop: StopReason }> {
+  ): Promise<{ summary: string; stop: StopReason; refusal?: string }> {
     const options = this.#options;
     const { maxTurns, tokensPerArticle } = this.#limits;
     const messages: ChatMessage[] = [
@@ -294,12 +310,14 @@ export class ImpactAgentRunner {
     let summary = "";
     let protocolErrors = 0;
     let failedEditSinceSuccess = false;
+    // The last refused edit or creation, for an article whose model then stopped without one that passed.
+    let refusal: string | undefined;
+    const stopped = (stop: StopReason) => ({ summary, stop, ...(refusal === undefined ? {} : { refusal }) });
 
     // Each pass is one model call (a turn); the stop predicates below are the only exits.
     while (usage.turns < maxTurns) {
-      if (this.#budget.exhausted) return { summary, stop: "run_budget" };
-      if (usage.promptTokens + usage.completionTokens >= tokensPerArticle)
-        return { summary, stop: "article_budget" };
+      if (this.#budget.exhausted) return stopped("run_budget");
+      if (usage.promptTokens + usage.completionTokens >= tokensPerArticle) return stopped("article_budget");
       signal.throwIfAborted();
 
       usage.turns += 1;
@@ -362,25 +380,25 @@ export class ImpactAgentRunner {
           messages.push({ role: "user", content: EMPTY_ANSWER_NOTE });
           continue;
         }
-        return { summary, stop: "answered" };
+        return stopped("answered");
       }
 
       messages.push({ role: "assistant", content: message.content, tool_calls: calls });
       const { messages: results, outcomes } = await session.execute(calls, signal);
       messages.push(...results);
-      for (const outcome of outcomes) {
+      for (const [index, outcome] of outcomes.entries()) {
         usage.toolCalls[outcome.name] = (usage.toolCalls[outcome.name] ?? 0) + 1;
         if (!outcome.ok) usage.toolErrors += 1;
         if (outcome.name === "edit_article" || outcome.name === "create_article") {
           if (outcome.ok && !failedEditSinceSuccess) usage.firstTryEdits = (usage.firstTryEdits ?? 0) + 1;
           failedEditSinceSuccess = !outcome.ok;
+          if (!outcome.ok) refusal = refusalOf(results[index]?.content);
         }
       }
-      if (session.done) return { summary, stop: "done" };
-      if (usage.promptTokens + usage.completionTokens >= tokensPerArticle)
-        return { summary, stop: "article_budget" };
+      if (session.done) return stopped("done");
+      if (usage.promptTokens + usage.completionTokens >= tokensPerArticle) return stopped("article_budget");
     }
-    return { summary, stop: "turn_cap" };
+    return stopped("turn_cap");
   }
 }
 
@@ -402,6 +420,19 @@ function normaliseMessage(message: AssistantMessage, turn: number): AssistantMes
     content: message.content ?? null,
     ...(calls.length > 0 ? { tool_calls: calls } : {}),
   };
+}
+
+/** The longest refusal an audit keeps of a tool result. */
+const MAX_REFUSAL_CHARS = 500;
+
+/** A refused edit's tool result as the audit keeps it: its first line, without the "Error: " the model saw. */
+function refusalOf(content: unknown): string {
+  const line =
+    (typeof content === "string" ? content : "")
+      .replace(/^Error: /, "")
+      .split("\n")[0]!
+      .trim() || "the edit was refused";
+  return line.length > MAX_REFUSAL_CHARS ? `${line.slice(0, MAX_REFUSAL_CHARS - 1)}…` : line;
 }
 
 /** For a loop that ended with a silent `done`: what was edited, from the edit reasons. */

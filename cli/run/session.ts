@@ -29,6 +29,7 @@ export function toolHostSessions(
   const sandbox = new SandboxPolicy({ root: options.root, deny: options.config.deny });
   return async (article) => {
     const view = await options.workspace.load(article.path);
+    if (article.status === "new") return openNewArticle(article, view.kind, options, sandbox, changedFiles);
     if (view.kind !== "text") {
       throw new ArticleSkipped(
         view.kind === "missing"
@@ -52,18 +53,61 @@ export function toolHostSessions(
   };
 }
 
+/**
+ * A new article's loop: the file does not exist, and the model writes it with create_article
+ * (only when creation is allowed), following the models the plan named.
+ */
+async function openNewArticle(
+  article: PlannedArticle,
+  kind: string,
+  options: ToolHostSessionOptions,
+  sandbox: SandboxPolicy,
+  changedFiles: string[],
+): Promise<ArticleSession> {
+  if (!options.allowCreate)
+    throw new ArticleSkipped(
+      `a new article the change calls for; creating it needs --allow-create (or "allowCreate": true in impact.config.json)`,
+    );
+  if (kind !== "missing") throw new ArticleSkipped(`${article.path} exists now, so it is no new article`);
+  const models: { path: string; content: string }[] = [];
+  for (const path of article.models ?? []) {
+    const model = await options.workspace.load(path);
+    if (model.kind === "text") models.push({ path, content: model.content });
+  }
+  const host = new AgentToolHost({
+    root: options.root,
+    workspace: options.workspace,
+    articlePath: article.path,
+    changedFiles,
+    docsGlobs: options.config.docs,
+    ignoreGlobs: options.config.ignore,
+    sandbox,
+    allowCreate: true,
+    limits: options.config.limits,
+    templates: options.config.templates,
+  });
+  return new ToolHostSession(host, options.workspace, "", models);
+}
+
 class ToolHostSession implements ArticleSession {
   readonly content: string;
+  readonly models: readonly { path: string; content: string }[] | undefined;
   readonly #host: AgentToolHost;
   readonly #workspace: Workspace;
   /** Model turn of each tool call id, for the audit's `turn` of an edit. */
   readonly #turnOf = new Map<string, number>();
   #turn = 0;
 
-  constructor(host: AgentToolHost, workspace: Workspace, content: string) {
+  constructor(
+    host: AgentToolHost,
+    workspace: Workspace,
+    content: string,
+    models?: readonly { path: string; content: string }[],
+  ) {
     this.#host = host;
     this.#workspace = workspace;
     this.content = content;
+    this.models = models;
   }
 
   get done(): boolean {
@@ -124,6 +168,7 @@ class ToolHostSession implements ArticleSession {
         evidence: edit.evidence,
         toolCallId: edit.toolCallId,
         ...(this.#turnOf.has(edit.toolCallId) ? { turn: this.#turnOf.get(edit.toolCallId)! } : {}),
+        ...(edit.request ? { request: edit.request } : {}),
       }));
   }
 }

@@ -1,4 +1,5 @@
-import { scanFences } from "../markdown/fences.js";
+import { markdownFormat } from "../formats/markdown.js";
+import type { ArticleFormat } from "../formats/types.js";
 import { parseFrontmatter } from "../markdown/frontmatter.js";
 
 // The fence scan lives with the other Markdown rules; the edit steps take it from here.
@@ -31,9 +32,13 @@ export interface StructureProblem {
   message: string;
 }
 
-/** Structure that was sound before the batch and is broken after it. */
-export function structureProblem(before: string, after: string): StructureProblem | null {
-  const frontmatterBefore = parseFrontmatter(before);
+/** Structure that was sound before the batch and is broken after it: YAML frontmatter, and code the format's blocks hold. */
+export function structureProblem(
+  before: string,
+  after: string,
+  format: ArticleFormat = markdownFormat,
+): StructureProblem | null {
+  const frontmatterBefore = format.metadata.kind === "yaml" ? parseFrontmatter(before) : null;
   if (frontmatterBefore && !frontmatterBefore.error) {
     const frontmatterAfter = parseFrontmatter(after);
     if (!frontmatterAfter) {
@@ -51,16 +56,8 @@ export function structureProblem(before: string, after: string): StructureProble
       };
     }
   }
-  if (before.includes("```") || before.includes("~~~") || after.includes("```") || after.includes("~~~")) {
-    if (scanFences(before).unclosedLine === null) {
-      const unclosed = scanFences(after).unclosedLine;
-      if (unclosed !== null) {
-        return {
-          code: "unclosed_code_fence",
-          message: `the edit leaves the code fence opened at line ${unclosed} unclosed; every \`\`\` or ~~~ fence needs its closing line`,
-        };
-      }
-    }
-  }
+  const unclosed = format.unclosedBlock(after);
+  if (unclosed && format.unclosedBlock(before) === null)
+    return { code: "unclosed_code_fence", message: unclosed.message };
   return null;
 }

@@ -1,3 +1,5 @@
+import { markdownFormat } from "../formats/markdown.js";
+import type { ArticleFormat } from "../formats/types.js";
 import { contentHash } from "../hash.js";
 import { DEFAULT_ARTICLE_CHARS, DEFAULT_EDIT_GROWTH_CHARS } from "../limits.js";
 import { LineIndex } from "../markdown/lines.js";
@@ -19,10 +21,11 @@ export { formatEditSuccess } from "./messages.js";
  */
 export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOptions = {}): EditOutcome {
   const hashBefore = contentHash(content);
+  const format = options.format ?? markdownFormat;
   if (options.expectedHash !== undefined && options.expectedHash !== hashBefore)
     return fail("hash_mismatch", null, messages.hashMismatch(options.expectedHash, hashBefore));
   for (const [index, edit] of edits.entries()) {
-    const problem = validateEdit(edit, content);
+    const problem = validateEdit(edit, content, format);
     if (problem) return fail(problem.code, index, problem.message);
   }
 
@@ -32,9 +35,9 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
   const maxArticle = options.maxArticleChars ?? DEFAULT_ARTICLE_CHARS;
   const maxGrowth = options.maxGrowthChars ?? DEFAULT_EDIT_GROWTH_CHARS;
   for (const [index, edit] of edits.entries()) {
-    const step = runStep(current, edit);
+    const step = runStep(current, edit, format);
     if (!step.ok) {
-      const consumed = step.code === "not_found" ? consumedBy(content, edits, index) : null;
+      const consumed = step.code === "not_found" ? consumedBy(content, edits, index, format) : null;
       if (consumed) return fail("consumed_by_earlier_edit", index, consumed);
       const note = index > 0 && step.citesLines ? messages.linesAfterEarlierEdits(index) : "";
       return fail(step.code, index, `${step.message}${note}`);
@@ -53,14 +56,14 @@ export function applyEdits(content: string, edits: Edit[], options: ApplyEditsOp
   // After-edit checks: what the batch broke that was sound before it.
   const { guard } = options;
   const check = (after: string) =>
-    structureProblem(content, after) ?? (guard ? guardProblem(content, after, guard) : null);
+    structureProblem(content, after, format) ?? (guard ? guardProblem(content, after, guard, format) : null);
   const problem = check(current);
   if (problem) {
     // Replay to name the first edit after which the problem shows.
     let replay = content;
     let culprit = { index: edits.length - 1, problem };
     for (const [index, edit] of edits.entries()) {
-      const step = runStep(replay, edit);
+      const step = runStep(replay, edit, format);
       if (!step.ok) break;
       replay = applyChanges(replay, step.changes, [], index);
       const early = check(replay);
@@ -101,7 +104,7 @@ function fail(code: EditErrorCode, index: number | null, message: string): EditO
 }
 
 /** When edit `index` failed to find its text: the message if an earlier edit of the batch removed it. */
-function consumedBy(original: string, edits: Edit[], index: number): string | null {
+function consumedBy(original: string, edits: Edit[], index: number, format: ArticleFormat): string | null {
   const edit = edits[index];
   const tagged = edit && tagEdit(edit);
   if (index === 0 || !tagged || tagged.kind !== "replace") return null;
@@ -110,7 +113,7 @@ function consumedBy(original: string, edits: Edit[], index: number): string | nu
   if (was === -1) return null;
   let replay = original;
   for (let earlier = 0; earlier < index; earlier++) {
-    const step = runStep(replay, edits[earlier]!);
+    const step = runStep(replay, edits[earlier]!, format);
     if (!step.ok) return null;
     replay = applyChanges(replay, step.changes, [], earlier);
     if (!replay.includes(old))

@@ -1,7 +1,6 @@
-import { scanFences } from "../markdown/fences.js";
+import { markdownFormat } from "../formats/markdown.js";
+import type { ArticleFormat } from "../formats/types.js";
 import { parseFrontmatter } from "../markdown/frontmatter.js";
-import { LineIndex } from "../markdown/lines.js";
-import { outlineMarkdown } from "../markdown/outline.js";
 
 /** What an article must keep, and what its links may point at; checked after every batch. */
 export interface EditGuard {
@@ -25,11 +24,17 @@ export interface GuardProblem {
  * gone, a link it added to a repository path that does not exist, or an in-article
  * `#anchor` whose heading it removed.
  */
-export function guardProblem(before: string, after: string, guard: EditGuard): GuardProblem | null {
-  const anchorLinks = after.includes("](#") || after.includes("]: #");
-  const outlined = (guard.requiredSections ?? []).length > 0 || anchorLinks;
-  const sectionsBefore = outlined ? outlineMarkdown(before).sections : [];
-  const sectionsAfter = outlined ? outlineMarkdown(after).sections : [];
+export function guardProblem(
+  before: string,
+  after: string,
+  guard: EditGuard,
+  format: ArticleFormat = markdownFormat,
+): GuardProblem | null {
+  const linksAfter = format.links(after);
+  const anchorLinks = linksAfter.some((link) => link.target.startsWith("#"));
+  const outline = (guard.requiredSections ?? []).length > 0 ? format.outline : null;
+  const sectionsBefore = outline ? outline(before).sections : [];
+  const sectionsAfter = outline ? outline(after).sections : [];
   for (const required of guard.requiredSections ?? []) {
     const had = sectionsBefore.find((section) => sectionMatches(section, required));
     if (had && !sectionsAfter.some((section) => sectionMatches(section, required))) {
@@ -39,7 +44,7 @@ export function guardProblem(before: string, after: string, guard: EditGuard): G
       };
     }
   }
-  if ((guard.requiredFrontmatter ?? []).length > 0) {
+  if ((guard.requiredFrontmatter ?? []).length > 0 && format.metadata.kind === "yaml") {
     const keysBefore = frontmatterKeys(before);
     const keysAfter = frontmatterKeys(after);
     for (const key of guard.requiredFrontmatter ?? []) {
@@ -52,8 +57,7 @@ export function guardProblem(before: string, after: string, guard: EditGuard): G
       }
     }
   }
-  const linksBefore = links(before);
-  const linksAfter = links(after);
+  const linksBefore = format.links(before);
   if (guard.pathExists) {
     const known = new Set(linksBefore.map((link) => link.target));
     for (const link of linksAfter) {
@@ -67,8 +71,8 @@ export function guardProblem(before: string, after: string, guard: EditGuard): G
     }
   }
   if (!anchorLinks) return null;
-  const anchorsBefore = anchors(sectionsBefore);
-  const anchorsAfter = anchors(sectionsAfter);
+  const anchorsBefore = format.anchors(before);
+  const anchorsAfter = format.anchors(after);
   for (const link of linksAfter) {
     if (!link.target.startsWith("#")) continue;
     const anchor = decodeAnchor(link.target.slice(1));
@@ -91,41 +95,6 @@ function frontmatterKeys(content: string): Set<string> {
   const frontmatter = parseFrontmatter(content);
   const data = frontmatter?.data;
   return new Set(data && typeof data === "object" && !Array.isArray(data) ? Object.keys(data) : []);
-}
-
-interface Link {
-  target: string;
-  line: number;
-  image: boolean;
-}
-
-const INLINE_LINK =
-  /(!?)\[(?:[^\]\n]|\\\])*\]\(\s*(<[^>\n]*>|[^\s)]+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
-const REFERENCE_DEFINITION = /^[ ]{0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)/gm;
-const INLINE_CODE = /`+[^`\n]*`+/g;
-
-/** The link and image targets of an article outside code fences and inline code, with their lines. */
-function links(content: string): Link[] {
-  if (!content.includes("](") && !content.includes("]:")) return [];
-  // Blank out code (keeping offsets and newlines) so that examples in code are not links.
-  let text = content;
-  for (const [start, end] of scanFences(content).blocks) {
-    text = text.slice(0, start) + text.slice(start, end).replace(/[^\n]/g, " ") + text.slice(end);
-  }
-  text = text.replace(INLINE_CODE, (code) => " ".repeat(code.length));
-  const lines = new LineIndex(content);
-  const found: Link[] = [];
-  for (const match of text.matchAll(INLINE_LINK)) {
-    found.push({ target: unwrap(match[2]!), line: lines.lineAt(match.index), image: match[1] === "!" });
-  }
-  for (const match of text.matchAll(REFERENCE_DEFINITION)) {
-    found.push({ target: unwrap(match[1]!), line: lines.lineAt(match.index), image: false });
-  }
-  return found;
-}
-
-function unwrap(target: string): string {
-  return target.startsWith("<") && target.endsWith(">") ? target.slice(1, -1) : target;
 }
 
 /**
@@ -151,23 +120,6 @@ export function repositoryPath(articlePath: string, target: string): string | un
     } else parts.push(part);
   }
   return parts.join("/");
-}
-
-/** GitHub-style heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-function anchors(sections: { title: string }[]): Set<string> {
-  const seen = new Map<string, number>();
-  const result = new Set<string>();
-  for (const section of sections) {
-    const base = section.title
-      .toLowerCase()
-      .replace(/<[^>]*>/g, "")
-      .replace(/[^\p{L}\p{N}\p{M} _-]/gu, "")
-      .replace(/ /g, "-");
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    result.add(count === 0 ? base : `${base}-${count}`);
-  }
-  return result;
 }
 
 function decodeAnchor(anchor: string): string {

@@ -146,11 +146,46 @@ export function notFound(report: NotFoundReport): string {
       "No near-miss either: nothing in the article resembles it. Read the article again before editing.",
     );
   }
-  parts.push(
-    `The article starts with (first ${ARTICLE_HEAD_CHARS} characters):`,
-    quoteBlock("article start", report.articleHead),
-  );
+  parts.push(ARTICLE_HEAD_INTRO, quoteBlock("article start", report.articleHead));
   return parts.join("\n");
+}
+
+const ARTICLE_HEAD_INTRO = `The article starts with (first ${ARTICLE_HEAD_CHARS} characters):`;
+
+/**
+ * The engine's messages name edit_article's fields, for a model; a person at the command line
+ * (`impact edit`) typed flags. The same message in their words: edits counted from 1, OLD and
+ * NEW for the texts, --within and --occurrence for the fields, and without the start of the
+ * article (which they can open) unless `verbose`. Kept here, beside the messages it rewords.
+ */
+export function forPeople(message: string, options: { verbose: boolean }): string {
+  let text = message;
+  if (!options.verbose) {
+    const head = text.indexOf(`\n${ARTICLE_HEAD_INTRO}`);
+    if (head >= 0) text = text.slice(0, head);
+  }
+  return text
+    .replace(/^Edit (\d+): /, (_whole, index: string) => `Edit ${Number(index) + 1}: `)
+    .replace(
+      /\bedit (\d+) of this batch/g,
+      (_whole, index: string) => `edit ${Number(index) + 1} of this command`,
+    )
+    .replace(
+      /set within to a section path, or set occurrence \("all", "first", "last" or N\)/g,
+      "add --within SECTION, or --occurrence all|first|last|N (--match-all for all)",
+    )
+    .replace(/fix or drop within/g, "fix or drop --within")
+    .replace(/^within: /, "--within: ")
+    .replace(/\boccurrence (\d+) asked for/g, "--occurrence $1 asked for")
+    .replace(/\(check occurrence "all"\)/g, "(check --match-all)")
+    .replace(/\bold_string\b/g, "OLD")
+    .replace(/\bnew_string\b/g, "NEW")
+    .replace(/\bmode append or prepend\b/g, "--section SECTION --append or --prepend")
+    .replace(/ from the batch\b/g, " from the command")
+    .replace(
+      "Read the article again before editing.",
+      "Check the text in the file (--verbose shows its start).",
+    );
 }
 
 // Section.
@@ -259,4 +294,24 @@ export function articleTooLarge(size: number, max: number): string {
 
 export function batchTooLarge(added: number, max: number): string {
   return `the batch would add ${added.toLocaleString("en-US")} characters to the article, over the limit of ${max.toLocaleString("en-US")} per batch; nothing was applied. Make smaller edits.`;
+}
+
+// Formats.
+
+/** An edit kind the article's format does not have: sections, checklists or YAML frontmatter. */
+export function unsupportedByFormat(
+  kind: "section" | "within" | "checklist" | "frontmatter",
+  format: { name: string; metadata: { kind: string; label?: string } },
+): string {
+  if (kind === "frontmatter") {
+    const what =
+      format.metadata.kind === "read-only"
+        ? `its metadata is a ${format.metadata.label}, which edits do not write`
+        : "it has no metadata block";
+    return `frontmatter edits need YAML frontmatter, and this article is ${format.name}: ${what}. Nothing was changed; use a replace edit on the exact lines instead.`;
+  }
+  if (kind === "checklist")
+    return `checklist edits need Markdown "- [ ]" items, and this article is ${format.name}. Nothing was changed; use a replace edit instead.`;
+  const field = kind === "within" ? "within" : "section edits";
+  return `${field} needs sections, and Impact reads none in ${format.name} articles. Nothing was changed; use a replace edit (without within) instead.`;
 }

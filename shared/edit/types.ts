@@ -1,3 +1,4 @@
+import type { ArticleFormat } from "../formats/types.js";
 import type { EditGuard } from "./guards.js";
 import type { Edit, EditKind } from "./schema.js";
 
@@ -24,7 +25,8 @@ export type EditErrorCode =
   | "broken_anchor"
   | "required_section_removed"
   | "required_frontmatter_removed"
-  | "too_large";
+  | "too_large"
+  | "unsupported_by_format";
 
 export interface EditError {
   code: EditErrorCode;
@@ -70,6 +72,11 @@ export interface ApplyEditsOptions {
   maxArticleChars?: number;
   /** Most characters one batch may add; default DEFAULT_EDIT_GROWTH_CHARS. */
   maxGrowthChars?: number;
+  /**
+   * The article's format (`articleFormat(path)` in shared/formats): where its sections,
+   * code, metadata and links are. Default Markdown.
+   */
+  format?: ArticleFormat;
 }
 
 export type { Edit, EditKind };

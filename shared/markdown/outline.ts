@@ -24,14 +24,18 @@ export interface OutlineSection {
 export interface Outline {
   sections: OutlineSection[];
   lineCount: number;
+  /** YAML frontmatter (Markdown, MDX), which frontmatter edits may change. */
   frontmatter?: { startLine: number; endLine: number };
+  /** Metadata that is not YAML (a reST field list, AsciiDoc header attributes): read, never written. */
+  metadata?: { startLine: number; endLine: number; label: string };
 }
 
 export type FindSectionResult =
   | { ok: true; section: OutlineSection }
   | { ok: false; code: "section_not_found" | "section_ambiguous"; message: string };
 
-interface Heading {
+/** A heading as a format's scanner finds it, before the tree is built. */
+export interface Heading {
   title: string;
   level: number;
   line: number;
@@ -198,10 +202,16 @@ interface Scan {
  * through the phases in order until one takes it: a fence or HTML block that swallows it,
  * the open container, a blank line, the open leaf block, and last a new block.
  */
-function scanHeadings(lines: LineIndex, firstLine: number): Heading[] {
+function scanHeadings(lines: LineIndex, firstLine: number, opaque?: (line: number) => boolean): Heading[] {
   const scan: Scan = { headings: [], block: { kind: "none" }, container: null };
   const lineCount = lines.lineCount;
   for (let number = firstLine; number <= lineCount; number++) {
+    if (opaque?.(number)) {
+      // An opaque block (MDX: ESM, JSX, expressions) ends whatever was open, as a block does.
+      scan.block = { kind: "none" };
+      scan.container = null;
+      continue;
+    }
     let line = lines.lineText(number);
     if (number === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
     if (insideRawBlock(scan, line)) continue;
@@ -396,8 +406,11 @@ function openListItem(item: { width: number; rest: string }): Container {
   return container;
 }
 
-/** The heading tree of a Markdown article with line ranges (frontmatter excluded). */
-export function outlineMarkdown(content: string): Outline {
+/**
+ * The heading tree of a Markdown article with line ranges (frontmatter excluded). `opaque`
+ * names lines no heading, container or block is read in (MDX's ESM, JSX and expressions).
+ */
+export function outlineMarkdown(content: string, opaque?: (line: number) => boolean): Outline {
   const lines = new LineIndex(content);
   const lineCount = lines.lineCount;
   const outline: Outline = { sections: [], lineCount };
@@ -407,35 +420,46 @@ export function outlineMarkdown(content: string): Outline {
     outline.frontmatter = { startLine: frontmatter.startLine, endLine: frontmatter.endLine };
     firstLine = frontmatter.endLine + 1;
   }
-  const headings = scanHeadings(lines, firstLine);
+  outline.sections = sectionTree(scanHeadings(lines, firstLine, opaque), lineCount);
+  return outline;
+}
 
+/**
+ * Sections from headings in document order: paths (repeats numbered), and line ranges
+ * that run to the line before the next heading of the same or a higher level. Every
+ * format's outline is built here.
+ */
+export function sectionTree(headings: readonly Heading[], lineCount: number): OutlineSection[] {
+  const sections: OutlineSection[] = [];
   const stack: OutlineSection[] = [];
   const seen = new Map<string, number>();
-  for (const [index, heading] of headings.entries()) {
-    while (stack.length > 0 && stack[stack.length - 1]!.level >= heading.level) stack.pop();
+  /** Ends the open sections of `level` or deeper at the line before `line`. */
+  const close = (level: number, line: number) => {
+    while (stack.length > 0 && stack[stack.length - 1]!.level >= level) {
+      const open = stack.pop()!;
+      open.endLine = Math.max(line - 1, open.bodyStartLine - 1);
+    }
+  };
+  for (let index = 0; index < headings.length; index++) {
+    const heading = headings[index]!;
+    close(heading.level, heading.line);
     const parent = stack[stack.length - 1];
     const base = parent ? `${parent.path}::${heading.title}` : heading.title;
     const count = (seen.get(base) ?? 0) + 1;
     seen.set(base, count);
-    let endLine = lineCount;
-    for (let next = index + 1; next < headings.length; next++) {
-      if (headings[next]!.level <= heading.level) {
-        endLine = headings[next]!.line - 1;
-        break;
-      }
-    }
     const section: OutlineSection = {
       title: heading.title,
       path: count === 1 ? base : `${base} (${count})`,
       level: heading.level,
       line: heading.line,
-      endLine: Math.max(endLine, heading.bodyStartLine - 1),
+      endLine: lineCount,
       bodyStartLine: heading.bodyStartLine,
     };
-    outline.sections.push(section);
+    sections.push(section);
     stack.push(section);
   }
-  return outline;
+  close(0, lineCount + 1);
+  return sections;
 }
 
 /** Heading text without inline Markdown, for lenient matching: "`run` *now*" → "run now". */
@@ -511,13 +535,24 @@ export function findSection(outline: Outline, query: string): FindSectionResult 
   };
 }
 
-/** The `outline_article` tool result: a header line, then one line per section. */
-export function formatOutline(path: string, content: string): string {
-  const outline = outlineMarkdown(content);
+/**
+ * The `outline_article` tool result: a header line, then one line per section. `outline`
+ * is the article format's (shared/formats); without it the text is read as Markdown.
+ */
+export function formatOutline(
+  path: string,
+  content: string,
+  outline: Outline = outlineMarkdown(content),
+): string {
   const header = `${path} · ${outline.lineCount} lines · hash ${contentHash(content)}`;
   const lines = [header];
   if (outline.frontmatter) {
     lines.push(`frontmatter: lines ${outline.frontmatter.startLine}-${outline.frontmatter.endLine}`);
+  }
+  if (outline.metadata) {
+    lines.push(
+      `metadata (${outline.metadata.label}, read-only): lines ${outline.metadata.startLine}-${outline.metadata.endLine}`,
+    );
   }
   if (outline.sections.length === 0) lines.push("(no headings)");
   for (const section of outline.sections) {

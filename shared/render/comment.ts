@@ -1,8 +1,8 @@
 import type { Audit, AuditArticle } from "../audit.js";
 import { parseHunkHeader } from "../patch.js";
-import { escapeHtml, inertMarkdown, oneLine } from "./escape.js";
+import { escapeHtml, inertMarkdown, oneLine, shellWord } from "./escape.js";
 import { codeCell, fence, fenceMarks, lineSpan, plural, shortSha } from "./markdown.js";
-import { renderSpend } from "./report.js";
+import { hasOwnSummary, renderSpend, shownStatus } from "./report.js";
 
 /** The hidden marker that identifies Impact's one comment on a pull request. */
 export const COMMENT_MARKER = "<!-- impact:comment -->";
@@ -27,11 +27,15 @@ const STATUS_LABEL: Record<AuditArticle["status"], string> = {
   skipped: "⏭️ skipped",
   touched: "👤 touched by the PR",
   cancelled: "⏹️ cancelled",
+  gave_up: "⚠️ gave up after a refused edit",
 };
+
+/** Statuses a reviewer must look at: each gets its block in the comment. */
+const NEEDS_A_LOOK: ReadonlySet<AuditArticle["status"]> = new Set(["updated", "failed", "gave_up"]);
 
 /** Whether the audit has anything worth a comment: an article updated or failed. */
 export function hasCommentWorthyArticles(audit: Audit): boolean {
-  return audit.articles.some((article) => article.status === "updated" || article.status === "failed");
+  return audit.articles.some((article) => NEEDS_A_LOOK.has(article.status));
 }
 
 /**
@@ -42,9 +46,7 @@ export function hasCommentWorthyArticles(audit: Audit): boolean {
  */
 export function renderComment(audit: Audit, options: RenderCommentOptions = {}): RenderedComment {
   const maxLength = options.maxLength ?? GITHUB_COMMENT_LIMIT - 536;
-  const detailed = audit.articles.filter(
-    (article) => article.status === "updated" || article.status === "failed",
-  );
+  const detailed = audit.articles.filter((article) => NEEDS_A_LOOK.has(article.status));
   const folded = new Set<string>();
   // Fold the largest diffs first, one at a time, until the body fits.
   const bySize = [...detailed]
@@ -74,7 +76,8 @@ function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): 
   }
   parts.push("| Article | Status | Edits |", "|---|---|---|");
   for (const article of audit.articles) {
-    parts.push(`| ${codeCell(article.path)} | ${STATUS_LABEL[article.status]} | ${article.edits.length} |`);
+    const label = shownStatus(article) === "new" ? "🆕 new article" : STATUS_LABEL[article.status];
+    parts.push(`| ${codeCell(article.path)} | ${label} | ${article.edits.length} |`);
   }
   parts.push("");
   for (const article of detailed) parts.push(articleBlock(article, folded.has(article.path)), "");
@@ -86,7 +89,9 @@ function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): 
 
 function verdict(audit: Audit): string {
   const updated = audit.articles.filter((article) => article.status === "updated").length;
-  const failed = audit.articles.filter((article) => article.status === "failed").length;
+  const failed = audit.articles.filter(
+    (article) => article.status === "failed" || article.status === "gave_up",
+  ).length;
   const clauses: string[] = [];
   if (updated > 0) {
     clauses.push(
@@ -103,7 +108,7 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
   const edits = plural(article.edits.length, "edit");
   const lines: string[] = [
     "<details>",
-    `<summary><code>${escapeHtml(oneLine(article.path))}</code> — ${article.status}, ${edits}</summary>`,
+    `<summary><code>${escapeHtml(oneLine(article.path))}</code> — ${shownStatus(article)}, ${edits}</summary>`,
     "",
   ];
   if (article.impact.length > 0) {
@@ -113,8 +118,9 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
     }
     lines.push("");
   }
-  if (article.status === "failed" && article.error) {
-    lines.push(`**Failed** (${code(article.error.code)}): ${inline(article.error.message)}`, "");
+  if ((article.status === "failed" || article.status === "gave_up") && article.error) {
+    const label = article.status === "failed" ? "Failed" : "Gave up after a refused edit";
+    lines.push(`**${label}** (${code(article.error.code)}): ${inline(article.error.message)}`, "");
   }
   if (article.edits.length > 0) {
     lines.push("**Edits**", "");
@@ -132,7 +138,8 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
     });
     lines.push("");
   }
-  if (article.summary.trim() !== "") lines.push(`> ${inline(article.summary)}`, "");
+  if (hasOwnSummary(article)) lines.push(`> ${inline(article.summary)}`, "");
+  lines.push(dismissHint(article), "");
   if (article.patch.length > 0) {
     if (diffFolded) {
       const count = article.patch.split("\n").length - 1;
@@ -146,6 +153,14 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
 }
 
 /** Inline code for a path or name that GitHub renders as it is, also inside our tables. */
+/** How to tell Impact, once, that these changes do not affect the article (`impact dismiss`). */
+function dismissHint(article: AuditArticle): string {
+  const sources = [...new Set(article.impact.map((reason) => reason.source))];
+  const scope = sources.length === 1 ? ` --for ${shellWord(sources[0]!)}` : "";
+  const command = `impact dismiss ${shellWord(article.path)}${scope} --reason "…"`;
+  return `<sub>Not affected by changes like these? ${code(command)} records it in impact.config.json, and Impact stops flagging it.</sub>`;
+}
+
 function code(text: string): string {
   return codeCell(text);
 }

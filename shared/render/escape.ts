@@ -152,3 +152,8 @@ export function workflowCommand(
     .join(",");
   return `::${name}${list ? ` ${list}` : ""}::${workflowCommandMessage(message)}`;
 }
+
+/** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w./#@+:=,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}

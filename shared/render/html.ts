@@ -1,28 +1,34 @@
-import type { Audit, AuditArticle, AuditEdit } from "../audit.js";
+import { createHash } from "node:crypto";
+import { type Audit, type AuditArticle, type AuditEdit, editId } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
-import { escapeHtml } from "./escape.js";
+import { escapeHtml, shellWord } from "./escape.js";
 import { lineSpan, plural, shortSha } from "./markdown.js";
-import { renderSpend, sortArticles } from "./report.js";
+import { hasOwnSummary, renderSpend, shownStatus, sortArticles } from "./report.js";
 
 export interface HtmlReportOptions {
   /** `owner/name` on GitHub: evidence becomes links to the head commit's files. */
   repository?: string;
   /** Default https://github.com (GitHub Enterprise: its own URL). */
   serverUrl?: string;
+  /** The audit file as the reviewer names it, for the `impact apply` command the page composes. */
+  auditPath?: string;
 }
 
 /**
  * The audit as one self-contained HTML page (pure): a verdict, the article table, and per
  * article its reasons, each edit's reason and evidence, its summary and its diff with
  * added and removed lines coloured and changed words marked. Inline CSS only; the page's
- * Content-Security-Policy forbids scripts and every request, so it reads offline. Every
- * string from the audit goes through escapeHtml.
+ * Content-Security-Policy forbids every request and every script but one: when the audit has
+ * edits to choose from, each edit gets a "keep" box and REVIEW_SCRIPT, pinned by its hash,
+ * turns the boxes into the `impact apply --only/--exclude` command (without scripts the page
+ * shows the ids to type). Every string from the audit goes through escapeHtml.
  */
 export function renderHtmlReport(audit: Audit, options: HtmlReportOptions = {}): string {
   const articles = sortArticles(audit.articles);
   const links = evidenceLinker(audit, options);
   const range = audit.base === audit.head ? audit.base : `${shortSha(audit.base)}..${shortSha(audit.head)}`;
   const state = verdictState(audit);
+  const reviewable = audit.articles.some(isReviewable);
   const body = [
     "<header>",
     "<h1>Impact report</h1>",
@@ -31,7 +37,8 @@ export function renderHtmlReport(audit: Audit, options: HtmlReportOptions = {}):
     "</header>",
     "<main>",
     articleTable(audit, articles),
-    ...articles.map((article, index) => articleSection(article, index, links)),
+    ...(reviewable ? [reviewSection(options.auditPath ?? "audit.json")] : []),
+    ...articles.map((article, index) => articleSection(article, index, links, reviewable)),
     "</main>",
     `<footer>Run <code>${escapeHtml(audit.runId)}</code>, ${escapeHtml(audit.startedAt)} to ${escapeHtml(audit.finishedAt)}.</footer>`,
   ];
@@ -40,14 +47,14 @@ export function renderHtmlReport(audit: Audit, options: HtmlReportOptions = {}):
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'${reviewable ? `; script-src '${REVIEW_SCRIPT_HASH}'` : ""}">
 <meta name="referrer" content="no-referrer">
 <title>Impact report · ${escapeHtml(range)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 ${body.join("\n")}
-</body>
+${reviewable ? `<script>${REVIEW_SCRIPT}</script>\n` : ""}</body>
 </html>
 `;
 }
@@ -55,15 +62,19 @@ ${body.join("\n")}
 type VerdictState = "ok" | "changes" | "failed";
 
 function verdictState(audit: Audit): VerdictState {
-  if (audit.totals.failed > 0) return "failed";
+  if (audit.totals.failed > 0 || audit.totals.gave_up > 0) return "failed";
   return audit.totals.updated > 0 ? "changes" : "ok";
 }
 
 function verdictText(audit: Audit): string {
-  const { updated, failed, cancelled, skipped } = audit.totals;
+  const { updated, failed, cancelled, skipped, gave_up: gaveUp } = audit.totals;
   const clauses: string[] = [];
   if (updated > 0) clauses.push(`${plural(updated, "article needs", "articles need")} changes`);
   if (failed > 0) clauses.push(`${plural(failed, "article")} could not be updated`);
+  if (gaveUp > 0)
+    clauses.push(
+      `${plural(gaveUp, "article")} left as ${gaveUp === 1 ? "it was" : "they were"} after a refused edit`,
+    );
   if (cancelled > 0) clauses.push(`${cancelled} cancelled`);
   if (skipped > 0) clauses.push(`${skipped} skipped`);
   if (clauses.length === 0) {
@@ -98,7 +109,7 @@ function articleTable(audit: Audit, articles: readonly AuditArticle[]): string {
   return `<section class="summary">
 <h2>Articles</h2>
 <div class="table-wrap"><table>
-<thead><tr>${headings.map((heading) => `<th scope="col"><span>${heading}</span><span class="sort" aria-hidden="true">⇅</span></th>`).join("")}</tr></thead>
+<thead><tr>${headings.map((heading) => `<th scope="col">${heading}</th>`).join("")}</tr></thead>
 <tbody>
 ${rows.join("\n")}
 </tbody>
@@ -108,18 +119,21 @@ ${rows.join("\n")}
 
 function statusBadge(article: AuditArticle): string {
   const cached = article.cached ? ' <span class="badge badge-cached">cached</span>' : "";
-  return `<span class="badge status-${article.status}">${article.status}</span>${cached}`;
+  const status = shownStatus(article);
+  return `<span class="badge status-${status}">${status}</span>${cached}`;
 }
 
-/** The strongest reason's score, when the plan scored its reasons. */
+/** The plan's combined score of the article, when the plan scored it. */
 function scoreOf(article: AuditArticle): number | undefined {
-  const scores = article.impact
-    .map((reason) => (reason as { score?: unknown }).score)
-    .filter((score): score is number => typeof score === "number");
-  return scores.length === 0 ? undefined : Math.max(...scores);
+  return article.score;
 }
 
-function articleSection(article: AuditArticle, index: number, links: EvidenceLinker): string {
+function articleSection(
+  article: AuditArticle,
+  index: number,
+  links: EvidenceLinker,
+  reviewable: boolean,
+): string {
   const out = [
     `<section class="article" id="article-${index + 1}">`,
     `<h2><code>${escapeHtml(article.path)}</code> ${statusBadge(article)}</h2>`,
@@ -140,10 +154,14 @@ function articleSection(article: AuditArticle, index: number, links: EvidenceLin
   }
   if (article.edits.length > 0) {
     out.push("<h3>Edits</h3>", '<ol class="edits">');
-    for (const edit of article.edits) out.push(editItem(edit, links));
+    article.edits.forEach((edit, position) => {
+      const id =
+        reviewable && isReviewable(article) ? (edit.id ?? editId(article.path, position)) : undefined;
+      out.push(editItem(edit, links, id));
+    });
     out.push("</ol>");
   }
-  if (article.summary.trim() !== "") {
+  if (hasOwnSummary(article)) {
     out.push(`<blockquote class="summary-text">${escapeHtml(article.summary.trim())}</blockquote>`);
   }
   if (article.patch !== "") out.push(renderDiff(article.patch));
@@ -151,14 +169,83 @@ function articleSection(article: AuditArticle, index: number, links: EvidenceLin
   return out.join("\n");
 }
 
-function editItem(edit: AuditEdit, links: EvidenceLinker): string {
+function editItem(edit: AuditEdit, links: EvidenceLinker, id: string | undefined): string {
   const lines = lineSpan(edit.startLine, edit.endLine);
   const evidence =
     edit.evidence.length === 0
       ? ""
       : `<p class="evidence">Evidence: ${edit.evidence.map((location) => links(location)).join(", ")}</p>`;
-  return `<li><p><span class="kind">${escapeHtml(edit.kind)}</span>, ${lines}: <span class="reason">${escapeHtml(edit.reason)}</span></p>${evidence}</li>`;
+  const keep =
+    id === undefined
+      ? ""
+      : `<label class="keep"><input type="checkbox" name="keep" value="${escapeHtml(id)}" checked> keep <code>${escapeHtml(id)}</code></label>`;
+  const own = edit.request ? requestDiff(edit) : "";
+  return `<li>${keep}<p><span class="kind">${escapeHtml(edit.kind)}</span>, ${lines}: <span class="reason">${escapeHtml(edit.reason)}</span></p>${evidence}${own}</li>`;
 }
+
+/** Whether an article's edits can be picked one by one: an updated article with a patch. */
+function isReviewable(article: AuditArticle): boolean {
+  return article.status === "updated" && article.patch !== "" && article.edits.length > 0;
+}
+
+/**
+ * One edit's own change, as the model gave it: the text it replaces and the text it writes
+ * (a section's new content, a checklist item's state, frontmatter keys), coloured as a diff.
+ */
+function requestDiff(edit: AuditEdit): string {
+  const request = edit.request!;
+  const minus = (text: string) => text.split("\n").map((line) => `-${line}`);
+  const plus = (text: string) => text.split("\n").map((line) => `+${line}`);
+  let lines: string[];
+  if ("old_string" in request) lines = [...minus(request.old_string), ...plus(request.new_string)];
+  else if ("section" in request)
+    lines = [`@@ section ${request.section}, ${request.mode} @@`, ...plus(request.content)];
+  else if ("checklist_item" in request)
+    lines = [`@@ checklist @@`, `${request.checked ? "+[x]" : "+[ ]"} ${request.checklist_item}`];
+  else
+    lines = [
+      "@@ frontmatter @@",
+      ...Object.entries(request.frontmatter).map(([key, value]) =>
+        value === null ? `-${key}` : `+${key}: ${JSON.stringify(value)}`,
+      ),
+    ];
+  return `<details class="edit-diff"><summary>This edit</summary>${renderDiff(`${lines.join("\n")}\n`)}</details>`;
+}
+
+/** Where the reviewer's choice becomes a command: filled by REVIEW_SCRIPT as boxes are ticked. */
+function reviewSection(auditPath: string): string {
+  const audit = shellWord(auditPath);
+  return `<section class="review" id="review" data-audit="${escapeHtml(audit)}">
+<h2>Review</h2>
+<p>Untick the edits you do not want (each edit below has a <em>keep</em> box), then run:</p>
+<pre class="command"><code id="apply-command">impact apply ${escapeHtml(audit)}</code></pre>
+<p class="hint">The command names the edits by id: <code>--only ID,…</code> keeps just those, <code>--exclude ID,…</code> drops those. Where scripts are off, write it yourself from the ids shown.</p>
+</section>`;
+}
+
+/**
+ * The page's only script (its hash is pinned in the Content-Security-Policy): composes the
+ * `impact apply` command from the keep boxes, with --only or --exclude, whichever is shorter.
+ * Its words are quoted as shellWord (escape.ts) quotes them.
+ */
+export const REVIEW_SCRIPT = `(function(){
+var boxes=[].slice.call(document.querySelectorAll('input[name="keep"]'));
+var out=document.getElementById("apply-command");
+var audit=document.getElementById("review").getAttribute("data-audit");
+function word(w){return /^[\\w./#@+:=,-]+$/.test(w)?w:"'"+w.replace(/'/g,"'\\\\''")+"'";}
+function update(){
+var kept=[],dropped=[];
+boxes.forEach(function(b){(b.checked?kept:dropped).push(b.value);});
+var command="impact apply "+audit;
+if(kept.length===0)command="# nothing kept: nothing to apply";
+else if(dropped.length>0)command+=kept.length<=dropped.length?" --only "+word(kept.join(",")):" --exclude "+word(dropped.join(","));
+out.textContent=command;
+}
+boxes.forEach(function(b){b.addEventListener("change",update);});
+update();
+})();`;
+
+const REVIEW_SCRIPT_HASH = `sha256-${createHash("sha256").update(REVIEW_SCRIPT).digest("base64")}`;
 
 type EvidenceLinker = (location: string) => string;
 
@@ -332,16 +419,20 @@ section{margin:24px 0}
 table{border-collapse:collapse;width:100%}
 th,td{border-bottom:1px solid var(--line);padding:6px 8px;text-align:left;vertical-align:top}
 th{background:var(--soft);white-space:nowrap;user-select:none}
-th .sort{color:var(--muted);margin-left:4px;font-size:.8em}
 td.num,th:nth-child(n+3){text-align:right}
 td.path{word-break:break-all}
 .badge{display:inline-block;padding:0 8px;border-radius:10px;font-size:.85em;font-weight:600;border:1px solid var(--line);white-space:nowrap}
-.status-updated{color:var(--warn)}.status-failed{color:var(--bad)}.status-unchanged{color:var(--ok)}
+.status-updated,.status-new{color:var(--warn)}.status-failed,.status-gave_up{color:var(--bad)}.status-unchanged{color:var(--ok)}
 .status-skipped,.status-cancelled,.status-touched,.badge-cached{color:var(--muted)}
 .kind{font-weight:600}
 .error{color:var(--bad)}
 .evidence{margin:2px 0 8px;color:var(--muted)}
 .edits p{margin:0}
+.keep{float:right;margin-left:8px;font-size:.85em;color:var(--muted);white-space:nowrap}
+.edit-diff summary{cursor:pointer;color:var(--muted);font-size:.85em}
+.review{border:1px solid var(--line);border-radius:6px;padding:16px;background:var(--soft)}
+.command{margin:8px 0;padding:8px 12px;border:1px solid var(--line);border-radius:6px;background:var(--bg);overflow-x:auto}
+.hint{color:var(--muted);font-size:.85em}
 blockquote{margin:12px 0;padding:4px 12px;border-left:4px solid var(--line);color:var(--muted)}
 .diff{overflow-x:auto;border:1px solid var(--line);border-radius:6px;margin-top:12px}
 .diff pre{margin:0;padding:8px 0;min-width:max-content}

@@ -4,7 +4,15 @@ import { inertMarkdown } from "./escape.js";
 import { inlineCode as code, codeCell, fence, lineSpan, plural, shortSha } from "./markdown.js";
 
 /** Order of statuses in the summary: what needs a person's eye first. */
-const STATUS_ORDER: ArticleStatus[] = ["failed", "updated", "cancelled", "unchanged", "touched", "skipped"];
+const STATUS_ORDER: ArticleStatus[] = [
+  "failed",
+  "gave_up",
+  "updated",
+  "cancelled",
+  "unchanged",
+  "touched",
+  "skipped",
+];
 
 export interface ReportOptions {
   /** Heading level of the title (default 1); the PR comment or a larger document may nest it. */
@@ -63,7 +71,7 @@ export function renderSummaryTable(audit: Audit): string {
     const tokens = article.usage.promptTokens + article.usage.completionTokens;
     const cost = article.usage.costUsd === undefined ? "" : formatUsd(article.usage.costUsd);
     lines.push(
-      `| ${cell(article.path)} | ${article.status}${article.cached ? " (cached)" : ""} | ${article.edits.length} | ${formatTokens(tokens)} |${withCost ? ` ${cost} |` : ""}`,
+      `| ${cell(article.path)} | ${shownStatus(article)}${article.cached ? " (cached)" : ""} | ${article.edits.length} | ${formatTokens(tokens)} |${withCost ? ` ${cost} |` : ""}`,
     );
   }
   return lines.join("\n");
@@ -86,7 +94,7 @@ export function renderSpend(totals: AuditTotals): string {
 }
 
 function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolean): string {
-  const out: string[] = [`${heading} ${code(article.path)} — ${article.status}`, ""];
+  const out: string[] = [`${heading} ${code(article.path)} — ${shownStatus(article)}`, ""];
   if (article.impact.length > 0) {
     out.push("Why it was checked:", "");
     for (const reason of article.impact) {
@@ -100,14 +108,26 @@ function renderArticle(article: AuditArticle, heading: string, omitDiffs: boolea
     out.push("Edits:", "");
     article.edits.forEach((edit, index) => {
       const lines = lineSpan(edit.startLine, edit.endLine);
-      out.push(`${index + 1}. ${edit.kind}, ${lines}: ${oneLine(edit.reason)}`);
+      const id = edit.id === undefined ? "" : ` (${code(edit.id)})`;
+      out.push(`${index + 1}. ${edit.kind}, ${lines}${id}: ${oneLine(edit.reason)}`);
       if (edit.evidence.length > 0) out.push(`   Evidence: ${edit.evidence.map(code).join(", ")}`);
     });
     out.push("");
   }
-  if (article.summary.trim() !== "") out.push(`> ${oneLine(article.summary)}`, "");
+  if (hasOwnSummary(article)) out.push(`> ${oneLine(article.summary)}`, "");
   if (!omitDiffs && article.patch !== "") out.push(fence(article.patch, "diff"), "");
   return out.join("\n");
+}
+
+/** Whether the summary says something the error does not (a failure's summary is its error): shown once. */
+export function hasOwnSummary(article: Pick<AuditArticle, "summary" | "error">): boolean {
+  const summary = article.summary.trim();
+  return summary !== "" && summary !== article.error?.message.trim();
+}
+
+/** An article's status as people read it: a created article is `new`, not merely updated. */
+export function shownStatus(article: Pick<AuditArticle, "status" | "created">): string {
+  return article.created && article.status === "updated" ? "new" : article.status;
 }
 
 /** Articles in the order a reviewer reads them: failures first, then by path. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { articleFormat } from "../../../shared/formats/index.js";
 import { findFrontmatterFences, parseFrontmatter } from "../../../shared/markdown/frontmatter.js";
 
 export interface ArticleText {
@@ -87,4 +88,24 @@ export function attentionOf(article: ArticleText, warnings: string[]): Attention
       );
   });
   return entries;
+}
+
+/**
+ * The names an article documents by its format's own API markup (`.. autofunction::
+ * flask.redirect`, `:func:`redirect``, mkdocstrings `::: pkg.mod.func`), each with its last
+ * segment (`redirect`): strong references, which stay evidence however many articles
+ * mention the name in passing.
+ */
+export function documentedNames(article: ArticleText): Set<string> {
+  const format = articleFormat(article.path);
+  const { content } = article;
+  // Bytes are decoded only when a marker of the format's references is there.
+  if (!format.referenceMarkers.some((marker) => includesText(content, marker))) return new Set();
+  const text = typeof content === "string" ? content : UTF8.decode(content);
+  const names = new Set<string>();
+  for (const name of format.references(text)) {
+    names.add(name);
+    names.add(name.slice(name.lastIndexOf(".") + 1));
+  }
+  return names;
 }

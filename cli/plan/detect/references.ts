@@ -2,7 +2,7 @@ import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../../shared/chan
 import { COMMON_WORDS } from "../common-words.js";
 import { ReferenceMatcher } from "../matcher.js";
 import { combineScores } from "../score.js";
-import { type ArticleText, bodyOf } from "./article-text.js";
+import { type ArticleText, bodyOf, documentedNames } from "./article-text.js";
 import type { SignalSink } from "./signal.js";
 import type { Sweep } from "./sweeps.js";
 import { CODE_ONLY_FACTOR, REASON_SCORES, shareFactor, symbolScore } from "./weights.js";
@@ -80,13 +80,14 @@ export function referenceSignals(input: {
   const matcher = new ReferenceMatcher(texts, (text) =>
     (entries.get(text) ?? []).every((entry) => entry.codeOnly),
   );
-  const mentions: { article: string; ids: number[]; inCode: boolean[] }[] = [];
+  const mentions: { article: string; ids: number[]; inCode: boolean[]; documented: Set<string> }[] = [];
   const documentCount = new Int32Array(texts.length);
   for (const article of articles) {
     const ids = matcher.scan(bodyOf(article.content));
     if (ids.length === 0) continue;
     for (const id of ids) documentCount[id]! += 1;
-    mentions.push({ article: article.path, ids, inCode: ids.map((id) => matcher.inCode(id)) });
+    const documented = documentedNames(article);
+    mentions.push({ article: article.path, ids, inCode: ids.map((id) => matcher.inCode(id)), documented });
   }
   const tooCommon = new Set<number>();
   if (articles.length >= MIN_ARTICLES_FOR_SHARE) {
@@ -98,7 +99,7 @@ export function referenceSignals(input: {
       }
     });
   }
-  for (const { article, ids, inCode } of mentions) {
+  for (const { article, ids, inCode, documented } of mentions) {
     const explain = sink.explains(article);
     /** Per changed file: the best score of each label. */
     const byFile = new Map<string, Map<string, number>>();
@@ -113,7 +114,8 @@ export function referenceSignals(input: {
     };
     ids.forEach((id, index) => {
       const text = texts[id]!;
-      if (tooCommon.has(id)) {
+      // A name the article documents by API markup is evidence however common it is.
+      if (tooCommon.has(id) && !documented.has(text)) {
         if (explain)
           sink.drop({
             article,
@@ -124,7 +126,7 @@ export function referenceSignals(input: {
           });
         return;
       }
-      const factor = shareFactor(documentCount[id]!);
+      const factor = documented.has(text) ? 1 : shareFactor(documentCount[id]!);
       for (const entry of entries.get(text) ?? []) {
         const refused =
           entry.codeOnly && !inCode[index] ? "written as prose, not as code" : disownedWhy(entry, article);

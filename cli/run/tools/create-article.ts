@@ -1,3 +1,4 @@
+import { articleFormat } from "../../../shared/formats/index.js";
 import { contentHash } from "../../../shared/hash.js";
 import { parseFrontmatter } from "../../../shared/markdown/frontmatter.js";
 import { type CreateArticleArgs, createArticleSpec } from "../../../shared/tools/create-article.js";
@@ -30,7 +31,9 @@ export const createArticleTool = defineTool(createArticleSpec, async (args: Crea
       "exists",
       `${shown} already exists; create_article only makes new files.${resolved.path === context.articlePath ? " Use edit_article to change it." : ""}`,
     );
-  const frontmatter = parseFrontmatter(args.content);
+  // Only a format whose metadata is YAML frontmatter has frontmatter to break.
+  const frontmatter =
+    articleFormat(resolved.path).metadata.kind === "yaml" ? parseFrontmatter(args.content) : null;
   if (frontmatter?.error)
     return fail(
       "broken_frontmatter",

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { EditErrorCode, EditKind } from "../../../shared/edit/types.js";
+import type { Edit, EditErrorCode, EditKind } from "../../../shared/edit/types.js";
 import type { ToolSpec } from "../../../shared/tools/spec.js";
 import { listIssues } from "../../../shared/zod-issues.js";
 import type { ToolLimits } from "../limits.js";
@@ -52,6 +52,8 @@ export interface RecordedEdit {
   toolCallId: string;
   /** The file the edit changed (the article, or an article created). */
   path: string;
+  /** The edit as the model gave it (edit_article); `impact apply --only` replays it. */
+  request?: Edit;
 }
 
 /** What a tool may use; built by AgentToolHost for each call. */

@@ -1,5 +1,6 @@
 import { applyEdits, formatEditSuccess } from "../../../shared/edit/engine.js";
 import { editKind } from "../../../shared/edit/schema.js";
+import { articleFormat } from "../../../shared/formats/index.js";
 import { type EditArticleArgs, editArticleSpec } from "../../../shared/tools/edit-article.js";
 import { loadCheckedTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext } from "./define.js";
@@ -19,10 +20,14 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
     ...(args.expected_hash === undefined ? {} : { expectedHash: args.expected_hash }),
     maxArticleChars: context.limits.articleChars,
     maxGrowthChars: context.limits.editGrowthChars,
+    format: articleFormat(context.articlePath),
     guard: {
       articlePath: context.articlePath,
       // Listing the repository costs; only a batch that may add a link needs it.
-      ...(JSON.stringify(args.edits).match(/\]\(|\]:/) ? { pathExists: await repositoryPaths(context) } : {}),
+      // (Markdown links and definitions, reST :doc: roles.)
+      ...(JSON.stringify(args.edits).match(/\]\(|\]:|:doc:/)
+        ? { pathExists: await repositoryPaths(context) }
+        : {}),
       requiredSections: context.template.requiredSections,
       requiredFrontmatter: context.template.requiredFrontmatter,
     },
@@ -41,6 +46,7 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
       endLine: applied.endLine,
       toolCallId: context.toolCallId,
       path: context.articlePath,
+      ...(edit ? { request: edit } : {}),
     });
   }
   if (args.done) context.markDone();

@@ -1,4 +1,4 @@
-import { formatOutline } from "../../../shared/markdown/outline.js";
+import { formatArticleOutline } from "../../../shared/formats/index.js";
 import { type OutlineArticleArgs, outlineArticleSpec } from "../../../shared/tools/outline-article.js";
 import { readDeclarations } from "../../plan/symbols/extract-symbols.js";
 import { formatCodeOutline } from "./code-segments.js";
@@ -15,6 +15,6 @@ export const outlineArticleTool = defineTool(
       const lineCount = splitLinesKeepingEnds(file.content).length;
       return succeed(formatCodeOutline(file.path, lineCount, file.hash, declarations));
     }
-    return succeed(formatOutline(file.path, file.content));
+    return succeed(formatArticleOutline(file.path, file.content));
   },
 );

@@ -1,3 +1,5 @@
+import { articleFormat } from "../../../shared/formats/index.js";
+import { findSection } from "../../../shared/markdown/outline.js";
 import { type ReadFileArgs, readFileSpec } from "../../../shared/tools/read-file.js";
 import { readDeclarations } from "../../plan/symbols/extract-symbols.js";
 import { findDeclaration } from "./code-segments.js";
@@ -46,6 +48,15 @@ async function readSymbol(
   context: ToolContext,
 ): Promise<ToolResult> {
   const declarations = await readDeclarations(file.path, file.content);
+  const format = declarations ? null : articleFormat(file.path);
+  if (format?.outline) {
+    const found = findSection(format.outline(file.content), symbol);
+    if (!found.ok) return fail("unknown_symbol", `${file.path}: ${found.message}`);
+    const { section } = found;
+    const wanted = Math.min(section.endLine - section.line + 1, context.limits.readPageLines);
+    const label = `section ${section.path}, lines ${section.line}-${section.endLine}`;
+    return succeed(page(file, lines, section.line, wanted, context, { end: section.endLine, label }));
+  }
   if (!declarations) {
     return fail(
       "not_code",

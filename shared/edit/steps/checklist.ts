@@ -1,5 +1,5 @@
+import type { ArticleFormat } from "../../formats/types.js";
 import { LineIndex } from "../../markdown/lines.js";
-import { scanFences } from "../checks.js";
 import * as messages from "../messages.js";
 import type { ChecklistEdit } from "../schema.js";
 import { type EditProblem, reasonProblem, type StepResult } from "../step.js";
@@ -22,8 +22,8 @@ export function validateChecklist(edit: ChecklistEdit): EditProblem {
 }
 
 /** Sets `- [ ]` / `- [x]` on the one checklist item (outside code fences) whose text contains checklist_item. */
-export function checklistStep(content: string, edit: ChecklistEdit): StepResult {
-  const items = checklistItems(content);
+export function checklistStep(content: string, edit: ChecklistEdit, format: ArticleFormat): StepResult {
+  const items = checklistItems(content, format);
   const wanted = edit.checklist_item.trim();
   let matches = items.filter((item) => item.text.includes(wanted));
   if (matches.length === 0) {
@@ -64,8 +64,9 @@ export function checklistStep(content: string, edit: ChecklistEdit): StepResult 
   return { ok: true, changes: [{ start: item.box, end: item.box + 1, text: edit.checked ? "x" : " " }] };
 }
 
-function checklistItems(content: string): ChecklistItem[] {
-  const fenced = scanFences(content).blocks;
+function checklistItems(content: string, format: ArticleFormat): ChecklistItem[] {
+  // Items in code (fences; MDX: JSX and ESM too) do not count.
+  const fenced = format.opaque(content);
   const items: ChecklistItem[] = [];
   for (const match of content.matchAll(CHECKLIST_ITEM)) {
     const start = match.index;

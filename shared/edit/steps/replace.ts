@@ -1,3 +1,4 @@
+import type { ArticleFormat } from "../../formats/types.js";
 import { dominantEol, LineIndex, withEol } from "../../markdown/lines.js";
 import { findSection, outlineMarkdown } from "../../markdown/outline.js";
 import * as messages from "../messages.js";
@@ -28,10 +29,10 @@ export function validateReplace(edit: ReplaceEdit, article: string): EditProblem
 }
 
 /** Exact, literal replacement of old_string, by occurrence, optionally within one section. */
-export function replaceStep(content: string, edit: ReplaceEdit): StepResult {
+export function replaceStep(content: string, edit: ReplaceEdit, format: ArticleFormat): StepResult {
   let region: Region = { from: 0, to: content.length, scope: null };
   if (edit.within !== undefined) {
-    const found = sectionRegion(content, edit.within);
+    const found = sectionRegion(content, edit.within, format);
     if (!found.ok) return found;
     region = found.region;
   }
@@ -81,8 +82,12 @@ function failure(code: StepFailure["code"], message: string, citesLines = true):
   return { ok: false, code, message, citesLines };
 }
 
-function sectionRegion(content: string, query: string): { ok: true; region: Region } | StepFailure {
-  const outline = outlineMarkdown(content);
+function sectionRegion(
+  content: string,
+  query: string,
+  format: ArticleFormat,
+): { ok: true; region: Region } | StepFailure {
+  const outline = format.outline?.(content) ?? outlineMarkdown(content);
   const found = findSection(outline, query);
   if (!found.ok)
     return failure(found.code, messages.withinFailed(found.message), outline.sections.length > 0);

@@ -1,3 +1,4 @@
+import type { ArticleFormat } from "../../formats/types.js";
 import { dominantEol, LineIndex, withEol } from "../../markdown/lines.js";
 import { findSection, outlineMarkdown } from "../../markdown/outline.js";
 import * as messages from "../messages.js";
@@ -19,8 +20,8 @@ export function validateSection(edit: SectionEdit, article: string): EditProblem
 }
 
 /** Replaces, appends to or prepends to the body of one section; the heading stays. */
-export function sectionStep(content: string, edit: SectionEdit): StepResult {
-  const outline = outlineMarkdown(content);
+export function sectionStep(content: string, edit: SectionEdit, format: ArticleFormat): StepResult {
+  const outline = format.outline?.(content) ?? outlineMarkdown(content);
   const found = findSection(outline, edit.section);
   if (!found.ok)
     return { ok: false, code: found.code, message: found.message, citesLines: outline.sections.length > 0 };
