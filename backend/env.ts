@@ -218,6 +218,11 @@ export const ServeEnvSchema = z.object({
       defaultText: "16 MiB",
     },
   ),
+  IMPACT_STATE_KEY: variable(z.string().min(32, "IMPACT_STATE_KEY takes at least 32 characters"), {
+    part: "bot",
+    description:
+      "the secret each job's impact run seals its result cache entries with (without it, a key under the user's cache folder); give instances sharing a DATABASE_URL the same one",
+  }).optional(),
   PORT: variable(port(), { part: "server", description: "the port when --port is not given" }).optional(),
 });
 

@@ -9,6 +9,7 @@ import type { GitHubClient } from "../shared/github-client.js";
 import { RESULT_CACHE_ENTRY_MAX_BYTES } from "../shared/limits.js";
 import { redactSecrets } from "../shared/redact.js";
 import { RESULT_KEY_PATTERN, ResultCacheEntrySchema } from "../shared/result-cache-entry.js";
+import { splitStateEntry } from "../shared/state-entry.js";
 import type { GitHubAuth } from "./github-auth.js";
 import type { JobResult, PullRequestJob } from "./job.js";
 import type { RunJob } from "./queue.js";
@@ -308,8 +309,11 @@ async function keepCache(
       continue;
     }
     const entry = await readFile(path, "utf8");
-    const parsed = ResultCacheEntrySchema.safeParse(parseJson(entry));
-    if (!parsed.success || parsed.data.key !== key) {
+    // Sealed by the child (shared/state-entry.ts): the child checks the MAC when it reads
+    // the entry back; here only the shape is checked.
+    const sealed = splitStateEntry(Buffer.from(entry, "utf8"));
+    const parsed = ResultCacheEntrySchema.safeParse(sealed && parseJson(sealed.payload.toString("utf8")));
+    if (sealed?.kind !== "results" || !parsed.success || parsed.data.key !== key) {
       refused.push(name);
       continue;
     }
@@ -440,7 +444,9 @@ function gitEnv(): Record<string, string> {
 /** What any child needs; nothing secret. */
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT"]) {
+  // XDG_CACHE_HOME: where the child finds the key that seals its cache entries (IMPACT_STATE_KEY,
+  // when the server has one, comes with the run's environment).
+  for (const name of ["PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT", "XDG_CACHE_HOME"]) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }

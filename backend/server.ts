@@ -154,6 +154,7 @@ export async function backendFromEnv(
       "IMPACT_MODEL",
       "IMPACT_ROUTER_URL",
       "IMPACT_ROUTER_TOKEN",
+      "IMPACT_STATE_KEY",
     ]);
     const commentEnv = pick(env, ["GITHUB_API_URL", "IMPACT_GITHUB_THROTTLE"]);
     const concurrency = env.IMPACT_BOT_CONCURRENCY;

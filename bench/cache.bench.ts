@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { buildPlan } from "../cli/plan/build-plan.js";
+import { RESULT_CACHE } from "../cli/run/result-cache.js";
 import { runImpact, selectArticles } from "../cli/run/run-impact.js";
 import { VERSION } from "../cli/version.js";
 import type { ModelClient, ModelResponse } from "../shared/model/types.js";
@@ -107,7 +108,6 @@ export async function run(): Promise<void> {
     git("commit", "-q", "-m", "base");
     const base = git("rev-parse", "HEAD");
 
-    const cacheDir = join(dir, ".impact", "cache", "results");
     const totals = { cached: { calls: 0, ms: 0 }, uncached: { calls: 0, ms: 0 } };
     let idleCalls = 0;
     console.log(
@@ -122,6 +122,7 @@ export async function run(): Promise<void> {
       git("add", "-A");
       git("commit", "-q", "-m", `push ${index + 1}`);
       const built = await buildPlan({ repo: dir, base, readStdin: async () => "" });
+      const store = await built.workdir.cache(RESULT_CACHE);
       const figures: Record<"uncached" | "cached", { calls: number; ms: number }> = {
         uncached: { calls: 0, ms: 0 },
         cached: { calls: 0, ms: 0 },
@@ -141,7 +142,7 @@ export async function run(): Promise<void> {
           maxTurns: 4,
           env: {},
           signal: new AbortController().signal,
-          ...(mode === "cached" ? { cache: { dir: cacheDir, impactVersion: VERSION } } : {}),
+          ...(mode === "cached" && store ? { cache: { store, impactVersion: VERSION, endpoint: "" } } : {}),
         });
         figures[mode] = { calls: model.calls, ms: performance.now() - started };
         totals[mode].calls += model.calls;

@@ -4,9 +4,12 @@ import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import picomatch from "picomatch";
 import { z } from "zod";
-import { type BacktestReplay, runBacktest } from "../cli/plan/backtest.js";
+import { articleSelector } from "../cli/plan/articles.js";
+import { type BacktestReplay, replayCommit, runBacktest } from "../cli/plan/backtest.js";
 import { selectEvidence } from "../cli/plan/detect/evidence.js";
+import { genericNames } from "../cli/plan/generic-names.js";
 import { proposeRepositoryConfig } from "../cli/plan/propose-config.js";
 import { languageOf } from "../cli/plan/symbols/languages/index.js";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
@@ -26,6 +29,11 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * half of commits (where the defaults were tuned) and its newer half (held out) apart.
  * `--min-score` is the whole bar, as in `impact plan` (no share of the strongest article); `--dump` writes every scored commit
  * (truth, flagged and weak articles with their scores and reasons) as JSON for analysis.
+ *
+ * When bench/truth/code-only.json is there (per repository, pinned commits that changed code
+ * and no article), it also replays those: the right plan for them flags nothing. It prints
+ * the share of them with nothing flagged and the flags per commit. `--pick-code-only N`
+ * (re)writes that file: the newest N such commits reachable from each pinned tip.
  *
  * When bench/truth/labels.json is there (hand labels: was each changed article's edit caused
  * by the rest of its commit?), it also prints recall and precision over the caused edits.
@@ -49,6 +57,98 @@ const CorpusSchema = z.strictObject({
 type Repository = z.infer<typeof RepositorySchema>;
 
 /**
+ * Commits that changed code and no article (bench/truth/code-only.json), newest first per
+ * repository: the abstention half of the bench. Picked by `--pick-code-only`.
+ */
+const CodeOnlySchema = z.strictObject({
+  about: z.string(),
+  perRepository: z.number().int().positive(),
+  commits: z.record(z.string(), z.array(z.string().regex(/^[0-9a-f]{40}$/))),
+});
+type CodeOnly = z.infer<typeof CodeOnlySchema>;
+
+/** The plan on commits that changed code and no article: how often it stayed silent. */
+export interface SilenceTally {
+  commits: number;
+  /** Commits with nothing flagged. */
+  silent: number;
+  flagged: number;
+}
+
+const emptySilence = (): SilenceTally => ({ commits: 0, silent: 0, flagged: 0 });
+
+function sumSilence(tallies: readonly SilenceTally[]): SilenceTally {
+  const total = emptySilence();
+  for (const tally of tallies) {
+    total.commits += tally.commits;
+    total.silent += tally.silent;
+    total.flagged += tally.flagged;
+  }
+  return total;
+}
+
+const silentShare = (tally: SilenceTally) => (tally.commits === 0 ? 0 : tally.silent / tally.commits);
+const silenceCells = (tally: SilenceTally): string[] => [
+  String(tally.commits),
+  silentShare(tally).toFixed(2),
+  (tally.commits === 0 ? 0 : tally.flagged / tally.commits).toFixed(2),
+];
+
+/** The goal on code-only commits: nothing flagged on most, few flags overall. */
+const SILENCE_GOAL = { silentShare: 0.7, flaggedPerCommit: 0.5 };
+
+function silenceGoalMet(tally: SilenceTally): string {
+  const perCommitValue = tally.commits === 0 ? 0 : tally.flagged / tally.commits;
+  return [
+    `nothing flagged on ≥ ${SILENCE_GOAL.silentShare * 100} % ${silentShare(tally) >= SILENCE_GOAL.silentShare ? "met" : "not met"}`,
+    `flags per commit ≤ ${SILENCE_GOAL.flaggedPerCommit} ${perCommitValue <= SILENCE_GOAL.flaggedPerCommit ? "met" : "not met"}`,
+  ].join("; ");
+}
+
+/**
+ * The newest `count` non-merge commits reachable from `head` that changed a source file that
+ * can be evidence and no article (docs globs less ignores, at that commit's config): the
+ * commits the right plan is silent on.
+ */
+export async function pickCodeOnly(
+  dir: string,
+  head: string,
+  config: ImpactConfig,
+  count: number,
+): Promise<string[]> {
+  const log = execFileSync(
+    "git",
+    [
+      "-C",
+      dir,
+      "log",
+      "--no-merges",
+      "--no-renames",
+      "--max-count=3000",
+      "--format=%x1e%H%x1f%P",
+      "--name-only",
+      head,
+    ],
+    { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 },
+  );
+  const isArticle = articleSelector(config);
+  const isDocs = picomatch(config.docs, { dot: false });
+  const ignored = picomatch(config.evidence.ignore, { dot: true });
+  const picked: string[] = [];
+  for (const record of log.split("\x1e")) {
+    if (picked.length >= count) break;
+    const [header = "", ...names] = record.split("\n");
+    const [sha, parents = ""] = header.split("\x1f");
+    if (!sha || parents.trim() === "") continue;
+    const files = names.filter((name) => name !== "");
+    if (files.some(isArticle)) continue;
+    if (files.some((path) => !isDocs(path) && !ignored(path) && languageOf(path) !== undefined))
+      picked.push(sha);
+  }
+  return picked;
+}
+
+/**
  * Hand labels of changed articles (bench/truth/labels.json): whether the maintainers' edit of
  * the article follows from the commit's other files (`caused`) or would be as right without
  * them (`unrelated`: a typo or link sweep, a site restructure, another feature's docs).
@@ -68,7 +168,23 @@ export type Label = z.infer<typeof LabelSchema>;
 export type Labels = ReadonlyMap<string, Label["label"]>;
 
 /** The goal of the detector on this corpus. */
-const GOAL = { recall: 0.9, precision: 0.5, flaggedPerCommit: 3, repositoryRecall: 0.75 };
+const GOAL = { recall: 0.85, precision: 0.55, flaggedPerCommit: 2.5, repositoryRecall: 0.75 };
+
+/** One replayed code-only commit: what the plan flagged on it (nothing, ideally). */
+interface Silent {
+  /** 0 for the newest. */
+  age: number;
+  sha: string;
+  flagged: string[];
+}
+
+function silenceOf(entries: readonly Silent[]): SilenceTally {
+  return {
+    commits: entries.length,
+    silent: entries.filter((entry) => entry.flagged.length === 0).length,
+    flagged: entries.reduce((total, entry) => total + entry.flagged.length, 0),
+  };
+}
 
 interface Tally {
   commits: number;
@@ -331,6 +447,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       split: { type: "boolean", default: false },
       "min-score": { type: "string" },
       dump: { type: "string" },
+      "pick-code-only": { type: "string" },
     },
   });
   const here = dirname(fileURLToPath(import.meta.url));
@@ -377,6 +494,35 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     console.error(`bench:truth: no corpus repository found under ${folder} (set IMPACT_TRUTH_CORPUS)`);
     return 1;
   }
+  const codeOnlyFile = join(dirname(corpusFile), "code-only.json");
+  if (values["pick-code-only"] !== undefined) {
+    const perRepository = Number(values["pick-code-only"]);
+    if (!Number.isInteger(perRepository) || perRepository <= 0) {
+      console.error("bench:truth: --pick-code-only must be a positive whole number");
+      return 2;
+    }
+    const picked: CodeOnly = {
+      about:
+        "Per repository, the newest commits reachable from its pinned sha that changed a source file that can be evidence and no article (bench/truth.ts --pick-code-only); the right plan flags nothing on them.",
+      perRepository,
+      commits: {},
+    };
+    for (const repository of present) {
+      const config = ConfigSchema.parse(repository.config);
+      picked.commits[repository.name] = await pickCodeOnly(
+        join(folder, repository.name),
+        repository.sha,
+        config,
+        perRepository,
+      );
+      console.log(`${repository.name}: ${picked.commits[repository.name]!.length} code-only commits`);
+    }
+    writeFileSync(codeOnlyFile, `${JSON.stringify(picked, null, 2)}\n`);
+    return 0;
+  }
+  const codeOnly = existsSync(codeOnlyFile)
+    ? CodeOnlySchema.parse(JSON.parse(readFileSync(codeOnlyFile, "utf8")))
+    : undefined;
   console.log(
     `Truth bench: ${count} commits per repository, config "${variant}", corpus ${folder}${present.length < wanted.length ? ` (${wanted.length - present.length} missing, left out)` : ""}\n`,
   );
@@ -388,6 +534,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   const scored: Scored[] = [];
   const dump: unknown[] = [];
   const misses = emptyMisses();
+  const silences = new Map<string, Silent[]>();
   for (const repository of present) {
     const config = await configFor(variant, repository, join(folder, repository.name));
     const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
@@ -433,6 +580,11 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
               .filter((article) => article.status === "impacted")
               .map((article) => ({ path: article.path, score: article.score, impact: article.impact })),
             weak: replay.plan.weak,
+            related: replay.plan.related.map((article) => ({
+              path: article.path,
+              score: article.score,
+              impact: article.impact,
+            })),
           });
       },
     });
@@ -453,6 +605,36 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       add(scores.mappings, truth, entry.mappings);
     });
     all.push(scores);
+    const quiet: Silent[] = [];
+    const picked = codeOnly?.commits[repository.name] ?? [];
+    if (picked.length > 0) {
+      const generic = await genericNames(join(folder, repository.name), repository.sha);
+      for (const [age, sha] of picked.entries()) {
+        const { plan } = await replayCommit({
+          repoRoot: join(folder, repository.name),
+          config,
+          sha,
+          genericNames: generic,
+          ...(minScore === undefined ? {} : { minScore }),
+        });
+        const flagged = plan.articles.filter((article) => article.status === "impacted");
+        quiet.push({ age, sha, flagged: flagged.map((article) => article.path) });
+        if (values.dump)
+          dump.push({
+            repository: repository.name,
+            sha,
+            codeOnly: true,
+            base: plan.base,
+            articles: flagged.map((article) => ({
+              path: article.path,
+              score: article.score,
+              impact: article.impact,
+            })),
+            related: plan.related.map((article) => ({ path: article.path, score: article.score })),
+          });
+      }
+    }
+    silences.set(repository.name, quiet);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     console.log(
       row([
@@ -481,15 +663,16 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     `Missed: ${missed} changed articles: ${misses.manyArticles} in commits editing ${MANY_ARTICLES} or more, ${misses.belowBar} below the bar, ${misses.noSource} from changes with no source file among the evidence, ${misses.noReason} with no reason (described in prose).`,
   );
   if (labels) printCaused(present, scored, labels);
+  if (codeOnly) printSilence(present, silences, () => true);
   if (values.split) {
     const halves = [
       [
         "Older half of each repository's commits (tuned on)",
-        (entry: Scored, size: number) => entry.age >= size / 2,
+        (entry: { age: number }, size: number) => entry.age >= size / 2,
       ],
       [
         "Newer half of each repository's commits (held out)",
-        (entry: Scored, size: number) => entry.age < size / 2,
+        (entry: { age: number }, size: number) => entry.age < size / 2,
       ],
     ] as const;
     for (const [title, inHalf] of halves) {
@@ -516,20 +699,47 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       if (labels) {
         const caused = causedTally(halfEntries, labels);
         console.log(
-          `Change-caused edits (${caused.unrelated} of ${caused.changed} changed articles labelled unrelated): recall ${recall(causedAsTally(caused)).toFixed(2)}, precision ${precision(causedAsTally(caused)).toFixed(2)}`,
+          `Change-caused edits (${caused.unrelated} of ${caused.changed} changed articles labelled unrelated): recall ${recall(causedAsTally(caused)).toFixed(2)}, precision ${precision(causedAsTally(caused)).toFixed(2)}, flagged per commit ${perCommit(causedAsTally(caused)).toFixed(1)}`,
         );
+        printCaused(present, halfEntries, labels, "");
       }
+      if (codeOnly) printSilence(present, silences, inHalf);
     }
   }
   if (values.dump) writeFileSync(values.dump, `${JSON.stringify(dump)}\n`);
   return 0;
 }
 
+/** Per repository and overall, how often the plan flagged nothing on commits that changed code and no article. */
+function printSilence(
+  present: readonly Repository[],
+  silences: ReadonlyMap<string, readonly Silent[]>,
+  inHalf: (entry: Silent, size: number) => boolean,
+): void {
+  console.log("\nCode-only commits (bench/truth/code-only.json): the right plan flags nothing\n");
+  const widths = [12, 7, 8, 7];
+  const line = (cells: readonly string[]) => row(cells, widths);
+  console.log(line(["REPOSITORY", "COMMITS", "SILENT", "FLAG/C"]));
+  const tallies: SilenceTally[] = [];
+  for (const repository of present) {
+    const own = silences.get(repository.name) ?? [];
+    const tally = silenceOf(own.filter((entry) => inHalf(entry, own.length)));
+    tallies.push(tally);
+    console.log(line([repository.name, ...silenceCells(tally)]));
+  }
+  const overall = sumSilence(tallies);
+  console.log(line(["OVERALL", ...silenceCells(overall)]));
+  console.log(`Goal on code-only commits: ${silenceGoalMet(overall)}`);
+}
+
 /** The plan's recall and precision over the edits that follow from the change, per repository and overall. */
-function printCaused(present: readonly Repository[], scored: readonly Scored[], labels: Labels): void {
-  console.log(
-    "\nChange-caused edits: the changed articles less those hand-labelled unrelated to the rest of their commit (bench/truth/labels.json); a flag on an unrelated edit counts as false\n",
-  );
+function printCaused(
+  present: readonly Repository[],
+  scored: readonly Scored[],
+  labels: Labels,
+  title = "\nChange-caused edits: the changed articles less those hand-labelled unrelated to the rest of their commit (bench/truth/labels.json); a flag on an unrelated edit counts as false\n",
+): void {
+  if (title) console.log(title);
   const widths = [12, 7, 7, 9, 10, 6, 6, 6];
   const line = (cells: readonly string[]) => row(cells, widths);
   console.log(

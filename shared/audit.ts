@@ -74,8 +74,11 @@ export const AuditArticleSchema = z.object({
    */
   cached: z.boolean().optional(),
   originalUsage: ArticleUsageSchema.optional(),
-  /** Why a `skipped` article was not run: `budget` when `--max-cost` was reached first. */
-  skipReason: z.enum(["budget"]).optional(),
+  /**
+   * Why a `skipped` article was not run (or not finished): `budget` when its next model call
+   * could cross `--max-cost`, `setup` when an earlier call found the model setup wrong.
+   */
+  skipReason: z.enum(["budget", "setup"]).optional(),
 });
 
 export const AuditTotalsSchema = z.object({

@@ -64,6 +64,8 @@ export interface ChangedSymbol {
   oldName?: string;
   /** For members and config keys: the interface, type, object or function they belong to. */
   parent?: string;
+  /** Private by its language's rule (Python `_x`, lowercase Go, non-`pub` Rust, unexported TS/JS): not surface the docs describe. */
+  private?: boolean;
   /** For added members and keys: the other members of the same parent at head (an article that documents them documents the parent). */
   siblings?: string[];
 }
@@ -75,6 +77,8 @@ export interface ChangeSet {
   symbols: ChangedSymbol[];
   /** Changed files left out because their diff (or the whole diff) was over a size cap. */
   skipped?: SkippedFile[];
+  /** What reading the change could not do (a file nested too deep to parse), one line each. */
+  warnings?: string[];
 }
 
 /** A changed file whose hunks were not read: `file_too_large` or `diff_too_large`. */

@@ -53,6 +53,8 @@ export const DEFAULT_IGNORE_GLOBS = [
   "**/{changes,history,news,releases,migrating,migration,upgrading}{,.*}",
   "**/{changelog,changelogs,changes,history,releases,release-notes,migrations,migration,migrating,upgrading}/**",
   "**/*{migration-guide,migration_guide,upgrade-guide,upgrade_guide,upgrading-to,migrating-to,migrate-to}*",
+  // Folders of them (`docs/migration-guide/v3.md`, `upgrade-guides/2.0.md`): every page in one is a record.
+  "**/*{migration-guide,migration_guide,upgrade-guide,upgrade_guide}*/**",
   ".changeset/**",
 ];
 

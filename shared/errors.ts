@@ -51,6 +51,8 @@ export class ModelApiError extends ImpactError {
   readonly reason: ModelErrorReason;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
+  /** The error code the API's answer carried (`model_not_found`, the router's `model_not_allowed`), if any. */
+  readonly apiCode: string | undefined;
   constructor(
     message: string,
     options: {
@@ -58,6 +60,7 @@ export class ModelApiError extends ImpactError {
       reason: ModelErrorReason;
       status?: number;
       retryAfterMs?: number;
+      apiCode?: string;
       cause?: unknown;
     },
   ) {
@@ -66,6 +69,7 @@ export class ModelApiError extends ImpactError {
     this.reason = options.reason;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+    this.apiCode = options.apiCode;
   }
 }
 

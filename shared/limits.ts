@@ -121,3 +121,35 @@ export const DEFAULT_RESULT_CACHE_BYTES_PER_REPOSITORY = 16 * 1024 * 1024;
 export const RESULT_CACHE_ENTRY_MAX_BYTES = 2 * 1024 * 1024;
 /** Asking the GitHub API for a PR's head, or for an installation token, gives up after this long. */
 export const GITHUB_API_TIMEOUT_MS = 30_000;
+
+/**
+ * Code nested deeper than this (brackets, or declarations inside declarations) is not
+ * parsed: the native TS/JS parser recurses per level and crashes the process (not an
+ * exception) somewhere past 8,000 levels on a worker thread; real code stays under 100.
+ */
+export const MAX_CODE_NESTING = 1_000;
+/**
+ * TS/JS: operators chained in one expression (between `,` `;` and brackets) past this are
+ * not parsed either; the parser recurses on `a => a => …` and `a ? b : a ? …` chains too.
+ */
+export const MAX_CODE_OPERATOR_CHAIN = 4_000;
+
+/**
+ * `impact mcp`: tool calls that run at once; the rest wait in a queue. 150 parallel regex
+ * searches held 879 MB and 161 threads without a cap.
+ */
+export const MCP_CALLS_IN_FLIGHT = 4;
+/** `impact mcp`: calls that may wait beyond those running; one more gets a "busy" error result at once. */
+export const MCP_CALLS_QUEUED = 32;
+
+/** Tokens one model answer may report per usage field; more is no real answer (the context windows are far smaller). */
+export const MAX_USAGE_TOKENS = 100_000_000;
+
+/**
+ * Frontmatter nested deeper than this (flow brackets, or columns of indentation) is
+ * reported as invalid, not parsed: the YAML library recurses per level, and past about a
+ * thousand levels a stack overflow left it unable to compile its patterns, which then
+ * killed the process on the next article.
+ */
+export const FRONTMATTER_MAX_NESTING = 64;
+export const FRONTMATTER_MAX_INDENT = 256;

@@ -14,6 +14,8 @@ export const ImpactReasonSchema = z.object({
    * it; optional so that plans and audits written before scores existed still read.
    */
   score: z.number().min(0).max(1).optional(),
+  /** Stale-statement evidence (what flags an article), as opposed to relevance only. */
+  stale: z.boolean().optional(),
   /** Stale reasons: the 1-based line of the article that the change contradicts. */
   line: z.number().int().positive().optional(),
   /** Stale reasons: the hunk header (`path @@ -a,b +c,d @@`) of the change that contradicts it. */

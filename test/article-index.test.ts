@@ -1,15 +1,18 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
-import { ARTICLE_INDEX_FILE, indexArticles } from "../cli/plan/article-index.js";
+import { ARTICLE_INDEX_CACHE, indexArticles } from "../cli/plan/article-index.js";
 import { listArticleEntries } from "../cli/plan/articles.js";
 import { fingerprint, ReferenceMatcher, termKey } from "../cli/plan/matcher.js";
 import { VERSION } from "../cli/version.js";
 import { ConfigSchema } from "../shared/config.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { cacheEntryPath, readCachePayload, resealCacheEntry } from "./helpers/state.js";
+
+const indexFile = (dir: string) => cacheEntryPath(dir, "articles", "index.bin");
 
 async function plan(dir: string, args: string[] = []): Promise<string> {
   const io = captureIo(dir);
@@ -20,7 +23,7 @@ async function plan(dir: string, args: string[] = []): Promise<string> {
 
 /** The plan with no article index left from an earlier plan (a fresh checkout). */
 async function coldPlan(dir: string, args: string[] = []): Promise<string> {
-  rmSync(join(dir, ARTICLE_INDEX_FILE), { force: true });
+  rmSync(indexFile(dir), { force: true });
   return plan(dir, args);
 }
 
@@ -43,18 +46,25 @@ function widgetRepo(): TestRepo {
   return repo;
 }
 
-/** Overwrites every stored hash with 0: a stored entry then claims its article mentions nothing. */
-function blankStoredHashes(dir: string, header: (text: string) => string = (text) => text): void {
-  const path = join(dir, ARTICLE_INDEX_FILE);
-  const file = readFileSync(path);
-  const newline = file.indexOf(10);
-  const text = header(file.toString("utf8", 0, newline));
-  // Same length keeps the hashes where the header says they start.
-  expect(Buffer.byteLength(text)).toBe(newline);
-  const blanked = Buffer.concat([Buffer.from(`${text}\n`), Buffer.alloc(file.length - newline - 1, 0)]);
-  // Keep the padding spaces between the header line and the hashes.
-  file.copy(blanked, newline + 1, newline + 1, Math.ceil((newline + 1) / 4) * 4);
-  writeFileSync(path, blanked);
+/**
+ * Overwrites every stored hash with 0 (a stored entry then claims its article mentions
+ * nothing) and seals the entry again as this machine would, under `version` when given.
+ */
+async function blankStoredHashes(dir: string, version?: string): Promise<void> {
+  await resealCacheEntry(
+    indexFile(dir),
+    (file) => {
+      const newline = file.indexOf(10);
+      const blanked = Buffer.concat([
+        file.subarray(0, newline + 1),
+        Buffer.alloc(file.length - newline - 1, 0),
+      ]);
+      // Keep the padding spaces between the header line and the hashes.
+      file.copy(blanked, newline + 1, newline + 1, Math.ceil((newline + 1) / 4) * 4);
+      return blanked;
+    },
+    version === undefined ? {} : { version },
+  );
 }
 
 describe("the article index (.impact/cache/articles/)", { timeout: 60_000 }, () => {
@@ -62,24 +72,24 @@ describe("the article index (.impact/cache/articles/)", { timeout: 60_000 }, () 
     const repo = widgetRepo();
     const cold = await coldPlan(repo.dir);
     expect(flagged(cold)).toEqual(["docs/watch.md", "docs/widget.md"]);
-    expect(readFileSync(join(repo.dir, ARTICLE_INDEX_FILE)).length).toBeGreaterThan(0);
+    expect(readCachePayload(indexFile(repo.dir)).length).toBeGreaterThan(0);
     expect(await plan(repo.dir)).toBe(cold);
     // The index is read: with every stored fingerprint blanked, the article naming the
     // symbol is no longer opened (this is what the tests below rely on to fail).
-    blankStoredHashes(repo.dir);
+    await blankStoredHashes(repo.dir);
     expect(flagged(await plan(repo.dir))).toEqual(["docs/watch.md"]);
   });
 
   it("never serves a changed article from the index, edited or committed", async () => {
     const repo = widgetRepo();
     await coldPlan(repo.dir);
-    blankStoredHashes(repo.dir);
+    await blankStoredHashes(repo.dir);
     // Edited in the working tree: git no longer vouches for the index's blob.
     repo.write({ "docs/later.md": "# Later\n\nNow `loadWidget` takes a strict flag.\n" });
     expect(flagged(await plan(repo.dir))).toContain("docs/later.md");
     // Committed before the next code change: a new blob, so a new entry.
     repo.commit({}, "docs");
-    blankStoredHashes(repo.dir);
+    await blankStoredHashes(repo.dir);
     repo.commit({
       "src/widget.ts":
         "export function loadWidget(name: string, strict = true): string {\n  return strict ? name.trim() : name;\n}\n",
@@ -92,7 +102,7 @@ describe("the article index (.impact/cache/articles/)", { timeout: 60_000 }, () 
     const repo = widgetRepo();
     await coldPlan(repo.dir);
     const other = VERSION.replace(/\d$/, (digit) => String((Number(digit) + 1) % 10));
-    blankStoredHashes(repo.dir, (text) => text.replace(`"version":"${VERSION}"`, `"version":"${other}"`));
+    await blankStoredHashes(repo.dir, `${ARTICLE_INDEX_CACHE.format}-${other}`);
     expect(flagged(await plan(repo.dir))).toEqual(["docs/watch.md", "docs/widget.md"]);
   });
 
@@ -118,7 +128,7 @@ describe("the article index (.impact/cache/articles/)", { timeout: 60_000 }, () 
     expect(listed.find((entry) => entry.path === "docs/untracked.md")?.sha).toBeUndefined();
     expect(listed.find((entry) => entry.path === "docs/widget.md")?.sha).toMatch(/^[0-9a-f]{40}$/);
     rmSync(join(repo.dir, "docs/other.md"));
-    const worktree = await indexArticles(repo.dir, listed, { useIndex: false });
+    const worktree = await indexArticles(repo.dir, listed, {});
     expect([...worktree.keys()]).toEqual(
       listed.map((entry) => entry.path).filter((path) => path !== "docs/other.md"),
     );
@@ -130,7 +140,6 @@ describe("the article index (.impact/cache/articles/)", { timeout: 60_000 }, () 
       await listArticleEntries(repo.dir, ConfigSchema.parse({}), { revision: head }),
       {
         revision: head,
-        useIndex: false,
       },
     );
     expect(atHead.get("docs/widget.md")?.hashes).toEqual(worktree.get("docs/widget.md")?.hashes);

@@ -108,11 +108,45 @@ describe("cost in the audit", () => {
       ["docs/c.md", "skipped", "budget"],
     ]);
     expect(audit!.articles[2]!.summary).toBe(
-      "not started: the run had spent $0.8800 of its $0.8000 budget (--max-cost)",
+      "not started: the run had spent $0.8800 of its $0.8000 budget (--max-cost), too little is left for its first call",
     );
     expect(audit!.totals).toMatchObject({ skipped: 1, costUsd: 0.88 });
     expect(io.err).toBe(
       "impact run: 1 article was skipped: the run reached its --max-cost budget of $0.8000\n",
+    );
+  });
+
+  it("--max-cost is a cap, also with articles running at once: a conversation that would cross it stops, skipped (budget), its usage counted", async () => {
+    // Usage as the scripted server reports it: from the size of each request. Each article
+    // reads the file five times before it answers; the price makes each call cost about $0.004.
+    const repo = repoWithThreeArticles({ prices: { "local-model": { input: 1, output: 1 } } });
+    const readFive: Script = (request) =>
+      request.articleCallIndex < 5
+        ? { toolCalls: [{ name: "read_file", arguments: { path: "src/server.ts" } }] }
+        : { content: `${request.article} is still right.` };
+    const cap = 0.03;
+    const { code, audit, server } = await runWithScript(
+      repo.dir,
+      readFive,
+      ["--no-cache", "--max-cost", String(cap), "--concurrency", "4"],
+      { IMPACT_MODEL: "local-model" },
+    );
+    expect(code).toBe(0);
+    const spent = audit!.totals.costUsd ?? 0;
+    expect(spent).toBeGreaterThan(cap / 2);
+    expect(spent).toBeLessThanOrEqual(cap);
+    const stopped = audit!.articles.filter((article) => article.skipReason === "budget");
+    expect(stopped.length).toBeGreaterThan(0);
+    // A conversation stopped midway keeps its usage in the audit and the totals.
+    const midway = stopped.filter((article) => article.usage.turns > 0);
+    expect(midway.length).toBeGreaterThan(0);
+    expect(midway[0]!.summary).toMatch(
+      /^stopped: the next model call could cross the run's --max-cost budget/,
+    );
+    expect(midway[0]!.usage.costUsd).toBeGreaterThan(0);
+    // Every call asked for no more output than the budget had room for.
+    expect(server.requests.every((request) => typeof request.body.max_completion_tokens === "number")).toBe(
+      true,
     );
   });
 
@@ -135,6 +169,6 @@ describe("cost in the audit", () => {
     const { code, io, calls } = await run(repo, "local-model");
     expect(code).toBe(2);
     expect(calls).toBe(0);
-    expect(io.err).toMatch(/^impact run: impact\.config\.json: prices\.local-model\.input: /);
+    expect(io.err).toMatch(/^impact run: impact\.config\.json: prices\["local-model"\]\.input: /);
   });
 });

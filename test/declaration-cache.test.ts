@@ -1,12 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadChangeSet } from "../cli/plan/read-change-set.js";
-import { DECLARATION_CACHE_FILE } from "../cli/plan/symbols/declaration-cache.js";
+import { DECLARATION_CACHE } from "../cli/plan/symbols/declaration-cache.js";
 import type { Declaration } from "../cli/plan/symbols/declarations.js";
 import { inProcessExtractor } from "../cli/plan/symbols/extractor.js";
+import { VERSION } from "../cli/version.js";
+import { Workdir } from "../cli/workdir/workdir.js";
 import type { ChangeSet } from "../shared/changeset.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import { cacheEntryPath, readCachePayload, resealCacheEntry } from "./helpers/state.js";
 
 /** A repository whose last commit changes the signature of `loadWidget` and adds `dropWidget`. */
 function widgetRepo(): TestRepo {
@@ -24,22 +26,29 @@ function widgetRepo(): TestRepo {
 const symbolsOf = (changeSet: ChangeSet) =>
   changeSet.symbols.map((symbol) => `${symbol.change} ${symbol.name}`).sort();
 
-const changeSetOf = (repo: TestRepo) => loadChangeSet({ repo: repo.dir, extractor: inProcessExtractor });
+/** The change set with the repository's workdir, its cache writes going straight to disk. */
+async function changeSetOf(repo: TestRepo): Promise<ChangeSet> {
+  const workdir = new Workdir(repo.dir, { env: {} });
+  await workdir.save();
+  return loadChangeSet({ repo: repo.dir, extractor: inProcessExtractor, workdir });
+}
 
 interface StoredCache {
-  format: number;
-  version: string;
   parser: string;
   entries: Record<string, Declaration[]>;
 }
 
-const readCache = (repo: TestRepo) =>
-  JSON.parse(readFileSync(join(repo.dir, DECLARATION_CACHE_FILE), "utf8")) as StoredCache;
+const cacheFile = (repo: TestRepo) => cacheEntryPath(repo.dir, "declarations", "index.json");
 
-const writeCache = (repo: TestRepo, content: unknown) =>
-  writeFileSync(
-    join(repo.dir, DECLARATION_CACHE_FILE),
-    typeof content === "string" ? content : JSON.stringify(content),
+const readCache = (repo: TestRepo) =>
+  JSON.parse(readCachePayload(cacheFile(repo)).toString("utf8")) as StoredCache;
+
+/** Writes the cache as this machine would (sealed), under another entry version when given. */
+const writeCache = (repo: TestRepo, content: unknown, version?: string) =>
+  resealCacheEntry(
+    cacheFile(repo),
+    () => (typeof content === "string" ? content : JSON.stringify(content)),
+    version === undefined ? {} : { version },
   );
 
 describe("the declaration cache (.impact/cache/declarations/)", () => {
@@ -70,7 +79,7 @@ describe("the declaration cache (.impact/cache/declarations/)", () => {
     // Claim the head declares a third function: only a plan that trusts the cache reports it.
     const [first] = stored.entries[after]!;
     stored.entries[after]!.push({ ...first!, name: "cachedOnly", path: "cachedOnly" });
-    writeCache(repo, stored);
+    await writeCache(repo, stored);
     expect(symbolsOf(await changeSetOf(repo))).toEqual([
       "added cachedOnly",
       "added dropWidget",
@@ -78,7 +87,7 @@ describe("the declaration cache (.impact/cache/declarations/)", () => {
     ]);
   });
 
-  it.each([
+  it.each<[string, (stored: StoredCache) => unknown, string?]>([
     ["is not JSON", () => "{ not json"],
     [
       "has a malformed entry",
@@ -87,10 +96,14 @@ describe("the declaration cache (.impact/cache/declarations/)", () => {
         entries: { ...stored.entries, extra: [{ name: "x", kind: "function", line: "one" }] },
       }),
     ],
-    ["was written by another version", (stored: StoredCache) => ({ ...stored, version: "0.0.0-other" })],
+    [
+      "was written by another version",
+      (stored: StoredCache) => stored,
+      `${DECLARATION_CACHE.format}-0.0.0-other`,
+    ],
     ["was written with another parser", (stored: StoredCache) => ({ ...stored, parser: "other" })],
-    ["was written in another format", (stored: StoredCache) => ({ ...stored, format: -1 })],
-  ])("ignores a cache file that %s, and writes a sound one", async (_, damage) => {
+    ["was written in another format", (stored: StoredCache) => stored, `-1-${VERSION}`],
+  ])("ignores a cache file that %s, and writes a sound one", async (_, damage, version) => {
     const repo = widgetRepo();
     const cold = symbolsOf(await changeSetOf(repo));
     const stored = readCache(repo);
@@ -98,7 +111,7 @@ describe("the declaration cache (.impact/cache/declarations/)", () => {
     for (const key of Object.keys(stored.entries)) {
       stored.entries[key] = [{ ...stored.entries[key]![0]!, name: "untrusted", path: "untrusted" }];
     }
-    writeCache(repo, damage(stored));
+    await writeCache(repo, damage(stored), version);
     expect(symbolsOf(await changeSetOf(repo))).toEqual(cold);
     expect(Object.values(readCache(repo).entries).flat()).not.toContainEqual(
       expect.objectContaining({ name: "untrusted" }),
@@ -108,8 +121,15 @@ describe("the declaration cache (.impact/cache/declarations/)", () => {
   it("caches nothing for a --diff input without revisions (no whole file version is parsed)", async () => {
     const repo = widgetRepo();
     const diff = repo.git("diff", "HEAD~1", "HEAD");
-    const changeSet = await loadChangeSet({ repo: repo.dir, diffText: diff, extractor: inProcessExtractor });
+    const workdir = new Workdir(repo.dir, { env: {} });
+    await workdir.save();
+    const changeSet = await loadChangeSet({
+      repo: repo.dir,
+      diffText: diff,
+      extractor: inProcessExtractor,
+      workdir,
+    });
     expect(symbolsOf(changeSet)).toContain("signature loadWidget");
-    expect(existsSync(join(repo.dir, DECLARATION_CACHE_FILE))).toBe(false);
+    expect(existsSync(cacheFile(repo))).toBe(false);
   });
 });

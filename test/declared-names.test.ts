@@ -1,12 +1,11 @@
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { main } from "../cli/main.js";
-import { ARTICLE_INDEX_FILE } from "../cli/plan/article-index.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
 import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { cacheEntryPath } from "./helpers/state.js";
 
 async function planJson(repo: TestRepo, args: string[] = []) {
   const io = captureIo(repo.dir);
@@ -17,7 +16,7 @@ async function planJson(repo: TestRepo, args: string[] = []) {
 
 /** The plan with no article index left from an earlier plan (a fresh checkout). */
 async function coldPlanJson(repo: TestRepo) {
-  rmSync(join(repo.dir, ARTICLE_INDEX_FILE), { force: true });
+  rmSync(cacheEntryPath(repo.dir, "articles", "index.bin"), { force: true });
   return planJson(repo);
 }
 

@@ -211,8 +211,9 @@ describe("the demo", () => {
       Why it was checked:
 
       - attention \`src/greet.ts\`: attention file src/greet.ts
-      - reference \`src/greet.ts\`: mentions greet (function, body changed), excited (member of GreetOptions, renamed excited → loud)
+      - reference \`src/greet.ts\`: mentions excited (member of GreetOptions, renamed excited → loud)
       - reference \`src/greet.ts\`: describes in prose what the change's comments and strings say (excited, hello)
+      - reference \`src/greet.ts\`: mentions greet (function, body changed)
 
       Edits:
 

@@ -108,6 +108,7 @@ describe("detectImpact", () => {
                 "kind": "attention",
                 "score": 0.7,
                 "source": "src/auth.ts",
+                "stale": true,
               },
               {
                 "detail": "attention glob src/** matches src/rules/semi.ts",
@@ -119,6 +120,7 @@ describe("detectImpact", () => {
             "path": "docs/glob.md",
             "score": 0.91,
             "status": "impacted",
+            "tier": "stale",
           },
           {
             "files": [
@@ -130,12 +132,54 @@ describe("detectImpact", () => {
                 "kind": "attention",
                 "score": 0.9,
                 "source": "src/auth.ts",
+                "stale": true,
               },
             ],
             "path": "docs/auth.md",
             "score": 0.9,
             "status": "impacted",
+            "tier": "stale",
           },
+          {
+            "files": [
+              "src/auth.ts",
+            ],
+            "impact": [
+              {
+                "detail": "mentions loginUser (function, changed)",
+                "kind": "reference",
+                "line": 1,
+                "score": 0.4,
+                "source": "src/auth.ts",
+                "stale": true,
+              },
+            ],
+            "path": "docs/login.md",
+            "score": 0.4,
+            "status": "impacted",
+            "tier": "stale",
+          },
+          {
+            "files": [
+              "docs/edited.md",
+            ],
+            "impact": [],
+            "path": "docs/edited.md",
+            "score": 0,
+            "status": "touched",
+            "tier": "related",
+          },
+        ],
+        "base": "b",
+        "dropped": [
+          {
+            "symbol": "get",
+            "why": "too short",
+          },
+        ],
+        "head": "h",
+        "minScore": 0.4,
+        "related": [
           {
             "files": [
               "src/rules/semi.ts",
@@ -151,43 +195,9 @@ describe("detectImpact", () => {
             "path": "docs/rules/semi.md",
             "score": 0.8,
             "status": "impacted",
-          },
-          {
-            "files": [
-              "src/auth.ts",
-            ],
-            "impact": [
-              {
-                "detail": "mentions loginUser (function, changed)",
-                "kind": "reference",
-                "score": 0.4,
-                "source": "src/auth.ts",
-              },
-            ],
-            "path": "docs/login.md",
-            "score": 0.4,
-            "status": "impacted",
-          },
-          {
-            "files": [
-              "docs/edited.md",
-            ],
-            "impact": [],
-            "path": "docs/edited.md",
-            "score": 0,
-            "status": "touched",
+            "tier": "related",
           },
         ],
-        "base": "b",
-        "dropped": [
-          {
-            "symbol": "get",
-            "why": "too short",
-          },
-        ],
-        "head": "h",
-        "minScore": 0.4,
-        "related": [],
         "skipped": [],
         "threshold": 0.4,
         "warnings": [],
@@ -238,10 +248,44 @@ describe("detectImpact", () => {
       articles,
       config: ConfigSchema.parse({ mappings: [{ code: "backend/**", docs: "docs/backend/*.md" }] }),
     });
-    expect(plan.articles.map((article) => `${article.path}: ${article.files.join(", ")}`)).toEqual([
+    // No public surface changed (no symbol): the mapped articles are related, not flagged.
+    expect(plan.articles).toEqual([]);
+    expect(plan.related.map((article) => `${article.path}: ${article.files.join(", ")}`)).toEqual([
       "docs/backend/one.md: backend/a.ts, backend/deep/b.ts",
       "docs/backend/two.md: backend/a.ts, backend/deep/b.ts",
     ]);
+    // A changed signature of an exported function is surface: the mapped articles are stale.
+    const surface = detectImpact({
+      changeSet: {
+        ...changeSet,
+        symbols: [{ name: "serve", kind: "function", change: "signature", file: "backend/a.ts", line: 1 }],
+      },
+      articles,
+      config: ConfigSchema.parse({ mappings: [{ code: "backend/**", docs: "docs/backend/*.md" }] }),
+    });
+    expect(surface.articles.map((article) => [article.path, article.tier])).toEqual([
+      ["docs/backend/one.md", "stale"],
+      ["docs/backend/two.md", "stale"],
+    ]);
+    // A private one is not.
+    const internal = detectImpact({
+      changeSet: {
+        ...changeSet,
+        symbols: [
+          {
+            name: "serve",
+            kind: "function",
+            change: "signature",
+            file: "backend/a.ts",
+            line: 1,
+            private: true,
+          },
+        ],
+      },
+      articles,
+      config: ConfigSchema.parse({ mappings: [{ code: "backend/**", docs: "docs/backend/*.md" }] }),
+    });
+    expect(internal.articles).toEqual([]);
   });
 
   it("drops names found in most articles (of 20 or more) and names ignored by config", () => {

@@ -76,11 +76,12 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
     );
   });
 
-  it("flags the article documenting a module's exports when one is added, and a member whose doc comment changed", async () => {
+  it("flags the article listing a module's exports when one is added; one naming them in a sentence, or a member whose doc comment changed, is related", async () => {
     const repo = gitRepo({
       "source/index.d.ts":
         "export function paintRed(text: string): string;\nexport function paintBlue(text: string): string;\nexport type Hooks = {\n  /** Runs before each request. */\n  beforeRequest?: () => void;\n};\n",
-      "readme.md": "# colors\n\n`paintRed(text)` and `paintBlue(text)` colour text.\n",
+      "readme.md": "# colors\n\n- `paintRed(text)`: red text.\n- `paintBlue(text)`: blue text.\n",
+      "docs/intro.md": "# Intro\n\n`paintRed(text)` and `paintBlue(text)` colour text.\n",
       "docs/hooks.md": "# Hooks\n\n## `beforeRequest`\n\nRuns before each request.\n",
       "docs/unrelated.md": "# Unrelated\n\nThe red and blue team.\n",
     });
@@ -89,17 +90,22 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
         "export function paintRed(text: string): string;\nexport function paintBlue(text: string): string;\nexport function paintGreen(text: string): string;\nexport type Hooks = {\n  /** Runs before each request, retries included. */\n  beforeRequest?: () => void;\n};\n",
     });
     const result = await planJson(repo);
-    expect(flagged(result).sort()).toEqual(["docs/hooks.md", "readme.md"]);
-    const details = result.articles.flatMap((article) => article.impact.map((reason) => reason.detail));
+    // The readme keeps a complete list of the exports, which the new one makes incomplete.
+    expect(flagged(result)).toEqual(["readme.md"]);
+    const reason = result.articles[0]?.impact[0];
+    expect(reason?.detail).toMatch(/^mentions paintGreen \(function, added\); the article documents/);
+    expect([reason?.stale, reason?.line, reason?.hunk]).toEqual([
+      true,
+      3,
+      "source/index.d.ts @@ -1,6 +1,7 @@",
+    ]);
+    // Naming them in a sentence keeps no list; a doc comment's wording contradicts nothing.
+    expect(result.related.map((article) => article.path).sort()).toEqual(["docs/hooks.md", "docs/intro.md"]);
+    const details = result.related.flatMap((article) => article.impact.map((each) => each.detail));
     expect(details).toContain("mentions beforeRequest (member of Hooks, doc comment changed)");
-    expect(
-      details.some((detail) =>
-        detail.startsWith("mentions paintGreen (function, added); the article documents"),
-      ),
-    ).toBe(true);
   });
 
-  it("counts a changed default value, a body change of a function quoted as code, and a removed message", async () => {
+  it("flags a changed default value and a removed message; a body change of a function quoted as code is related", async () => {
     const repo = gitRepo({
       "src/read.js":
         "export function readLines({ lines = 10, strict = false } = {}) {\n  return lines;\n}\nexport function parseHeader(text) {\n  return text.trim();\n}\nexport function check(value) {\n  if (!value) throw new Error('The input must not be empty');\n}\n",
@@ -115,10 +121,11 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
     // A body change alone (0.2) is under the default minimum score: weak, unless asked for.
     expect((await planJson(repo)).weak).toEqual([{ path: "docs/header.md", score: 0.2 }]);
     const result = await planJson(repo, ["--min-score", "0.2"]);
-    expect(flagged(result).sort()).toEqual(["docs/errors.md", "docs/header.md", "docs/read.md"]);
+    expect(flagged(result).sort()).toEqual(["docs/errors.md", "docs/read.md"]);
+    expect(result.related.map((article) => article.path)).toEqual(["docs/header.md"]);
     const details = result.articles.flatMap((article) => article.impact.map((reason) => reason.detail));
     expect(details).toContain('quotes "The input must not be empty" (message, removed)');
-    expect(details).toContain("mentions parseHeader (function, body changed)");
+    expect(result.related[0]?.impact[0]?.detail).toBe("mentions parseHeader (function, body changed)");
     expect(details.some((detail) => detail.includes("lines (member of readLines, changed)"))).toBe(true);
   });
 
@@ -294,11 +301,12 @@ describe("scores and the minimum score", { timeout: 120_000 }, () => {
     const result = await plan(repo, ["--explain", "./docs/strong.md", "--min-score", "0.5"]);
     expect(result.out).toMatchInlineSnapshot(`
       "docs/strong.md is impacted: score 0.94 (the minimum 0.50)
+      Tier: stale: it writes something the change made false (or keeps a list the change made incomplete), and scores 0.94 ≥ the bar 0.5
 
       Kept (combined: 1 - the product of (1 - score)):
-        SCORE  REASON     FILE        DETAIL
-        0.90   attention  src/api.ts  attention file src/api.ts
-        0.40   reference  src/api.ts  mentions configureClient (function, changed)
+        SCORE  REASON     EVIDENCE        FILE        DETAIL
+        0.90   attention  stale (line 8)  src/api.ts  attention file src/api.ts
+        0.40   reference  stale (line 8)  src/api.ts  mentions configureClient (function, changed)
 
       Changed files not used as evidence: docs/mild.md (an article)
       "

@@ -1,31 +1,33 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli/main.js";
 import { BacktestReportSchema } from "../cli/plan/backtest.js";
 import {
   coChanges,
-  HISTORY_CACHE_DIR,
+  HISTORY_CACHE,
   HISTORY_MAX_FILES_PER_COMMIT,
   historyReasons,
   mineHistory,
 } from "../cli/plan/history.js";
+import { Workdir } from "../cli/workdir/workdir.js";
 import { ImpactPlanSchema } from "../shared/plan.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { cacheEntryPath, readCachePayload } from "./helpers/state.js";
 
-/** The guide never names the engine, but the two have changed together three times. */
+/** The guide never names the engine, but the two have changed together three times (the first commit is an import). */
 function coupledRepo() {
   const repo = gitRepo({
-    "src/engine.ts": "export const speed = 1;\n",
+    "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
     "src/other.ts": "export const other = 1;\n",
     "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
     "docs/other.md": "# Other\n\nUnrelated.\n",
   });
-  for (const step of [2, 3]) {
+  for (const step of [2, 3, 4]) {
     repo.commit(
       {
-        "src/engine.ts": `export const speed = ${step};\n`,
+        "src/engine.ts": `export function speed() {\n  return ${step};\n}\n`,
         "docs/guide.md": `# Guide\n\nHow fast it goes: ${step}.\n`,
       },
       `speed ${step}`,
@@ -42,99 +44,141 @@ async function planJson(dir: string, ...args: string[]) {
 }
 
 describe("history coupling", () => {
-  it("flags an article that changed together with the code, with its evidence and score", async () => {
+  it("lists an article that changed together with the code as related, never flagged, with its evidence and score", async () => {
     const repo = coupledRepo();
-    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 9;\n}\n" }, "code only");
     const { plan } = await planJson(repo.dir);
-    expect(plan.articles).toEqual([
+    // History is relevance: the guide writes nothing the change made false.
+    expect(plan.articles).toEqual([]);
+    expect(plan.related).toEqual([
       {
         path: "docs/guide.md",
         status: "impacted",
+        tier: "related",
         impact: [
           {
             kind: "history",
             source: "src/engine.ts",
-            detail: "changed together in 2 of 2 commits that touched src/engine.ts",
-            score: 0.82,
+            detail: "changed together in 3 of 3 commits that touched src/engine.ts",
+            score: 0.66,
           },
         ],
         files: ["src/engine.ts"],
-        score: 0.82,
+        score: 0.66,
       },
     ]);
     // The history is cached by base sha, inside the self-ignoring .impact/ folder.
     const base = repo.git("rev-parse", "HEAD~1");
-    expect(existsSync(join(repo.dir, HISTORY_CACHE_DIR, `${base}.json`))).toBe(true);
+    expect(existsSync(cacheEntryPath(repo.dir, "history", `${base}.json`))).toBe(true);
     expect(repo.git("status", "--porcelain")).toBe("");
   }, 120_000);
 
-  it("counts an article's co-changes with further changed files at half their score", async () => {
+  it("needs three co-changes, and counts an article's co-changes with further changed files at half their score", async () => {
     const repo = coupledRepo();
-    // The motor changed with the guide once, in a commit of its own.
+    // The motor changed with the guide once, in a commit of its own: no support yet.
     repo.commit(
-      { "src/motor.ts": "export const torque = 2;\n", "docs/guide.md": "# Guide\n\nHow fast it goes: 4.\n" },
+      {
+        "src/motor.ts": "export function torque() {\n  return 2;\n}\n",
+        "docs/guide.md": "# Guide\n\nHow fast it goes: 5.\n",
+      },
       "torque 2",
     );
     repo.commit(
-      { "src/engine.ts": "export const speed = 9;\n", "src/motor.ts": "export const torque = 9;\n" },
+      {
+        "src/engine.ts": "export function speed() {\n  return 9;\n}\n",
+        "src/motor.ts": "export function torque() {\n  return 9;\n}\n",
+      },
       "code only",
     );
+    const once = (await planJson(repo.dir)).plan;
+    expect(once.related.map((article) => article.impact.map((reason) => reason.source))).toEqual([
+      ["src/engine.ts"],
+    ]);
+    // Two more co-changes of the motor with the guide make three.
+    for (const step of [3, 4])
+      repo.commit(
+        {
+          "src/motor.ts": `export function torque() {\n  return ${step};\n}\n`,
+          "docs/guide.md": `# Guide\n\nHow fast it goes: ${step + 3}.\n`,
+        },
+        `torque ${step}`,
+      );
+    repo.commit(
+      {
+        "src/engine.ts": "export function speed() {\n  return 10;\n}\n",
+        "src/motor.ts": "export function torque() {\n  return 10;\n}\n",
+      },
+      "code only again",
+    );
     const { plan } = await planJson(repo.dir);
-    // 1 - (1 - 0.82) × (1 - 0.71 / 2); as independent evidence the two would make 0.95.
-    expect(plan.articles.map((article) => [article.path, article.score])).toEqual([["docs/guide.md", 0.88]]);
-    expect(plan.articles[0]?.impact.map((reason) => [reason.source, reason.score])).toEqual([
-      ["src/engine.ts", 0.82],
-      ["src/motor.ts", 0.71],
+    // engine: 3 of 4, √(3/8); motor: 3 of 4 too, at half: 1 - (1 - 0.61) × (1 - 0.61 / 2).
+    expect(plan.related.map((article) => [article.path, article.score])).toEqual([["docs/guide.md", 0.73]]);
+    expect(plan.related[0]?.impact.map((reason) => [reason.source, reason.score])).toEqual([
+      ["src/engine.ts", 0.61],
+      ["src/motor.ts", 0.61],
     ]);
   }, 120_000);
 
   it("still adds a history reason to a reason of another kind", async () => {
     const repo = coupledRepo();
     repo.commit({ "docs/guide.md": "# Guide\n\nHow fast it goes: `speed`.\n" }, "quote speed");
-    repo.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    // A new parameter: the signature the guide quotes changed, and the file's surface with it.
+    repo.commit({ "src/engine.ts": "export function speed(unit: string) {\n  return 9;\n}\n" }, "code only");
     const { plan } = await planJson(repo.dir);
+    // The guide quotes the function whose signature changed: stale. Three co-changes in
+    // three make the history a mapping, stale too now that the file's surface changed.
     const guide = plan.articles.find((article) => article.path === "docs/guide.md");
-    expect(guide?.impact.map((reason) => [reason.kind, reason.score])).toEqual([
-      ["history", 0.82],
-      ["reference", 0.5],
+    expect(guide?.tier).toBe("stale");
+    expect(guide?.impact.map((reason) => [reason.kind, reason.score, reason.stale ?? false])).toEqual([
+      ["history", 0.66, true],
+      ["reference", 0.4, true],
     ]);
-    expect(guide?.score).toBe(0.91);
+    expect(guide?.score).toBe(0.79);
   }, 120_000);
 
   it("reads the first commit as an import, not as a co-change of every file in it", async () => {
     const repo = gitRepo({
-      "src/engine.ts": "export const speed = 1;\n",
+      "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
     });
-    repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "code only");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 2;\n}\n" }, "code only");
     const { plan } = await planJson(repo.dir);
     expect(plan.articles).toEqual([]);
   }, 120_000);
 
   it("never reads past the base: later co-changes are not evidence", async () => {
     const repo = gitRepo({
-      "src/engine.ts": "export const speed = 1;\n",
+      "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/guide.md": "# Guide\n\nHow fast it goes.\n",
     });
-    const base = repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "before the change");
-    const head = repo.commit({ "src/engine.ts": "export const speed = 3;\n" }, "the change");
+    const base = repo.commit(
+      { "src/engine.ts": "export function speed() {\n  return 2;\n}\n" },
+      "before the change",
+    );
+    const head = repo.commit(
+      { "src/engine.ts": "export function speed() {\n  return 3;\n}\n" },
+      "the change",
+    );
     // The future: the two change together again and again after the change under review.
     for (const step of [4, 5, 6, 7]) {
       repo.commit(
-        { "src/engine.ts": `export const speed = ${step};\n`, "docs/guide.md": `# Guide\n\n${step}.\n` },
+        {
+          "src/engine.ts": `export function speed() {\n  return ${step};\n}\n`,
+          "docs/guide.md": `# Guide\n\n${step}.\n`,
+        },
         `future ${step}`,
       );
     }
-    const history = await mineHistory(repo.dir, base, { cache: false });
+    const history = await mineHistory(repo.dir, base);
     expect(history.commits.map((commit) => commit.sha)).toEqual(
       repo.git("rev-list", "--no-merges", base).split("\n"),
     );
     const { plan } = await planJson(repo.dir, "--base", base, "--head", head);
     expect(plan.articles).toEqual([]);
     // Once those commits are in the past, the same kind of change does flag the guide.
-    repo.commit({ "src/engine.ts": "export const speed = 8;\n" }, "after the future");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 8;\n}\n" }, "after the future");
     const { plan: later } = await planJson(repo.dir);
-    expect(later.articles.map((article) => [article.path, article.impact[0]?.kind])).toEqual([
+    expect(later.related.map((article) => [article.path, article.impact[0]?.kind])).toEqual([
       ["docs/guide.md", "history"],
     ]);
   }, 120_000);
@@ -160,20 +204,15 @@ describe("history coupling", () => {
       repo.commit({ "src/engine.ts": `export const engineSpeed = ${step};\n` }, `speed ${step}`);
     repo.commit({ "src/engine.ts": "export const engineSpeed = 5;\n" }, "the change");
     const { plan } = await planJson(repo.dir, "--min-score", "0");
-    // streams: the path, and 1 of 3 commits together (33%); contributing: the path, 0 of 3;
-    // tuning: the constant counts, its path does not.
+    // streams: the path (relevance: the file is still there), 1 of 3 commits together being
+    // no support; contributing: the path, 0 of 3; tuning: the constant's value changed
+    // (stale), its path does not count.
     expect(
       plan.articles.map((article) => [article.path, article.impact.map((reason) => reason.detail)]),
-    ).toEqual([
-      [
-        "docs/streams.md",
-        [
-          "mentions the path src/engine.ts (modified)",
-          "changed together in 1 of 3 commits that touched src/engine.ts",
-        ],
-      ],
-      ["docs/tuning.md", ["mentions engineSpeed (constant, changed)"]],
-    ]);
+    ).toEqual([["docs/tuning.md", ["mentions engineSpeed (constant, changed)"]]]);
+    expect(
+      plan.related.map((article) => [article.path, article.impact.map((reason) => reason.detail)]),
+    ).toEqual([["docs/streams.md", ["mentions the path src/engine.ts (modified)"]]]);
     const io = captureIo(repo.dir);
     expect(await main(["plan", "--explain", "docs/contributing.md"], io)).toBe(0);
     expect(io.out).toContain(
@@ -184,8 +223,15 @@ describe("history coupling", () => {
     const diffFile = join(makeTempDir(), "change.diff");
     writeFileSync(diffFile, diff);
     const { plan: fromDiff } = await planJson(repo.dir, "--diff", diffFile, "--min-score", "0");
-    expect(fromDiff.articles.map((article) => [article.path, article.impact[0]?.detail])).toEqual([
-      ["docs/tuning.md", "mentions engineSpeed (constant, changed), the path src/engine.ts (modified)"],
+    expect(
+      fromDiff.articles.map((article) => [article.path, article.impact.map((reason) => reason.detail)]),
+    ).toEqual([
+      [
+        "docs/tuning.md",
+        ["mentions the path src/engine.ts (modified)", "mentions engineSpeed (constant, changed)"],
+      ],
+    ]);
+    expect(fromDiff.related.map((article) => [article.path, article.impact[0]?.detail])).toEqual([
       ["docs/contributing.md", "mentions the path src/engine.ts (modified)"],
       ["docs/streams.md", "mentions the path src/engine.ts (modified)"],
     ]);
@@ -194,43 +240,48 @@ describe("history coupling", () => {
   it("keeps a bare root name the history never saw with the article (it is weak evidence already)", async () => {
     // engine.ts sits at the root: named in the article, it changed three times without it.
     const repo = gitRepo({
-      "engine.ts": "export const speed = 1;\n",
+      "engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/contributing.md": "# Contributing\n\nThe engine lives in engine.ts.\n",
     });
     for (const step of [2, 3, 4])
-      repo.commit({ "engine.ts": `export const speed = ${step};\n` }, `speed ${step}`);
-    repo.commit({ "engine.ts": "export const speed = 5;\n" }, "the change");
+      repo.commit({ "engine.ts": `export function speed() {\n  return ${step};\n}\n` }, `speed ${step}`);
+    repo.commit({ "engine.ts": "export function speed() {\n  return 5;\n}\n" }, "the change");
     const { plan } = await planJson(repo.dir, "--min-score", "0");
-    expect(plan.articles.map((article) => [article.path, article.impact[0]?.detail])).toEqual([
+    expect(plan.related.map((article) => [article.path, article.impact[0]?.detail])).toEqual([
       ["docs/contributing.md", "mentions the path engine.ts (modified)"],
     ]);
   }, 120_000);
 
   it("keeps a path the history has too few commits to judge", async () => {
     const repo = gitRepo({
-      "src/engine.ts": "export const speed = 1;\n",
+      "src/engine.ts": "export function speed() {\n  return 1;\n}\n",
       "docs/contributing.md": "# Contributing\n\nThe engine lives in src/engine.ts.\n",
     });
-    repo.commit({ "src/engine.ts": "export const speed = 2;\n" }, "speed 2");
-    repo.commit({ "src/engine.ts": "export const speed = 3;\n" }, "the change");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 2;\n}\n" }, "speed 2");
+    repo.commit({ "src/engine.ts": "export function speed() {\n  return 3;\n}\n" }, "the change");
     // One earlier commit touched the file (the first commit is an import): too few to disown it.
     const { plan } = await planJson(repo.dir, "--min-score", "0");
-    expect(plan.articles.map((article) => article.path)).toEqual(["docs/contributing.md"]);
+    expect(plan.related.map((article) => article.path)).toEqual(["docs/contributing.md"]);
   }, 120_000);
 
   it("is bounded in commits and caches only complete scans", async () => {
     const repo = coupledRepo();
     const head = repo.git("rev-parse", "HEAD");
-    const bounded = await mineHistory(repo.dir, head, { maxCommits: 2 });
+    const workdir = new Workdir(repo.dir, { env: {} });
+    await workdir.save();
+    const cache = await workdir.cache(HISTORY_CACHE);
+    const bounded = await mineHistory(repo.dir, head, { maxCommits: 2, cache });
     expect(bounded.commits).toHaveLength(2);
     expect(bounded.truncated).toBe("commits");
-    const cached = JSON.parse(readFileSync(join(repo.dir, HISTORY_CACHE_DIR, `${head}.json`), "utf8"));
+    const cached = JSON.parse(
+      readCachePayload(cacheEntryPath(repo.dir, "history", `${head}.json`)).toString(),
+    );
     expect(cached.maxCommits).toBe(2);
     // A different bound is a different scan, not the cached one.
-    expect((await mineHistory(repo.dir, head)).commits).toHaveLength(4);
+    expect((await mineHistory(repo.dir, head, { cache })).commits).toHaveLength(5);
   }, 120_000);
 
-  it("takes no evidence from sweeps or weak confidence; one co-change of a rarely changed file counts", () => {
+  it("takes no evidence from sweeps, weak confidence or thin support; three co-changes count, smoothed", () => {
     const articles = new Set(["docs/a.md", "docs/b.md"]);
     const sweep = Array.from({ length: HISTORY_MAX_FILES_PER_COMMIT }, (_, index) => `src/f${index}.ts`);
     const alone = Array.from({ length: 20 }, (_, index) => ({ sha: `x${index}`, files: ["src/x.ts"] }));
@@ -251,28 +302,37 @@ describe("history coupling", () => {
         articles,
       }),
     );
-    // One co-change of a file changed once: √(1 / 2), to three decimals.
-    expect(once.get("docs/b.md")?.map((reason) => [reason.detail, reason.score])).toEqual([
-      ["changed together in 1 of 1 commits that touched src/y.ts", Math.round(Math.SQRT1_2 * 1000) / 1000],
+    // One co-change of a file changed once is no coupling yet ("1 of 1").
+    expect(once).toEqual(new Map());
+    const thrice = historyReasons(
+      coChanges({
+        commits: ["1", "2", "3"].map((sha) => ({ sha, files: ["src/y.ts", "docs/b.md"] })),
+        changedFiles: [{ path: "src/y.ts" }],
+        articles,
+      }),
+    );
+    // Three of three, smoothed by four commits more: √(3 / 7), to three decimals.
+    expect(thrice.get("docs/b.md")?.map((reason) => [reason.detail, reason.score])).toEqual([
+      [
+        "changed together in 3 of 3 commits that touched src/y.ts",
+        Math.round(Math.sqrt(3 / 7) * 1000) / 1000,
+      ],
     ]);
     const renamed = historyReasons(
       coChanges({
-        commits: [
-          { sha: "1", files: ["src/old.ts", "docs/a.md"] },
-          { sha: "2", files: ["src/old.ts", "docs/a.md"] },
-        ],
+        commits: ["1", "2", "3"].map((sha) => ({ sha, files: ["src/old.ts", "docs/a.md"] })),
         changedFiles: [{ path: "src/new.ts", oldPath: "src/old.ts" }],
         articles,
       }),
     );
     expect(renamed.get("docs/a.md")?.map((reason) => [reason.source, reason.detail])).toEqual([
-      ["src/new.ts", "changed together in 2 of 2 commits that touched src/new.ts"],
+      ["src/new.ts", "changed together in 3 of 3 commits that touched src/new.ts"],
     ]);
   }, 120_000);
 
   it("warns once on a shallow clone, naming fetch-depth: 0", async () => {
     const origin = coupledRepo();
-    origin.commit({ "src/engine.ts": "export const speed = 9;\n" }, "code only");
+    origin.commit({ "src/engine.ts": "export function speed() {\n  return 9;\n}\n" }, "code only");
     const dir = join(makeTempDir("impact-shallow-"), "clone");
     origin.git("clone", "-q", "--depth", "2", `file://${origin.dir}`, dir);
     const io = captureIo(dir);

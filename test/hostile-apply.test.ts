@@ -126,7 +126,12 @@ describe("impact apply with a crafted audit", () => {
     // The swap, after the edit was made against docs/sub/guide.md and before it is written.
     renameSync(join(repo.dir, "docs/sub"), join(repo.dir, "docs/sub-moved"));
     symlinkSync(outside, join(repo.dir, "docs/sub"));
-    const written = await writeIfUnchanged(repo.dir, "docs/sub/guide.md", hashBefore, "# Guide\n\nNew.\n");
+    const written = await writeIfUnchanged(
+      repo.dir,
+      { realPath: join(repo.dir, "docs/sub/guide.md") },
+      hashBefore,
+      "# Guide\n\nNew.\n",
+    );
     expect(written.ok).toBe(false);
     expect("directoryChanged" in written && written.directoryChanged).toBeInstanceOf(DirectoryChanged);
     expect(readFileSync(join(outside, "guide.md"), "utf8")).toBe(doc);
@@ -134,7 +139,14 @@ describe("impact apply with a crafted audit", () => {
     // Inside the repository the same call writes.
     rmSync(join(repo.dir, "docs/sub"));
     renameSync(join(repo.dir, "docs/sub-moved"), join(repo.dir, "docs/sub"));
-    expect(await writeIfUnchanged(repo.dir, "docs/sub/guide.md", hashBefore, "# Guide\n\nNew.\n")).toEqual({
+    expect(
+      await writeIfUnchanged(
+        repo.dir,
+        { realPath: join(repo.dir, "docs/sub/guide.md") },
+        hashBefore,
+        "# Guide\n\nNew.\n",
+      ),
+    ).toEqual({
       ok: true,
     });
     expect(readFileSync(join(repo.dir, "docs/sub/guide.md"), "utf8")).toBe("# Guide\n\nNew.\n");

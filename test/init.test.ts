@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../cli/config.js";
+import { loadConfig, parseConfig } from "../cli/config.js";
 import { main } from "../cli/main.js";
+import { articleSelector } from "../cli/plan/articles.js";
+import { compileMapping, escapeGlob } from "../cli/plan/mapping.js";
 import { proposeConfig } from "../cli/plan/propose-config.js";
 import { DEFAULT_IGNORE_GLOBS } from "../shared/config.js";
 import { gitRepo } from "./helpers/git-repo.js";
@@ -187,6 +189,33 @@ describe("impact init", () => {
       precision: { hits: 0, of: 0, rate: null },
       flaggedPerCommit: 0,
     });
+  }, 300_000);
+
+  it("--write escapes folder names in globs: a folder named {x,.github} makes only itself editable", async () => {
+    const repo = gitRepo({
+      "{x,.github}/a.md": "# A\n",
+      "{x,.github}/b.md": "# B\n",
+      ".github/copilot-instructions.md": "# Copilot\n",
+      "src/app.ts": "export const a = 1;\n",
+    });
+    const io = captureIo(repo.dir);
+    expect(await main(["init", "--write", "--json"], io)).toBe(0);
+    const config = await loadConfig(repo.dir);
+    expect(config.docs).toContain("\\{x,.github\\}/**/*.md");
+    const isArticle = articleSelector(config);
+    expect(isArticle("{x,.github}/a.md")).toBe(true);
+    expect(isArticle(".github/copilot-instructions.md")).toBe(false);
+    expect(isArticle("x/a.md")).toBe(false);
+    // A mapping written with escaped names matches those names only, captures included.
+    const mapping = compileMapping({
+      code: `src/${escapeGlob("{a,b}")}/:name.ts`,
+      docs: `docs/${escapeGlob("{a,b}")}/:name.md`,
+    });
+    expect(mapping.match("src/{a,b}/x.ts")).toEqual({ name: "x" });
+    expect(mapping.match("src/a/x.ts")).toBeUndefined();
+    expect(mapping.docs({ name: "x" })("docs/{a,b}/x.md")).toBe(true);
+    expect(mapping.docs({ name: "x" })("docs/a/x.md")).toBe(false);
+    repo.cleanup();
   }, 300_000);
 
   it("leaves out records, test data and blogs, and maps only folders with enough namesakes", () => {

@@ -164,7 +164,7 @@ describe("impact mcp, through the SDK's client over stdio", () => {
     expect(code.isError).toBe(true);
     // The rule in words, not the five default ignore globs.
     expect(textOf(code)).toBe(
-      'Error: "src/cli.ts" is not an article: edit_article changes only files under the "docs" globs of impact.config.json (docs/**/*.{md,mdx}, *.md) that its "ignore" globs (changelogs, release notes, migration guides by default) leave out. Use impact edit to change another file.',
+      'Error: "src/cli.ts" is not an article: edit_article changes only files under the "docs" globs of impact.config.json (docs/**/*.{md,mdx,rst,adoc}, *.{md,rst,adoc}) that its "ignore" globs (changelogs, release notes, migration guides by default) leave out. Use impact edit to change another file.',
     );
     expect(readFileSync(join(repo.dir, "src/cli.ts"), "utf8")).toBe("export const x = 1;\n");
     expect(readFileSync(join(repo.dir, ".env"), "utf8")).toBe("SECRET=1\n");

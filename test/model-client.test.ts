@@ -173,7 +173,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     const { client } = await setup([{ content: "cut", finishReason: "length", usage: null }]);
     const response = await client.complete(request(), signal());
     expect(response.finishReason).toBe("length");
-    expect(response.usage).toEqual({ promptTokens: 0, completionTokens: 0 });
+    expect(response.usage).toEqual({ promptTokens: 0, completionTokens: 0, unreported: true });
     expect(response.message.tool_calls).toBeUndefined();
   });
 

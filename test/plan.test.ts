@@ -109,12 +109,16 @@ describe("impact plan", () => {
       {
         path: "docs/legacy.md",
         status: "impacted",
+        // The old path is a statement the move made false: stale, on the line that writes it.
+        tier: "stale",
         impact: [
           {
             kind: "reference",
             source: "src/modern.ts",
             detail: "mentions the path src/legacy.ts (renamed)",
             score: 0.6,
+            stale: true,
+            line: 3,
           },
         ],
         files: ["src/modern.ts"],

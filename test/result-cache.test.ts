@@ -1,11 +1,15 @@
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { RESULT_CACHE_DIR, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
-import type { AuditArticle } from "../shared/audit.js";
+import { RESULT_CACHE, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
+import { cacheFolder, Workdir } from "../cli/workdir/workdir.js";
+import { type AuditArticle, AuditSchema } from "../shared/audit.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-import { runWithScript } from "./helpers/run-impact.js";
+import { scriptedRuns } from "./helpers/run-impact.js";
 import type { Script } from "./helpers/scripted-model-server.js";
+import { readCachePayload, resealCacheEntry } from "./helpers/state.js";
+
+const RESULT_CACHE_DIR = cacheFolder("results");
 
 const SERVER_DOC = `---
 attention:
@@ -55,12 +59,19 @@ function pullRequest(): { repo: TestRepo; base: string } {
   return { repo, base };
 }
 
+/** One scripted model server per repository for all its runs (the endpoint is part of every key). */
+const servers = new WeakMap<TestRepo, Awaited<ReturnType<typeof scriptedRuns>>>();
+
 async function run(repo: TestRepo, base: string, args: string[] = [], script: Script = FIXES) {
-  const { code, io, server, audit } = await runWithScript(repo.dir, script, ["--base", base, ...args]);
-  expect(audit).toBeDefined();
-  const calledFor = server.requests.map((request) => request.article).sort();
+  let runs = servers.get(repo);
+  if (!runs) {
+    runs = await scriptedRuns();
+    servers.set(repo, runs);
+  }
+  const { code, io, calledFor } = await runs.run(repo.dir, script, ["--base", base, ...args]);
+  const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
   const article = (path: string) => audit!.articles.find((entry) => entry.path === path)!;
-  return { code, io, audit: audit!, calledFor, article };
+  return { code, io, audit, calledFor, article };
 }
 
 describe("the result cache, counted in model calls", () => {
@@ -148,22 +159,25 @@ describe("the result cache, counted in model calls", () => {
     expect((await run(repo, base, ["--only", "docs/server.md"])).calledFor).toEqual(["docs/server.md"]);
   });
 
-  it("ignores a corrupt or foreign entry with a warning, runs the article, and replaces the entry", async () => {
+  it("ignores an entry this machine did not seal, and a sealed one for another key with a warning; runs the article and replaces the entry", async () => {
     const { repo, base } = pullRequest();
     await run(repo, base);
     const dir = join(repo.dir, RESULT_CACHE_DIR);
-    const [corrupt, foreign] = readdirSync(dir).sort();
-    writeFileSync(join(dir, corrupt!), "{ not json");
-    const entry = JSON.parse(readFileSync(join(dir, foreign!), "utf8"));
-    writeFileSync(join(dir, foreign!), JSON.stringify({ ...entry, key: "0".repeat(64) }));
+    const [unsealed, foreign] = readdirSync(dir).sort();
+    writeFileSync(
+      join(dir, unsealed!),
+      JSON.stringify(JSON.parse(readCachePayload(join(dir, unsealed!)).toString())),
+    );
+    await resealCacheEntry(join(dir, foreign!), (payload) =>
+      JSON.stringify({ ...JSON.parse(payload.toString()), key: "0".repeat(64) }),
+    );
 
     const second = await run(repo, base);
     expect(second.code).toBe(0);
     expect(second.calledFor).toHaveLength(2);
     expect(second.audit.articles.every((article) => article.cached === undefined)).toBe(true);
-    expect(second.io.err).toContain(`warning: result cache: ignoring ${join(dir, corrupt!)}: not valid JSON`);
-    expect(second.io.err).toContain(
-      `warning: result cache: ignoring ${join(dir, foreign!)}: not an Impact result for this key`,
+    expect(second.io.err).toBe(
+      `warning: result cache: ignoring ${foreign}: not an Impact result for this key\n`,
     );
     expect((await run(repo, base, [], [])).calledFor).toEqual([]);
   });
@@ -173,6 +187,8 @@ describe("resultKey", () => {
   const parts = {
     impactVersion: "1.0.0",
     model: "m",
+    endpoint: "api http://127.0.0.1:1/v1",
+    config: "[]",
     systemPrompt: "system",
     tools: [{ type: "function" as const, function: { name: "edit_article", parameters: {} } }],
     article: "# A\n",
@@ -186,6 +202,8 @@ describe("resultKey", () => {
     const variants = [
       { impactVersion: "1.0.1" },
       { model: "n" },
+      { endpoint: "api http://127.0.0.1:2/v1" },
+      { config: '[["deny",["src/secret.ts"]]]' },
       { systemPrompt: "system!" },
       { tools: [] },
       { article: "# A\r\n" },
@@ -214,42 +232,66 @@ describe("ResultCacheFolder", () => {
     usage: { turns: 1, llmCalls: 1, promptTokens: 10, completionTokens: 2, toolCalls: {}, toolErrors: 0 },
   });
 
-  it("stays within its size bound by evicting the least recently used entries", async () => {
-    const dir = makeTempDir();
+  /** A result cache in `dir`, writing straight to disk (its workdir saved). */
+  async function folder(
+    dir: string,
+    options: { maxBytes?: number; redact?: (article: AuditArticle) => AuditArticle } = {},
+  ) {
+    const workdir = new Workdir(dir, { env: {} });
+    await workdir.save();
+    const spec =
+      options.maxBytes === undefined
+        ? RESULT_CACHE
+        : { ...RESULT_CACHE, bounds: { maxBytes: options.maxBytes } };
+    const store = await workdir.cacheAt(dir, spec);
     const warnings: string[] = [];
-    const probe = new ResultCacheFolder({ dir, redact: (article) => article, warn: () => undefined });
-    await probe.put("probe", [result("docs/a.md")]);
-    const entryBytes = statSync(join(dir, "probe.json")).size;
-
     const cache = new ResultCacheFolder({
-      dir,
-      maxBytes: entryBytes * 2,
-      redact: (article) => article,
+      store: store!,
+      redact: options.redact ?? ((article) => article),
       warn: (message) => warnings.push(message),
     });
-    for (const [index, key] of ["probe", "a", "b"].entries()) {
-      await cache.put(key, [result("docs/a.md")]);
+    return { cache, warnings };
+  }
+  const key = (letter: string) => letter.repeat(64);
+
+  it("stays within its size bound by evicting the least recently used entries", async () => {
+    const dir = makeTempDir();
+    const { cache: probe } = await folder(dir);
+    await probe.put(key("f"), [result("docs/a.md")]);
+    const entryBytes = statSync(join(dir, `${key("f")}.json`)).size;
+
+    const { cache, warnings } = await folder(dir, { maxBytes: entryBytes * 2 });
+    for (const [index, name] of [key("f"), key("a"), key("b")].entries()) {
+      await cache.put(name, [result("docs/a.md")]);
       // Distinct, increasing last-use times, older than any read below.
       const when = new Date(Date.UTC(2020, 0, 1 + index));
-      utimesSync(join(dir, `${key}.json`), when, when);
+      utimesSync(join(dir, `${name}.json`), when, when);
     }
-    expect(await cache.get("probe")).toHaveLength(1);
+    expect(await cache.get(key("f"))).toHaveLength(1);
     await cache.prune();
-    // "a" was the least recently used: "probe" was read, "b" written after it.
-    expect(readdirSync(dir).sort()).toEqual(["b.json", "probe.json"]);
-    expect(await cache.get("a")).toBeUndefined();
+    // "a" was the least recently used: "f" was read, "b" written after it.
+    expect(readdirSync(dir).sort()).toEqual([`${key("b")}.json`, `${key("f")}.json`]);
+    expect(await cache.get(key("a"))).toBeUndefined();
     expect(warnings).toEqual([]);
   });
 
   it("redacts what it writes", async () => {
     const dir = makeTempDir();
-    const cache = new ResultCacheFolder({
-      dir,
+    const { cache } = await folder(dir, {
       redact: (article) => ({ ...article, summary: article.summary.replace("secret", "[redacted]") }),
-      warn: () => undefined,
     });
-    await cache.put("k", [{ ...result("docs/a.md"), summary: "the secret" }]);
-    expect(readFileSync(join(dir, "k.json"), "utf8")).not.toContain("secret");
-    expect((await cache.get("k"))?.[0]?.summary).toBe("the [redacted]");
+    await cache.put(key("c"), [{ ...result("docs/a.md"), summary: "the secret" }]);
+    expect(readFileSync(join(dir, `${key("c")}.json`), "utf8")).not.toContain("secret");
+    expect((await cache.get(key("c")))?.[0]?.summary).toBe("the [redacted]");
+  });
+
+  it("reuses a result only while every file it read holds what it held", async () => {
+    const dir = makeTempDir();
+    const { cache } = await folder(dir);
+    await cache.put(key("d"), [result("docs/a.md")], new Map([["src/port.ts", "hash-of-8080"]]));
+    expect(await cache.get(key("d"), async () => "hash-of-8080")).toHaveLength(1);
+    expect(await cache.get(key("d"), async () => "hash-of-9999")).toBeUndefined();
+    // A caller that cannot look files up gets no result that read any.
+    expect(await cache.get(key("d"))).toBeUndefined();
   });
 });

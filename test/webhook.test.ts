@@ -9,6 +9,8 @@ import type { PullRequestJob } from "../backend/job.js";
 import { type CliRunner, createPullRequestPipeline, type PipelineOptions } from "../backend/run-job.js";
 import { createLogger } from "../backend/server.js";
 import { DEFAULT_BOT_MAX_PENDING, DEFAULT_BOT_MAX_PENDING_PER_REPOSITORY } from "../shared/limits.js";
+import { RESULT_ENTRY_FORMAT } from "../shared/result-cache-entry.js";
+import { sealStateEntry } from "../shared/state-entry.js";
 import { auditArticle } from "./helpers/audit-fixture.js";
 import { gitRepo, makeTempDir } from "./helpers/git-repo.js";
 import { tempQueue, tempStateStore } from "./helpers/state-store.js";
@@ -575,12 +577,20 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     const base = source.git("rev-parse", "HEAD");
     const head = source.commit({ "docs/a.md": "# B\n" });
     const key = (fill: string) => fill.repeat(64);
-    const entry = (entryKey: string, padding = "") =>
+    const payload = (entryKey: string, padding = "") =>
       JSON.stringify({
-        format: "impact-result/1",
+        format: RESULT_ENTRY_FORMAT,
         key: entryKey,
         articles: [{ ...auditArticle("docs/a.md"), summary: `cached${padding}` }],
+        reads: {},
       });
+    // Sealed as the child seals its entries (the bot keeps them as they are; the child checks the MAC).
+    const entry = (entryKey: string, padding = "") =>
+      sealStateEntry(
+        Buffer.from("a machine's key"),
+        { kind: "results", version: "2-0.1.0", name: `${entryKey}.json` },
+        payload(entryKey, padding),
+      ).toString("utf8");
     const store = await tempStateStore();
     await store.putCachedResults("acme/widgets", [{ key: key("a"), entry: entry(key("a")) }], 1e6);
     await store.putCachedResults("other/repo", [{ key: key("b"), entry: entry(key("b")) }], 1e6);
@@ -590,6 +600,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       [`${key("d")}.json`]: entry(key("c")), // names another key
       [`${key("e")}.json`]: entry(key("e"), "x".repeat(5000)), // over the cap
       [`${key("f")}.json`]: "not json",
+      [`${key("9")}.json`]: payload(key("9")), // not sealed
       "notes.txt": "hello",
     };
     const { pipeline, calls } = fakeCliPipeline({
@@ -615,6 +626,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       .map((line) => JSON.parse(line))
       .find((line) => line.msg === "cache entries not kept");
     expect(warning.refused.sort()).toEqual([
+      `${key("9")}.json`,
       `${key("d")}.json`,
       `${key("e")}.json`,
       `${key("f")}.json`,

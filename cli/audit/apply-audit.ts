@@ -8,7 +8,7 @@ import { DirectoryChanged, sweepStaleTempFiles, writeFilesAtomic } from "../../s
 import { contentHash } from "../../shared/hash.js";
 import { patchHeaderProblem } from "../../shared/patch.js";
 import { type ArticleSelector, articleSelector } from "../plan/articles.js";
-import { type PathRefusal, type ResolvedPath, SandboxPolicy } from "../run/sandbox.js";
+import { type PathRefusal, type ResolvedPath, SandboxPolicy, writeRefusal } from "../run/sandbox.js";
 
 /** Some files cannot take their patch (changed since, refused by the sandbox, not an article); nothing was written. */
 export class StaleFiles extends UsageError {
@@ -131,14 +131,15 @@ export function decideApply(files: readonly ApplyFile[], isArticle: ArticleSelec
       continue;
     }
     const { resolved, current } = check;
-    if (!isArticle(resolved.path)) {
-      refuse("refused, it is not an article (not under the docs globs, or ignored)");
-      continue;
-    }
     // The write lands at the real path, which a symlink (docs/pkg.md -> ../package.json)
     // or a symlinked directory (docs/code -> ../src) can put outside the docs.
-    if (!isArticle(resolved.realRelative)) {
-      refuse(`refused, it is a symlink (or under one) to ${resolved.realRelative}, which is not an article`);
+    const refused = writeRefusal(resolved, isArticle);
+    if (refused) {
+      refuse(
+        refused.viaSymlink
+          ? `refused, it is a symlink (or under one) to ${resolved.realRelative}, which is not an article`
+          : "refused, it is not an article (not under the docs globs, or ignored)",
+      );
       continue;
     }
     const headerProblem = patchHeaderProblem(article.patch, path);

@@ -1,10 +1,10 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { type Audit, AuditSchema } from "../../shared/audit.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFileAtomic } from "../../shared/fs.js";
 import { combinedPatch } from "../../shared/merge.js";
 import { describeFirstIssue } from "../../shared/zod-issues.js";
+import { isTrackedWorkdirFile } from "../workdir/workdir.js";
 
 /** Writes the audit JSON and the combined patch, each atomically (temp file + rename). */
 export async function writeAuditFiles(audit: Audit, paths: { out: string; patch: string }): Promise<void> {
@@ -12,30 +12,18 @@ export async function writeAuditFiles(audit: Audit, paths: { out: string; patch:
   await writeFileAtomic(paths.patch, combinedPatch(audit));
 }
 
-/** The folder of the default outputs, relative to the repository root. */
-export const OUTPUT_DIR = ".impact";
-
-/**
- * Makes `.impact/` ignore itself (a `.gitignore` holding `*`), so the default outputs never
- * show up in `git status` or get committed by a docs PR by accident. An existing file is kept.
- */
-export async function ignoreOutputDir(repoRoot: string): Promise<void> {
-  const dir = join(repoRoot, OUTPUT_DIR);
-  await mkdir(dir, { recursive: true });
-  try {
-    await writeFile(join(dir, ".gitignore"), "# Impact's outputs (audit, patch); not for committing.\n*\n", {
-      flag: "wx",
-    });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-}
-
 /**
  * Reads an audit back (a trust boundary): a missing file, bad JSON or a schema failure
- * is one usage error line naming the file and the first bad field.
+ * is one usage error line naming the file and the first bad field; so is an audit under a
+ * repository's `.impact/` that git tracks (a pull request's, not one Impact wrote).
  */
 export async function readAuditFile(path: string, shown: string = path): Promise<Audit> {
+  if (await isTrackedWorkdirFile(path)) {
+    throw new UsageError(
+      `${shown} is tracked by git, so it is the repository's content, not an audit Impact wrote: run impact run to write one`,
+      { code: "input" },
+    );
+  }
   let text: string;
   try {
     text = await readFile(path, "utf8");

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { relative, resolve, sep } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { readIgnoredMatcher } from "../../shared/config.js";
 import { applyEdits } from "../../shared/edit/engine.js";
 import { forPeople } from "../../shared/edit/messages.js";
 import {
@@ -24,6 +25,7 @@ import { writeIfUnchanged } from "../edit/write-back.js";
 import { repositoryRoot } from "../git.js";
 import type { Command, CommandIo } from "../io.js";
 import { SandboxPolicy } from "../run/sandbox.js";
+import { resolveReadableIn } from "../run/tools/files.js";
 import { Workspace } from "../run/workspace.js";
 
 const HELP = `Usage: impact edit <path> [edits…] [--repo DIR] [--config FILE] [--dry-run] [--json]
@@ -55,7 +57,8 @@ A relative <path> is relative to --repo DIR when given, else to the current dire
 
 Exit codes: 0 applied (or would apply, with --dry-run); 1 an edit was rejected (the
 message says why and what to do; nothing is written); 2 bad usage.
-Any file the sandbox allows may be edited; .git/ and the deny list stay refused.
+Any file the sandbox allows may be edited; .git/, the deny list and git-ignored files
+(unless config readIgnored allows them) stay refused. A symlink's target is edited in place.
 `;
 
 const DEFAULT_REASON = "impact edit";
@@ -105,9 +108,12 @@ export const command: Command = async (argv, io) => {
   // The path is as a person types it: relative to --repo DIR when given (as git -C DIR reads
   // paths), else to where they stand; inside the repository either way.
   const asked = relative(root, resolve(repoDir, request.path)).split(sep).join("/");
-  const resolved = await sandbox.resolve(asked);
+  const readIgnored = readIgnoredMatcher(config);
+  const workspace = new Workspace(root, readIgnored ? { readIgnored } : {});
+  // The read policy of every entry point: the sandbox, and no git-ignored file unless allowed.
+  const resolved = await resolveReadableIn(asked, sandbox, workspace);
   if (!resolved.ok) throw new UsageError(resolved.message);
-  const view = await new Workspace(root).load(resolved.path);
+  const view = await workspace.load(resolved.path);
   const shown = JSON.stringify(resolved.path);
   if (view.kind === "missing")
     throw new UsageError(`${shown} does not exist; impact edit changes existing files`);
@@ -139,7 +145,8 @@ export const command: Command = async (argv, io) => {
     );
   const patch = createFilePatch(resolved.path, view.content, outcome.content);
   if (!request.dryRun) {
-    const written = await writeIfUnchanged(root, resolved.path, outcome.hashBefore, outcome.content);
+    // Through a symlink, the file it leads to changes and the link stays a link.
+    const written = await writeIfUnchanged(root, resolved, outcome.hashBefore, outcome.content);
     if (!written.ok && "directoryChanged" in written)
       return rejected("directory_changed", written.directoryChanged.message);
     if (!written.ok)

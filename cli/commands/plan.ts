@@ -65,20 +65,27 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       if (values.diff !== undefined || values.base !== undefined || values.check || values.labels) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base, --check and --labels");
       }
-      const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }] = await Promise.all([
-        import("../git.js"),
-        import("../config.js"),
-        import("../plan/backtest.js"),
-      ]);
+      const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }, { Workdir }] =
+        await Promise.all([
+          import("../git.js"),
+          import("../config.js"),
+          import("../plan/backtest.js"),
+          import("../workdir/workdir.js"),
+        ]);
       const repoRoot = await repositoryRoot(repo);
       const loaded = await loadConfig(repoRoot, config);
+      const workdir = new Workdir(repoRoot, { env: io.env }).prepare();
       const report = await runBacktest({
         repoRoot,
         config: loaded,
         minScore,
         count: backtest,
         head: values.head,
+        workdir,
       });
+      for (const warning of workdir.takeWarnings()) {
+        if (!values.quiet) io.stderr(`warning: ${printable(warning)}\n`);
+      }
       if (values.json && !values.quiet) io.stdout(`${JSON.stringify(BacktestReportSchema.parse(report))}\n`);
       if (!values.json && !values.quiet) io.stdout(renderBacktest(report, backtest));
       return 0;
@@ -104,6 +111,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       readStdin: io.readStdin,
       extractor,
       minScore,
+      env: io.env,
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {
@@ -227,19 +235,28 @@ export function renderExplanation(explanation: Explanation): string {
       ? "has no reason to change"
       : explanation.status === "weak"
         ? `is left out: score ${score(explanation.score)} is below ${bar(explanation)}`
-        : explanation.status === "new"
-          ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
-          : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
+        : explanation.tier === "related" && explanation.status === "impacted"
+          ? `is related (listed apart, not flagged): score ${score(explanation.score)}`
+          : explanation.status === "new"
+            ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
+            : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
   lines.push(`${explanation.path} ${verdict}`);
+  if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
   if (explanation.olderVersion)
     lines.push(
       `Scored at ${explanation.olderVersion.factor} of its reasons: ${explanation.olderVersion.folder} documents an older version than ${explanation.olderVersion.newest}`,
     );
   if (explanation.kept.length > 0) {
     lines.push("", "Kept (combined: 1 - the product of (1 - score)):");
-    const rows = [["SCORE", "REASON", "FILE", "DETAIL"]];
+    const rows = [["SCORE", "REASON", "EVIDENCE", "FILE", "DETAIL"]];
     for (const reason of explanation.kept)
-      rows.push([score(reason.score), reason.kind, reason.source, reason.detail]);
+      rows.push([
+        score(reason.score),
+        reason.kind,
+        reason.stale ? `stale${reason.line === undefined ? "" : ` (line ${reason.line})`}` : "relevance",
+        reason.source,
+        reason.detail,
+      ]);
     lines.push(...table(rows).map((line) => `  ${line}`));
   }
   if (explanation.dropped.length > 0) {

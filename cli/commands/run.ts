@@ -8,16 +8,16 @@ import type { ModelClient } from "../../shared/model/types.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural } from "../../shared/render/markdown.js";
 import { parseShard } from "../../shared/shard.js";
-import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { writeStepSummary } from "../audit/step-summary.js";
 import { repositoryRoot } from "../git.js";
 import type { CommandIo } from "../io.js";
 import { articleSourceFor, buildPlan } from "../plan/build-plan.js";
 import { DEFAULT_CONCURRENCY, DEFAULT_MAX_TURNS } from "../run/budget.js";
 import { TerminalProgress } from "../run/progress.js";
-import { RESULT_CACHE_DIR } from "../run/result-cache.js";
+import { endpointIdentity, RESULT_CACHE } from "../run/result-cache.js";
 import { plannedArticles, runImpact, selectArticles } from "../run/run-impact.js";
 import { VERSION } from "../version.js";
+import { DEFAULT_AUDIT, DEFAULT_PATCH, WORKDIR } from "../workdir/workdir.js";
 import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parseInclude, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
@@ -93,7 +93,7 @@ combined patch; changes your files only with --apply.`,
     "max-cost": {
       type: "string",
       value: "USD",
-      help: "start no more articles once the run has cost this much (they end skipped)",
+      help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
     },
     json: { type: "boolean", help: "print the audit summary as one JSON object" },
     quiet: OUTPUT_OPTIONS.quiet,
@@ -126,7 +126,22 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
       diff,
       config: values.config === undefined ? undefined : resolve(io.cwd, values.config),
       readStdin: io.readStdin,
+      env: io.env,
+      // Cache writes wait until the rest of the input (the model, the budget) was checked.
+      deferState: true,
     });
+    const { workdir } = built;
+    const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, DEFAULT_AUDIT));
+    const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, DEFAULT_PATCH));
+    const outputDir = workdir.path + sep;
+    const outputsInWorkdir = out.startsWith(outputDir) || patch.startsWith(outputDir);
+    const refusal = await workdir.refusal();
+    if (outputsInWorkdir && refusal) {
+      throw new UsageError(
+        `${refusal}, so Impact writes nothing there: remove it, or pass --out and --patch outside ${WORKDIR}/`,
+        { code: "input" },
+      );
+    }
     if (!values.json && !values.quiet)
       for (const warning of built.plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     // The flag, then the environment, then the config file, then the default.
@@ -173,8 +188,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     if (modelModules) await modelModules[1].preflightModel(model, io.signal);
     // A recording must hold every call, and a replay answers from one: neither mixes with cached results.
     const replaying = (modelName ?? "").startsWith(REPLAY_PREFIX);
-    const useCache = !values["no-cache"] && values.record === undefined && !replaying;
-    const cacheDir = resolve(io.cwd, values["cache-dir"] ?? resolve(built.repoRoot, RESULT_CACHE_DIR));
+    const useCache = !values["no-cache"] && values.record === undefined && !replaying && needsModel;
+    // The input held: what the plan gave the caches is written now, and the run may write its outputs.
+    await workdir.save();
     const recording = values.record
       ? (await import("../../shared/model/replay.js")).createRecordingModelClient(
           model,
@@ -186,15 +202,18 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
 
     const showProgress = io.isTTY && !values.json && !values.quiet;
     let progress: TerminalProgress | undefined;
-    const out = resolve(io.cwd, values.out ?? resolve(built.repoRoot, OUTPUT_DIR, "audit.json"));
-    const patch = resolve(io.cwd, values.patch ?? resolve(built.repoRoot, OUTPUT_DIR, "impact.patch"));
-    const outputDir = resolve(built.repoRoot, OUTPUT_DIR) + sep;
-    if (
-      out.startsWith(outputDir) ||
-      patch.startsWith(outputDir) ||
-      (useCache && needsModel && `${cacheDir}${sep}`.startsWith(outputDir))
-    )
-      await ignoreOutputDir(built.repoRoot);
+    if (outputsInWorkdir) await workdir.ensureIgnored();
+    const results = !useCache
+      ? undefined
+      : values["cache-dir"] === undefined
+        ? await workdir.cache(RESULT_CACHE)
+        : await workdir.cacheAt(resolve(io.cwd, values["cache-dir"]), RESULT_CACHE);
+    if (!values.quiet)
+      for (const warning of workdir.takeWarnings()) io.stderr(`warning: ${printable(warning)}\n`);
+    const endpoint = endpointIdentity({
+      baseUrl: model.endpoint,
+      router: values.router || io.env.IMPACT_ROUTER_URL || undefined,
+    });
     let result: Awaited<ReturnType<typeof runImpact>>;
     try {
       result = await runImpact({
@@ -210,7 +229,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         ...(maxTurns === undefined ? {} : { maxTurns }),
         env: io.env,
         signal: io.signal,
-        ...(useCache ? { cache: { dir: cacheDir, impactVersion: VERSION } } : {}),
+        ...(results ? { cache: { store: results, impactVersion: VERSION, endpoint } } : {}),
         ...(price ? { price } : {}),
         ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
         onWarning: (message) => {
@@ -248,6 +267,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         `impact run: ${plural(overBudget, "article was", "articles were")} skipped: the run reached its --max-cost budget of ${formatUsd(maxCostUsd ?? 0)}\n`,
       );
     }
+    // A refused key or an unknown model stopped the run: one line, exit 2 (the audit says so too).
+    const setup = audit.articles.find((article) => article.error?.code === "model_setup")?.error;
+    if (setup) throw new UsageError(setup.message, { code: "config" });
     if (interrupted)
       throw new Interrupted(
         "interrupted: unfinished articles are cancelled in the audit; no file was changed",

@@ -4,8 +4,9 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import pLimit from "p-limit";
 import { type ImpactConfig, readIgnoredMatcher } from "../../shared/config.js";
-import { DEFAULT_READ_BYTES_IN_FLIGHT } from "../../shared/limits.js";
+import { DEFAULT_READ_BYTES_IN_FLIGHT, MCP_CALLS_IN_FLIGHT, MCP_CALLS_QUEUED } from "../../shared/limits.js";
 import {
   isToolName,
   type ToolName,
@@ -15,7 +16,7 @@ import {
 import { articleSelector } from "../plan/articles.js";
 import { AgentToolHost } from "../run/agent-tool-host.js";
 import { ReadBudget } from "../run/read-budget.js";
-import { SandboxPolicy } from "../run/sandbox.js";
+import { type ResolvedPath, SandboxPolicy, writeRefusal } from "../run/sandbox.js";
 import { Workspace } from "../run/workspace.js";
 import { writeIfUnchanged } from "./write-back.js";
 
@@ -64,14 +65,27 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
 
   // Writes run one at a time, so two edits of one article never race on its hash.
   let writes: Promise<unknown> = Promise.resolve();
+  // A client may send any number of calls at once: a few run, some wait, the rest are told to retry.
+  const inFlight = pLimit(MCP_CALLS_IN_FLIGHT);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args = {} } = request.params;
+    if (inFlight.activeCount + inFlight.pendingCount >= MCP_CALLS_IN_FLIGHT + MCP_CALLS_QUEUED)
+      return errorResult(
+        `Error: impact mcp is busy (${MCP_CALLS_IN_FLIGHT} calls running, ${MCP_CALLS_QUEUED} waiting); nothing was done. Wait for some answers, then call again.`,
+      );
+    return inFlight(() => dispatch(request.params, extra.signal));
+  });
+
+  function dispatch(
+    params: { name: string; arguments?: Record<string, unknown> | undefined },
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const { name, arguments: args = {} } = params;
     const readOnly = isToolName(name) && specs.find((spec) => spec.name === name)?.readOnly === true;
-    if (readOnly) return callTool(name, args, extra.signal);
-    const run = writes.then(() => callTool(name, args, extra.signal));
+    if (readOnly) return callTool(name, args, signal);
+    const run = writes.then(() => callTool(name, args, signal));
     writes = run.catch(() => {});
     return run;
-  });
+  }
 
   async function callTool(
     name: string,
@@ -83,7 +97,8 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
       const resolved = await sandbox.resolve(args.path);
       // A refused path goes on to the tool, which answers with the sandbox's message.
       if (resolved.ok) {
-        if (!isArticle(resolved.path)) return errorResult(notAnArticle(resolved.path, config));
+        const refused = writeRefusal(resolved, isArticle);
+        if (refused) return errorResult(notAnArticle(resolved.path, config, refused));
         articlePath = resolved.path;
       }
     }
@@ -109,8 +124,17 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
       return errorResult(result?.content ?? "Error: no result");
     }
     host.finish();
+    // The write guard again, on the real path as it is now, for every file the call changed.
+    const targets: ResolvedPath[] = [];
     for (const change of workspace.changes()) {
-      const written = await writeIfUnchanged(root, change.path, change.hashBefore, change.after);
+      const target = await sandbox.resolve(change.path);
+      if (!target.ok) return errorResult(`${target.message} Nothing was written.`);
+      const refused = writeRefusal(target, isArticle);
+      if (refused) return errorResult(notAnArticle(target.path, config, refused));
+      targets.push(target);
+    }
+    for (const [index, change] of workspace.changes().entries()) {
+      const written = await writeIfUnchanged(root, targets[index]!, change.hashBefore, change.after);
       if (!written.ok && "directoryChanged" in written)
         return errorResult(
           `Error: ${written.directoryChanged.message}. Nothing was written; check the folder.`,
@@ -131,9 +155,16 @@ function errorResult(text: string): CallToolResult {
 }
 
 /** The rule, not every glob: the default ignore list alone is five long globs. */
-function notAnArticle(path: string, config: ImpactConfig): string {
+function notAnArticle(
+  path: string,
+  config: ImpactConfig,
+  refused: { viaSymlink: boolean; realRelative: string },
+): string {
   const docs = config.docs.length > 3 ? `${config.docs.slice(0, 3).join(", ")}, …` : config.docs.join(", ");
-  return `Error: ${JSON.stringify(path)} is not an article: edit_article changes only files under the "docs" globs of impact.config.json (${docs}) that its "ignore" globs (changelogs, release notes, migration guides by default) leave out. Use impact edit to change another file.`;
+  const what = refused.viaSymlink
+    ? `is a symlink (or under one) to ${JSON.stringify(refused.realRelative)}, which is not an article`
+    : "is not an article";
+  return `Error: ${JSON.stringify(path)} ${what}: edit_article changes only files under the "docs" globs of impact.config.json (${docs}) that its "ignore" globs (changelogs, release notes, migration guides by default) leave out. Use impact edit to change another file.`;
 }
 
 /**

@@ -1,11 +1,8 @@
 import { closeSync, constants, openSync, readSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
 import { endianness } from "node:os";
-import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../../shared/fs.js";
-import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
+import { join } from "node:path";
 import { type ListedFile, readBlobs } from "../git.js";
-import { VERSION } from "../version.js";
+import type { CacheSpec, CacheStore } from "../workdir/cache-store.js";
 import { attentionOf, bodyOf } from "./detect/article-text.js";
 import { fingerprint, termKey } from "./matcher.js";
 
@@ -17,14 +14,18 @@ import { fingerprint, termKey } from "./matcher.js";
  *
  * Entries are keyed by blob sha (a changed article is a new blob) and by where the bytes
  * came from (the working tree or git's object store: a checkout filter may make them
- * differ); the file is keyed by Impact's version and this format, and is ignored whole when
- * either differs. Nothing in an entry depends on the config: which files are articles and
- * which terms count are worked out afresh on every plan.
+ * differ); the file is one entry of the workdir's `articles` cache (cli/workdir/), ignored
+ * whole when Impact's version or this format differs or this machine did not write it.
+ * Nothing in an entry depends on the config: which files are articles and which terms count
+ * are worked out afresh on every plan.
  */
-export const ARTICLE_INDEX_FILE = join(OUTPUT_DIR, "cache", "articles", "index.bin");
-
-/** Bumped whenever an entry's meaning changes (the fingerprint's hashing, what `attention` covers). */
-const FORMAT = 1;
+export const ARTICLE_INDEX_CACHE: CacheSpec = {
+  kind: "articles",
+  // Bumped whenever an entry's meaning changes (the fingerprint's hashing, what `attention` covers).
+  format: 2,
+  names: /^index\.bin$/,
+};
+const INDEX_ENTRY = "index.bin";
 
 /** What the plan knows about an article without reading it. */
 export interface ArticleFacts {
@@ -66,11 +67,11 @@ export type IndexedArticles = Map<string, ArticleFacts>;
 export async function indexArticles(
   repoRoot: string,
   listed: readonly ListedFile[],
-  options: { revision?: string; useIndex?: boolean } = {},
+  options: { revision?: string; cache?: CacheStore | undefined } = {},
 ): Promise<IndexedArticles> {
   const source = options.revision === undefined ? "w" : "b";
-  const useIndex = options.useIndex !== false;
-  const stored = useIndex ? await loadIndex(repoRoot) : new Map<string, ArticleFacts>();
+  const cache = options.cache;
+  const stored = cache ? await loadIndex(cache) : new Map<string, ArticleFacts>();
   const next = new Map<string, ArticleFacts>();
   const facts: IndexedArticles = new Map();
   const missing: ListedFile[] = [];
@@ -104,8 +105,8 @@ export async function indexArticles(
       if (entry.sha !== undefined) next.set(`${source}${entry.sha}`, found);
     }
   }
-  if (useIndex && (next.size !== stored.size || [...next.keys()].some((key) => !stored.has(key)))) {
-    await saveIndex(repoRoot, next);
+  if (cache && (next.size !== stored.size || [...next.keys()].some((key) => !stored.has(key)))) {
+    await saveIndex(cache, next);
   }
   // In the listing's (sorted) order, as the articles were always handed to detection.
   const ordered: IndexedArticles = new Map();
@@ -162,8 +163,6 @@ function isSkippable(error: unknown): boolean {
 }
 
 interface IndexHeader {
-  format: number;
-  version: string;
   endian: string;
   keys: string[];
   /** Positions in `keys` of the entries whose `attention` holds. */
@@ -173,17 +172,13 @@ interface IndexHeader {
 }
 
 /**
- * The stored index, or an empty one when there is none, it is unreadable, or it was
- * written by another version of Impact or of this format.
+ * The stored index, or an empty one when the cache holds none this machine wrote for this
+ * version of Impact, or it is malformed.
  */
-async function loadIndex(repoRoot: string): Promise<Map<string, ArticleFacts>> {
+async function loadIndex(cache: CacheStore): Promise<Map<string, ArticleFacts>> {
   const index = new Map<string, ArticleFacts>();
-  let file: Buffer;
-  try {
-    file = await readFile(join(repoRoot, ARTICLE_INDEX_FILE));
-  } catch {
-    return index;
-  }
+  const file = await cache.get(INDEX_ENTRY);
+  if (!file) return index;
   const newline = file.indexOf(10);
   if (newline < 0) return index;
   let header: IndexHeader;
@@ -192,7 +187,7 @@ async function loadIndex(repoRoot: string): Promise<Map<string, ArticleFacts>> {
   } catch {
     return index;
   }
-  if (header.format !== FORMAT || header.version !== VERSION || header.endian !== endianness()) return index;
+  if (header.endian !== endianness()) return index;
   const { keys, attention, counts } = header;
   if (!Array.isArray(keys) || !Array.isArray(attention) || !Array.isArray(counts)) return index;
   if (keys.length !== counts.length) return index;
@@ -214,12 +209,10 @@ async function loadIndex(repoRoot: string): Promise<Map<string, ArticleFacts>> {
   return index;
 }
 
-/** Writes the index atomically; a cache that cannot be written only costs the next plan its reads. */
-async function saveIndex(repoRoot: string, index: Map<string, ArticleFacts>): Promise<void> {
+/** Hands the index to its cache; one that cannot be written only costs the next plan its reads. */
+async function saveIndex(cache: CacheStore, index: Map<string, ArticleFacts>): Promise<void> {
   const keys = [...index.keys()];
   const header: IndexHeader = {
-    format: FORMAT,
-    version: VERSION,
     endian: endianness(),
     keys,
     attention: keys.flatMap((key, position) => (index.get(key)!.attention ? [position] : [])),
@@ -240,14 +233,7 @@ async function saveIndex(repoRoot: string, index: Map<string, ArticleFacts>): Pr
     hashes.set(entry, offset);
     offset += entry.length;
   }
-  try {
-    await ignoreOutputDir(repoRoot);
-    const path = join(repoRoot, ARTICLE_INDEX_FILE);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, file);
-  } catch {
-    // Read-only checkout: the next plan reads the articles again.
-  }
+  await cache.put(INDEX_ENTRY, file);
 }
 
 function alignedLength(length: number): number {

@@ -4,11 +4,13 @@ import type { ImpactConfig } from "../../shared/config.js";
 import { GitError } from "../../shared/errors.js";
 import { ImpactKindSchema, type ImpactPlan } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git.js";
+import type { Workdir } from "../workdir/workdir.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
 import { selectEvidence } from "./detect/evidence.js";
+import type { Dropped } from "./detect/references.js";
 import { type ArticleText, detectImpact } from "./detector.js";
 import { genericNames } from "./generic-names.js";
-import { mineHistory } from "./history.js";
+import { HISTORY_CACHE, mineHistory } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 
 /** How far back the backtest looks for commits that changed both code and docs. */
@@ -78,6 +80,8 @@ export async function runBacktest(options: {
   head?: string;
   /** Called with each scored commit's replay (the truth bench scores its baselines here). */
   onReplay?: (replay: BacktestReplay) => void;
+  /** Where the history and declaration caches live; saved once the head is known good. */
+  workdir?: Workdir;
   /**
    * The config whose articles pick the commits and the answer (default: `config`), so that
    * two configs scored with the same `window` are scored on the same commits and truth.
@@ -90,6 +94,9 @@ export async function runBacktest(options: {
   const headName = options.head ?? "HEAD";
   const head = await resolveCommit(git, headName);
   if (!head) throw new GitError(`unknown revision "${headName}" for --head (check the name, or fetch it)`);
+  const { workdir } = options;
+  await workdir?.save();
+  const historyCache = await workdir?.cache(HISTORY_CACHE);
   const isArticle = articleSelector(config);
   const isWindowArticle = windowConfig === config ? isArticle : articleSelector(windowConfig);
   const [log, shallow] = await Promise.all([
@@ -106,16 +113,14 @@ export async function runBacktest(options: {
   ]);
   const generic = await genericNames(repoRoot, head);
   const commits: BacktestCommit[] = [];
-  const withoutArticles = (changeSet: ChangeSet, selector: (path: string) => boolean): ChangeSet => ({
-    ...changeSet,
-    files: changeSet.files.filter(
-      (file) => !selector(file.path) && !(file.oldPath && selector(file.oldPath)),
-    ),
-    symbols: changeSet.symbols.filter((symbol) => !selector(symbol.file)),
-  });
   for (const candidate of candidatesOf(log, isWindowArticle)) {
     if (commits.length >= count) break;
-    const changeSet = await loadChangeSet({ repo: repoRoot, base: candidate.parent, head: candidate.sha });
+    const changeSet = await loadChangeSet({
+      repo: repoRoot,
+      base: candidate.parent,
+      head: candidate.sha,
+      ...(workdir ? { workdir } : {}),
+    });
     // The window (which commits, and the articles they changed) comes from the window's config alone.
     const windowArticles = await listArticles(repoRoot, windowConfig, { revision: candidate.parent });
     const existing = new Set(windowArticles);
@@ -124,27 +129,24 @@ export async function runBacktest(options: {
       .map((file) => file.oldPath ?? file.path)
       .filter((path) => existing.has(path));
     if (changed.length === 0) continue;
-    const windowCodeOnly = withoutArticles(changeSet, isWindowArticle);
+    const windowCodeOnly = codeOnlyChange(changeSet, isWindowArticle);
     // A commit whose other files are all CI config, tests, lockfiles, images or records of
     // the past changed no code: nothing in it can be evidence, so there is nothing to score.
     if (!selectEvidence(windowCodeOnly, existing, windowConfig).files.some((file) => !file.binary)) continue;
-    const codeOnly = windowConfig === config ? windowCodeOnly : withoutArticles(windowCodeOnly, isArticle);
+    const codeOnly = windowConfig === config ? windowCodeOnly : codeOnlyChange(windowCodeOnly, isArticle);
     const articlesBefore =
       windowConfig === config
         ? windowArticles
         : await listArticles(repoRoot, config, { revision: candidate.parent });
-    const [articles, history] = await Promise.all([
-      readArticles(repoRoot, articlesBefore, { revision: candidate.parent }),
-      // The parent's own history only: the commit being replayed and its future stay unseen.
-      mineHistory(repoRoot, candidate.parent),
-    ]);
-    const plan = detectImpact({
-      changeSet: codeOnly,
-      articles,
+    const { articles, plan } = await planAtParent({
+      repoRoot,
       config,
-      history: history.commits,
+      parent: candidate.parent,
+      articlePaths: articlesBefore,
+      changeSet: codeOnly,
       genericNames: generic,
       minScore: options.minScore,
+      historyCache,
     });
     const flaggedArticles = flaggedByPlan(plan);
     const truth = new Set(changed);
@@ -168,6 +170,78 @@ export async function runBacktest(options: {
     });
   }
   return { ...scoreBacktest(head, commits), shallow };
+}
+
+/** The change less its articles: what the detector sees when the author has not edited the docs yet. */
+function codeOnlyChange(changeSet: ChangeSet, isArticle: (path: string) => boolean): ChangeSet {
+  return {
+    ...changeSet,
+    files: changeSet.files.filter(
+      (file) => !isArticle(file.path) && !(file.oldPath && isArticle(file.oldPath)),
+    ),
+    symbols: changeSet.symbols.filter((symbol) => !isArticle(symbol.file)),
+  };
+}
+
+/** The plan for a change against the docs and history of its parent (the commit and its future stay unseen). */
+async function planAtParent(input: {
+  repoRoot: string;
+  config: ImpactConfig;
+  parent: string;
+  articlePaths: string[];
+  changeSet: ChangeSet;
+  genericNames: Dropped[];
+  minScore: number | undefined;
+  /** Where mined histories are kept (the workdir's history cache), if anywhere. */
+  historyCache?: NonNullable<Parameters<typeof mineHistory>[2]>["cache"];
+}): Promise<{ articles: ArticleText[]; plan: ImpactPlan }> {
+  const [articles, history] = await Promise.all([
+    readArticles(input.repoRoot, input.articlePaths, { revision: input.parent }),
+    // The parent's own history only: the commit being replayed and its future stay unseen.
+    mineHistory(input.repoRoot, input.parent, { cache: input.historyCache }),
+  ]);
+  const plan = detectImpact({
+    changeSet: input.changeSet,
+    articles,
+    config: input.config,
+    history: history.commits,
+    genericNames: input.genericNames,
+    minScore: input.minScore,
+  });
+  return { articles, plan };
+}
+
+/**
+ * One commit replayed as it is (it changed no article): the detector's plan for it against
+ * its parent's docs. What the truth bench scores on commits that changed code and no
+ * article, where the right plan flags nothing.
+ */
+export async function replayCommit(options: {
+  repoRoot: string;
+  config: ImpactConfig;
+  sha: string;
+  /** Names the repository uses everywhere, as genericNames finds them at the bench's head. */
+  genericNames: Dropped[];
+  minScore?: number;
+}): Promise<{ changeSet: ChangeSet; articles: ArticleText[]; plan: ImpactPlan }> {
+  const git = gitAt(options.repoRoot);
+  const parent = await resolveCommit(git, `${options.sha}^`);
+  if (!parent) throw new GitError(`commit ${options.sha} has no parent here (fetch its history)`);
+  const changeSet = codeOnlyChange(
+    await loadChangeSet({ repo: options.repoRoot, base: parent, head: options.sha }),
+    articleSelector(options.config),
+  );
+  const articlePaths = await listArticles(options.repoRoot, options.config, { revision: parent });
+  const { articles, plan } = await planAtParent({
+    repoRoot: options.repoRoot,
+    config: options.config,
+    parent,
+    articlePaths,
+    changeSet,
+    genericNames: options.genericNames,
+    minScore: options.minScore,
+  });
+  return { changeSet, articles, plan };
 }
 
 /** What a plan flags: its stale articles (impacted ones of a plan without tiers); related ones are not flags. */

@@ -6,13 +6,19 @@ import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git.js";
-import { type IndexedArticles, indexArticles, mustRead, termKeys } from "./article-index.js";
+import { Workdir } from "../workdir/workdir.js";
+import {
+  ARTICLE_INDEX_CACHE,
+  type IndexedArticles,
+  indexArticles,
+  mustRead,
+  termKeys,
+} from "./article-index.js";
 import { listArticleEntries, readArticles } from "./articles.js";
 import type { Dropped } from "./detect/references.js";
 import { type ArticleText, detectImpact, type Explanation, explainImpact, textLookups } from "./detector.js";
 import { genericNames } from "./generic-names.js";
-import { type History, mineHistory, shallowHistoryWarning } from "./history.js";
-
+import { HISTORY_CACHE, type History, mineHistory, shallowHistoryWarning } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 import { type SymbolExtractor, startSymbolExtractor } from "./symbols/extractor.js";
 
@@ -31,6 +37,13 @@ export interface BuildPlanOptions {
   minScore?: number;
   /** An article to explain: every signal considered for it (`impact plan --explain`). */
   explain?: string;
+  /** The environment the state key is read from (default: the process's). */
+  env?: Record<string, string | undefined>;
+  /**
+   * Leaves the cache writes to the caller (`built.workdir.save()`), which has input of its
+   * own still to check; by default they are written once the plan was built.
+   */
+  deferState?: boolean;
 }
 
 export interface BuiltPlan {
@@ -42,6 +55,8 @@ export interface BuiltPlan {
   articleSource: { kind: "worktree" } | { kind: "revision"; revision: string };
   /** With `explain`: every signal considered for that article. */
   explanation?: Explanation;
+  /** The repository's `.impact/`, whose cache writes wait for `workdir.save()`. */
+  workdir: Workdir;
 }
 
 /**
@@ -55,6 +70,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
   const extractor = options.extractor ?? startSymbolExtractor();
   try {
     const repoRoot = await repositoryRoot(options.repo);
+    const workdir = new Workdir(repoRoot, { env: options.env ?? process.env }).prepare();
     const config = await loadConfig(repoRoot, options.config);
     const diffText =
       options.diff === undefined
@@ -70,8 +86,9 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       diffText,
       extractor,
       limits: config.limits,
+      workdir,
       onRange: ({ base }) => {
-        historyPromise = historyAt(repoRoot, base);
+        historyPromise = historyAt(repoRoot, base, workdir);
         historyPromise.catch(() => {});
       },
     });
@@ -89,12 +106,15 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       warnings: formatWarnings,
     });
     // Every article's facts (from the article index, or read now) while git works out the change.
-    const indexed = await indexArticles(repoRoot, listed, { revision });
+    const indexed = await indexArticles(repoRoot, listed, {
+      revision,
+      cache: await workdir.cache(ARTICLE_INDEX_CACHE),
+    });
     const generic = await genericPromise;
     const changeSet = await changeSetPromise;
     const articles = await readNeededArticles({ repoRoot, revision, indexed, changeSet, config, generic });
     // A --diff input has no resolved range: its history (when its revisions are given) starts here.
-    const history = await (historyPromise ?? historyAt(repoRoot, changeSet.base));
+    const history = await (historyPromise ?? historyAt(repoRoot, changeSet.base, workdir));
     const input = {
       changeSet,
       articles,
@@ -107,14 +127,30 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       options.explain === undefined
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, options.explain);
-    plan.warnings.unshift(...docsGlobWarnings(config, unmatchedDocsGlobs ?? []), ...formatWarnings);
+    plan.warnings.unshift(
+      ...docsGlobWarnings(config, unmatchedDocsGlobs ?? []),
+      ...formatWarnings,
+      ...(changeSet.warnings ?? []),
+    );
     if (listed.length === 0)
       plan.warnings.unshift(
         `no file matches the docs globs (${config.docs.join(", ")}), so there is no article to check; set "docs" in impact.config.json to where the documentation lives`,
       );
     const shallow = history && shallowHistoryWarning(history);
     if (shallow) plan.warnings.push(shallow);
-    return { plan, changeSet, config, repoRoot, articleSource, ...(explanation ? { explanation } : {}) };
+    plan.warnings.push(...workdir.takeWarnings());
+    // The input held: what the caches were given may be written now (by the caller when it
+    // has input of its own still to check).
+    if (!options.deferState) await workdir.save();
+    return {
+      plan,
+      changeSet,
+      config,
+      repoRoot,
+      articleSource,
+      workdir,
+      ...(explanation ? { explanation } : {}),
+    };
   } finally {
     if (options.extractor === undefined) extractor.close();
   }
@@ -230,8 +266,10 @@ export async function articleSourceFor(
  * The base's history for history reasons, or undefined when the base is no commit here (a
  * `--diff` without revisions, the empty tree of a first commit).
  */
-async function historyAt(repoRoot: string, base: string): Promise<History | undefined> {
+async function historyAt(repoRoot: string, base: string, workdir: Workdir): Promise<History | undefined> {
   if (base === EMPTY_TREE || base.startsWith("diff:")) return undefined;
   const sha = /^[0-9a-f]{40}$/.test(base) ? base : await resolveCommit(gitAt(repoRoot), base);
-  return sha === undefined ? undefined : mineHistory(repoRoot, sha);
+  return sha === undefined
+    ? undefined
+    : mineHistory(repoRoot, sha, { cache: await workdir.cache(HISTORY_CACHE) });
 }

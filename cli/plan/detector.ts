@@ -1,6 +1,6 @@
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
 import type { Dismissal, ImpactConfig } from "../../shared/config.js";
-import type { ImpactPlan, ImpactReason, PlannedArticle } from "../../shared/plan.js";
+import type { ImpactPlan, ImpactReason, PlannedArticle, Tier } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
 import { articleSelector } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
@@ -13,13 +13,13 @@ import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
 import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
-import { recordNames } from "./detect/records.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
+import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
 import { findSweeps } from "./detect/sweeps.js";
 import { type OlderVersionArticle, olderVersionArticles } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
-import { HISTORY_FURTHER_FACTOR } from "./detect/weights.js";
+import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 
@@ -44,6 +44,9 @@ export interface Explanation {
   isArticle: boolean;
   /** `weak`: impacted, but below the minimum score; `none`: no reason at all. */
   status: PlannedArticle["status"] | "weak" | "none";
+  /** The article's tier when planned (`stale` flagged, `related` listed apart), and why in one line. */
+  tier?: Tier;
+  why: string;
   score: number;
   minScore: number;
   /** The bar in this change: minScore, or RELATIVE_MIN_SCORE of the strongest article's score if higher. */
@@ -139,7 +142,9 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     articles,
     ignoreSymbols: config.ignoreSymbols,
     genericNames: input.genericNames ?? [],
-    recordNames: recordNames([...evidence.files, ...evidence.otherDocs]),
+    // A changelog entry's code spans are the author's words for the change, not names it
+    // changed: `POST` or `redirect` written as code there made pages about HTTP "stale".
+    recordNames: [],
     sweeps,
     ...(coupling
       ? { disowns: (file: string, article: string) => historyDisowns(coupling, file, article) }
@@ -155,11 +160,21 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
       for (const reason of reasons)
-        sink.add({ article, ...reason, score: reason.score ?? HISTORY_DEFAULT_SCORE });
+        sink.add({
+          article,
+          kind: reason.kind,
+          source: reason.source,
+          detail: reason.detail,
+          score: reason.score ?? HISTORY_DEFAULT_SCORE,
+        });
     }
   }
 
+  markStale({ signals, changeSet, articles });
+  const isStale = (path: string) => (signals.get(path) ?? []).some((signal) => signal.stale !== undefined);
+
   const planned: (PlannedArticle & { score: number })[] = [];
+  const related: (PlannedArticle & { score: number })[] = [];
   const weak: { path: string; score: number }[] = [];
   const scores = new Map<string, number>();
   // Docs of an older version (`docs/v1/` beside `docs/v3/`) count at a share of their score.
@@ -176,8 +191,9 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     const own = changed.get(path);
     return own !== undefined && own.status !== "deleted" && own.path === path;
   };
+  // The bar rises with the strongest stale article: related ones never raise it.
   let best = 0;
-  for (const [path, score] of scores) if (!isTouched(path)) best = Math.max(best, score);
+  for (const [path, score] of scores) if (!isTouched(path) && isStale(path)) best = Math.max(best, score);
   // An explicit --min-score is this run's whole bar; the configured one rises with the best article.
   const threshold = input.minScore ?? scoreThreshold(minScore, best);
   for (const path of sortedArticles) {
@@ -185,20 +201,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     const found = signals.get(path) ?? [];
     if (!touched && found.length === 0) continue;
     const score = scores.get(path) ?? 0;
-    const impact = found
-      .map((signal) => ({
-        kind: signal.kind,
-        source: signal.source,
-        detail: signal.detail,
-        score: roundScore(signal.score),
-      }))
-      .sort(compareReasons);
-    if (!touched && score < threshold) {
-      weak.push({ path, score });
-      continue;
-    }
+    const impact = found.map(reasonOf).sort(compareReasons);
+    const stale = isStale(path);
+    const tier: Tier = stale ? "stale" : "related";
     const files = [...new Set([...(touched ? [path] : []), ...impact.map((reason) => reason.source)])];
-    planned.push({ path, status: touched ? "touched" : "impacted", impact, files, score });
+    if (touched) planned.push({ path, status: "touched", tier, impact, files, score });
+    else if (stale && score >= threshold)
+      planned.push({ path, status: "impacted", tier, impact, files, score });
+    else if (!stale && score >= minScore)
+      related.push({ path, status: "impacted", tier, impact, files, score });
+    else weak.push({ path, score });
   }
   // New code, new docs: mapped articles the change calls for that do not exist yet.
   const created = newArticles({
@@ -211,12 +223,13 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   });
   planned.push(...created.map((article) => ({ ...article, score: article.score ?? 0 })));
   planned.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
+  related.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   weak.sort((left, right) => right.score - left.score || left.path.localeCompare(right.path));
   const plan: ImpactPlan = {
     base: changeSet.base,
     head: changeSet.head,
     articles: planned,
-    related: [],
+    related,
     dropped: dedupeDropped(dropped),
     warnings: [...warnings, ...skippedWarnings(changeSet.skipped ?? [])],
     skipped: changeSet.skipped ?? [],
@@ -225,7 +238,9 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     weak,
   };
   if (explainPath === undefined) return { plan };
-  const entry = planned.find((article) => article.path === explainPath);
+  const entry =
+    planned.find((article) => article.path === explainPath) ??
+    related.find((article) => article.path === explainPath);
   const weakEntry = weak.find((article) => article.path === explainPath);
   const found = signals.get(explainPath) ?? [];
   const olderVersion = older.get(explainPath);
@@ -235,21 +250,26 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       path: explainPath,
       isArticle: articlePaths.has(explainPath) || entry?.status === "new",
       status: entry ? entry.status : weakEntry ? "weak" : "none",
+      ...(entry?.tier ? { tier: entry.tier } : {}),
+      why: tierWhy({
+        tier: entry?.tier,
+        touched: entry?.status === "touched",
+        stale: isStale(explainPath),
+        score: entry?.score ?? weakEntry?.score ?? 0,
+        threshold,
+        minScore,
+        any: found.length > 0,
+      }),
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,
       threshold,
       // A new article's reasons are the plan's own: no rule signalled a file that does not exist.
-      kept: (entry?.status === "new"
-        ? entry.impact.map((reason) => ({ ...reason, score: reason.score ?? 0 }))
-        : found
-      )
-        .map((signal) => ({
-          kind: signal.kind,
-          source: signal.source,
-          detail: signal.detail,
-          score: roundScore(signal.score),
-        }))
-        .sort(compareReasons),
+      kept:
+        entry?.status === "new"
+          ? entry.impact
+              .map((reason) => ({ ...reason, score: roundScore(reason.score ?? 0) }))
+              .sort(compareReasons)
+          : found.map(reasonOf).sort(compareReasons),
       dropped: droppedSignals.filter((signal) => signal.article === explainPath),
       ...(olderVersion ? { olderVersion } : {}),
       ignoredFiles: evidence.ignored,
@@ -257,6 +277,100 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       dismissed: config.dismissed.filter((entry) => entry.article === explainPath),
     },
   };
+}
+
+/** A signal as a plan reason: stale evidence carries the article line it contradicts and the hunk. */
+function reasonOf(signal: Signal): ImpactReason & { score: number } {
+  return {
+    kind: signal.kind,
+    source: signal.source,
+    detail: signal.detail,
+    score: roundScore(signal.score),
+    ...(signal.stale ? { stale: true } : {}),
+    ...(signal.stale?.line === undefined ? {} : { line: signal.stale.line }),
+    ...(signal.stale?.hunk === undefined ? {} : { hunk: signal.stale.hunk }),
+  };
+}
+
+/**
+ * Stale-statement evidence, made final: a mapping or attention reason is stale when its
+ * file's public surface changed (exported names, options, flags, signatures; not a body, a
+ * doc comment or a private helper); every stale mark is located in the article (its line),
+ * and a list mark whose siblings are not on the article's list lines is relevance only.
+ */
+function markStale(input: {
+  signals: Map<string, Signal[]>;
+  changeSet: ChangeSet;
+  articles: readonly ArticleText[];
+}): void {
+  const files = filesByPath(input.changeSet);
+  const surfaces = new Map<string, ReturnType<typeof surfaceChange>>();
+  const surfaceOf = (path: string, attention: boolean) => {
+    const key = `${attention}\u0000${path}`;
+    if (!surfaces.has(key)) {
+      const file = files.get(path);
+      surfaces.set(key, file && surfaceChange(file, input.changeSet.symbols, attention));
+    }
+    return surfaces.get(key);
+  };
+  const texts = new Map(input.articles.map((article) => [article.path, article.content]));
+  const decoder = new TextDecoder();
+  for (const [path, list] of input.signals) {
+    let lines: string[] | undefined;
+    for (const signal of list) {
+      // A history coupling this strong is a mapping the repository's own commits wrote (what
+      // `impact init` proposes as one): with a surface change it counts like a mapping, never alone.
+      const mapped =
+        signal.kind === "mapping" ||
+        signal.kind === "attention" ||
+        (signal.kind === "history" && signal.score >= HISTORY_MAPPED_SCORE);
+      if (!signal.stale && mapped) {
+        const surface = surfaceOf(signal.source, signal.kind === "attention");
+        if (surface) signal.stale = surface;
+      }
+      if (!signal.stale) continue;
+      if (lines === undefined) {
+        const content = texts.get(path) ?? "";
+        lines = (typeof content === "string" ? content : decoder.decode(content)).split(/\r?\n/);
+      }
+      const line = locateStale(lines, signal.stale);
+      if (line === false) {
+        delete signal.stale;
+        signal.detail += "; not on a list of the article";
+        continue;
+      }
+      const file = files.get(signal.source);
+      const hunk = signal.stale.hunk ?? (file && hunkAt(file, undefined));
+      signal.stale = {
+        ...signal.stale,
+        ...(line === undefined ? {} : { line }),
+        ...(hunk === undefined ? {} : { hunk }),
+      };
+    }
+  }
+}
+
+/** Why an article is in its tier (or in none), in one line for `--explain`. */
+function tierWhy(input: {
+  tier: Tier | undefined;
+  touched: boolean;
+  stale: boolean;
+  score: number;
+  threshold: number;
+  minScore: number;
+  any: boolean;
+}): string {
+  if (input.tier === "new") return "new: a mapping calls for this article, which does not exist yet";
+  if (!input.any && !input.touched) return "no reason: nothing in the change concerns this article";
+  if (input.touched)
+    return `touched: the change edits it already${input.stale ? " (it has stale-statement evidence)" : ""}`;
+  if (input.tier === "stale")
+    return `stale: it writes something the change made false (or keeps a list the change made incomplete), and scores ${input.score} ≥ the bar ${input.threshold}`;
+  if (input.tier === "related")
+    return "related: it is about the changed code, but nothing it writes is contradicted (no stale-statement evidence); listed apart, not flagged";
+  if (input.stale)
+    return `weak: it has stale-statement evidence, but scores ${input.score} < the bar ${input.threshold}`;
+  return `weak: relevance only, scoring ${input.score} < minScore ${input.minScore}`;
 }
 
 /**
@@ -275,7 +389,7 @@ export function textLookups(
     evidence: evidence.files,
     ignoreSymbols: input.config.ignoreSymbols,
     genericNames: input.genericNames ?? [],
-    recordNames: recordNames([...evidence.files, ...evidence.otherDocs]),
+    recordNames: [],
     sweeps: findSweeps(evidence.files),
   });
   // Versions a manifest or CI config dropped are looked for as substrings (the version rule's search).

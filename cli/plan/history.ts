@@ -1,12 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { z } from "zod";
-import { writeFileAtomic } from "../../shared/fs.js";
 import type { ImpactReason } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
-import { ignoreOutputDir, OUTPUT_DIR } from "../audit/files.js";
 import { gitAt, isShallow } from "../git.js";
+import type { CacheSpec, CacheStore } from "../workdir/cache-store.js";
 
 /** Commits scanned back from the base, newest first. */
 export const HISTORY_MAX_COMMITS = 3000;
@@ -19,7 +16,12 @@ export const HISTORY_MAX_FILES_PER_COMMIT = 30;
  * together with its article, scores sqrt(1/2) ≈ 0.71; on the truth bench such pairs were
  * right about as often as that says.
  */
-export const HISTORY_MIN_SUPPORT = 1;
+export const HISTORY_MIN_SUPPORT = 3;
+/**
+ * Commits added to a file's count before the co-change ratio is taken: "1 of 2" is no
+ * coupling yet, "6 of 8" is. Smooths thin history toward zero.
+ */
+export const HISTORY_SMOOTHING = 4;
 /** Share of a file's commits that must also change the article. */
 export const HISTORY_MIN_CONFIDENCE = 0.05;
 /** At most this many history articles per changed file (the strongest). */
@@ -45,13 +47,19 @@ export interface History {
   truncated?: "commits" | "time";
 }
 
-/** The folder of the history cache, relative to the repository root. */
-export const HISTORY_CACHE_DIR = join(OUTPUT_DIR, "cache", "history");
+/**
+ * The history cache: one entry per base (`<sha>.json`), at most 64, none unused for 30 days
+ * (a base is mined again when its entry is gone; each entry is around 100 KB).
+ */
+export const HISTORY_CACHE: CacheSpec = {
+  kind: "history",
+  format: 4,
+  names: /^[0-9a-f]{40,64}\.json$/,
+  bounds: { maxEntries: 64, maxAgeMs: 30 * 24 * 60 * 60 * 1000 },
+};
 
-const CACHE_VERSION = 3;
 // Paths stored once, commits as indexes: a 3,000-commit history stays around 100 KB.
 const CacheSchema = z.object({
-  version: z.literal(CACHE_VERSION),
   base: z.string(),
   maxCommits: z.number(),
   shallow: z.boolean(),
@@ -69,19 +77,19 @@ const CacheSchema = z.object({
 /**
  * The history of `base` (a full commit sha): `git log <base>` walks only its ancestors, so
  * nothing after the base can leak in, which is what lets the backtest replay a commit
- * without seeing its future. Bounded by commit count and time; cached under
- * `.impact/cache/history/<base>.json` (a time-truncated scan is not cached).
+ * without seeing its future. Bounded by commit count and time; kept in `cache` (the
+ * workdir's history cache) by base (a time-truncated scan is not kept).
  */
 export async function mineHistory(
   repoRoot: string,
   base: string,
-  options: { maxCommits?: number; timeoutMs?: number; cache?: boolean } = {},
+  options: { maxCommits?: number; timeoutMs?: number; cache?: CacheStore | undefined } = {},
 ): Promise<History> {
   const maxCommits = options.maxCommits ?? HISTORY_MAX_COMMITS;
-  const cacheFile = join(repoRoot, HISTORY_CACHE_DIR, `${base}.json`);
-  const useCache = options.cache !== false && /^[0-9a-f]{40,64}$/.test(base);
-  if (useCache) {
-    const cached = await readCache(cacheFile, base, maxCommits);
+  const entry = `${base}.json`;
+  const cache = /^[0-9a-f]{40,64}$/.test(base) ? options.cache : undefined;
+  if (cache) {
+    const cached = await readCache(cache, entry, base, maxCommits);
     if (cached) return cached;
   }
   const [shallow, scan] = await Promise.all([
@@ -108,7 +116,7 @@ export async function mineHistory(
   const commits = parseLog(scan.text, scan.timedOut);
   const truncated = scan.timedOut ? "time" : commits.length >= maxCommits ? "commits" : undefined;
   const history: History = { base, commits, shallow, ...(truncated ? { truncated } : {}) };
-  if (useCache && truncated !== "time") await writeCache(repoRoot, cacheFile, history, maxCommits);
+  if (cache && truncated !== "time") await writeCache(cache, entry, history, maxCommits);
   return history;
 }
 
@@ -239,7 +247,7 @@ export function historyDisowns(
 
 /** The score of an article changed in `count` of the `total` commits that touched a file. */
 export function historyScore(count: number, total: number): number {
-  return round(Math.sqrt(count / (total + 1)));
+  return round(Math.sqrt(count / (total + HISTORY_SMOOTHING)));
 }
 
 /** The one warning a shallow clone gets. */
@@ -250,16 +258,17 @@ export function shallowHistoryWarning(history: History): string | undefined {
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-async function readCache(file: string, base: string, maxCommits: number): Promise<History | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    return undefined;
-  }
+async function readCache(
+  cache: CacheStore,
+  entry: string,
+  base: string,
+  maxCommits: number,
+): Promise<History | undefined> {
+  const payload = await cache.get(entry);
+  if (!payload) return undefined;
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(payload.toString("utf8"));
   } catch {
     return undefined;
   }
@@ -280,7 +289,7 @@ async function readCache(file: string, base: string, maxCommits: number): Promis
   };
 }
 
-async function writeCache(repoRoot: string, file: string, history: History, maxCommits: number) {
+async function writeCache(cache: CacheStore, entry: string, history: History, maxCommits: number) {
   const ids = new Map<string, number>();
   const id = (path: string) => {
     const known = ids.get(path);
@@ -294,7 +303,6 @@ async function writeCache(repoRoot: string, file: string, history: History, maxC
     (commit.renames ?? []).map(([from, to]) => [id(from), id(to)]),
   ]);
   const data = {
-    version: CACHE_VERSION,
     base: history.base,
     maxCommits,
     shallow: history.shallow,
@@ -302,13 +310,7 @@ async function writeCache(repoRoot: string, file: string, history: History, maxC
     paths: [...ids.keys()],
     commits,
   };
-  try {
-    await ignoreOutputDir(repoRoot);
-    await mkdir(join(repoRoot, HISTORY_CACHE_DIR), { recursive: true });
-    await writeFileAtomic(file, JSON.stringify(data));
-  } catch {
-    // A cache that cannot be written (read-only checkout) only costs the next run a scan.
-  }
+  await cache.put(entry, JSON.stringify(data));
 }
 
 /** Runs git and collects stdout; at the time limit the process is killed and what arrived is kept. */

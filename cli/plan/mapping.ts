@@ -1,8 +1,18 @@
 import picomatch from "picomatch";
 import type { Mapping } from "../../shared/config.js";
 
-const CAPTURE = /:([A-Za-z_][A-Za-z0-9_]*)/g;
-const GLOB_CHARS = /[*?[\]{}()!]/;
+const CAPTURE = /(?<!\\):([A-Za-z_][A-Za-z0-9_]*)/g;
+const GLOB_CHARS = /[*?[\]{}()!\\]/;
+
+/**
+ * A file or folder name as a glob that matches exactly that name: picomatch's special
+ * characters (`* ? [ ] { } ( ) ! + @ |`, a backslash, and `:` which starts a mapping capture)
+ * behind a backslash. `impact init` writes folder names into globs with it: a folder named
+ * `{x,.github}` must not make `.github/**` match.
+ */
+export function escapeGlob(name: string): string {
+  return name.replace(/[*?[\]{}()!+@|\\:]/g, "\\$&");
+}
 
 export interface CompiledMapping {
   rule: Mapping;
@@ -64,6 +74,10 @@ function captureRegex(pattern: string): RegExp {
       index += 3;
     } else if (rest.startsWith("**")) {
       source += ".*";
+      index += 2;
+    } else if (rest[0] === "\\" && rest.length > 1) {
+      // An escaped character (escapeGlob) stands for itself.
+      source += rest[1]!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       index += 2;
     } else if (rest[0] === "*") {
       source += "[^/]*";

@@ -5,6 +5,7 @@ import { isDocumentationExtension } from "../../shared/formats/index.js";
 import { plural } from "../../shared/render/markdown.js";
 import { gitAt } from "../git.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
+import { escapeGlob } from "./mapping.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
 export interface Proposal {
@@ -64,7 +65,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
   }
   const rootDocs = byFolder.get("") ?? [];
   for (const extension of extensionsOf(rootDocs)) {
-    const glob = `*${extension}`;
+    const glob = `*${escapeGlob(extension)}`;
     const matched = rootDocs.filter((path) => path.endsWith(extension));
     docs.push(glob);
     for (const path of matched) covered.add(path);
@@ -78,7 +79,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     if (folder === "") continue;
     const share = paths.length / (filesByTop.get(folder) ?? paths.length);
     if (!(DOC_FOLDERS.has(folder.toLowerCase()) || (paths.length >= 2 && share >= 0.5))) continue;
-    const glob = `${folder}/**/*${braces(extensionsOf(paths))}`;
+    const glob = `${escapeGlob(folder)}/**/*${braces(extensionsOf(paths))}`;
     docs.push(glob);
     for (const path of paths) covered.add(path);
     const why = DOC_FOLDERS.has(folder.toLowerCase())
@@ -94,7 +95,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     (path) => !covered.has(path) && /^readme\.(md|mdx|rst)$/i.test(basename(path)),
   );
   if (readmes.length > 0) {
-    const glob = `**/${basename(readmes[0]!)}`;
+    const glob = `**/${escapeGlob(basename(readmes[0]!))}`;
     const matched = readmes.filter((path) => basename(path) === basename(readmes[0]!));
     docs.push(glob);
     for (const path of matched) covered.add(path);
@@ -161,8 +162,8 @@ function namesakeMappings(files: string[], articles: string[], history: HistoryC
     const [codeFolder = "", codeExtension = ""] = codeKey.split("\0");
     const [docsFolder = "", docsExtension = ""] = docsKey.split("\0");
     const mapping = {
-      code: `${codeFolder === "." ? "" : `${codeFolder}/`}:name${codeExtension}`,
-      docs: `${docsFolder === "." ? "" : `${docsFolder}/`}:name${docsExtension}`,
+      code: `${codeFolder === "." ? "" : `${escapeGlob(codeFolder)}/`}:name${escapeGlob(codeExtension)}`,
+      docs: `${docsFolder === "." ? "" : `${escapeGlob(docsFolder)}/`}:name${escapeGlob(docsExtension)}`,
     };
     const nameSet = new Set(names);
     const together = history.filter((commit) =>
@@ -197,8 +198,8 @@ function braces(extensions: string[]): string {
 /** A record at the root is named as it is; deeper ones by a glob on their folder or name. */
 function ignoreGlobFor(path: string): string {
   const folder = /(^|\/)(blog|changelog|changelogs|migration-guides|migrations|\.changeset)\//i.exec(path);
-  if (folder) return `${path.slice(0, folder.index + folder[0].length)}**`;
-  return path.includes("/") ? `**/${basename(path)}` : path;
+  if (folder) return `${escapeGlob(path.slice(0, folder.index + folder[0].length))}**`;
+  return path.includes("/") ? `**/${escapeGlob(basename(path))}` : escapeGlob(path);
 }
 
 function sample(paths: string[]): string {

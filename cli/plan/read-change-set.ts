@@ -14,8 +14,14 @@ import {
   repositoryRoot,
   resolveCommits,
 } from "../git.js";
+import type { Workdir } from "../workdir/workdir.js";
 import { parseUnifiedDiff } from "./diff-parse.js";
-import { cacheKey, type DeclarationCache, loadDeclarationCache } from "./symbols/declaration-cache.js";
+import {
+  cacheKey,
+  DECLARATION_CACHE,
+  type DeclarationCache,
+  loadDeclarationCache,
+} from "./symbols/declaration-cache.js";
 import { isProse, languageOf } from "./symbols/extract-symbols.js";
 import {
   inProcessExtractor,
@@ -36,6 +42,8 @@ export interface ChangeSetOptions {
   limits?: DiffLimits;
   /** Told the resolved base and head as soon as git has them, before the diff is read (work that needs only the revisions starts then). */
   onRange?: (range: { base: string; head: string }) => void;
+  /** Where the declaration cache lives; absent: every file version is parsed. */
+  workdir?: Workdir;
 }
 
 export interface DiffLimits {
@@ -90,7 +98,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES,
   );
   const files = parseUnifiedDiff(capped.patch);
-  const cache = await declarationCacheFor(root, files);
+  const cache = await declarationCacheFor(options.workdir, files);
   // Only the languages of file versions no plan parsed before: a warm plan may start no parser.
   options.extractor?.prepare(languagesOf(files.filter((file) => !cachedBothSides(file, shas, cache))));
   const skipped = capped.skipped;
@@ -107,7 +115,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     shas,
     cache,
   );
-  return { base, head, files, symbols, ...(skipped.length > 0 ? { skipped } : {}) };
+  return { base, head, files, ...symbols, ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 /**
@@ -205,11 +213,11 @@ type BlobShas = Map<string, { before?: string; after?: string }>;
  * parse: a doc-only change (the most common pull request) never reads the cache file.
  */
 async function declarationCacheFor(
-  root: string,
+  workdir: Workdir | undefined,
   files: readonly ChangedFile[],
 ): Promise<DeclarationCache | undefined> {
-  return languagesOf(files).some((language) => language !== undefined)
-    ? loadDeclarationCache(root)
+  return workdir && languagesOf(files).some((language) => language !== undefined)
+    ? loadDeclarationCache(await workdir.cache(DECLARATION_CACHE))
     : undefined;
 }
 
@@ -283,20 +291,20 @@ async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): P
         base,
         head,
         files,
-        symbols: await symbolsOf(
+        ...(await symbolsOf(
           options.extractor,
           readable,
           root,
           baseSha,
           headSha,
           new Map(),
-          await declarationCacheFor(root, readable),
-        ),
+          await declarationCacheFor(options.workdir, readable),
+        )),
         ...skipped,
       };
     }
   }
-  return { base, head, files, symbols: await symbolsOf(options.extractor, readable), ...skipped };
+  return { base, head, files, ...(await symbolsOf(options.extractor, readable)), ...skipped };
 }
 
 async function requireDirectory(dir: string): Promise<void> {
@@ -368,7 +376,7 @@ async function symbolsOf(
   head?: string,
   shas: BlobShas = new Map(),
   cache?: DeclarationCache,
-) {
+): Promise<Pick<ChangeSet, "symbols" | "warnings">> {
   const code = files.filter(
     (file) =>
       !file.binary &&
@@ -444,7 +452,12 @@ async function symbolsOf(
     });
     await cache.save();
   }
-  return results.flatMap((result) => result.symbols);
+  // A file too deeply nested to parse costs its declarations, with a warning, never the plan.
+  const warnings = results.flatMap((result) => (result.warning ? [result.warning] : []));
+  return {
+    symbols: results.flatMap((result) => result.symbols),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }
 
 /** A changed line over MAX_SYMBOL_LINE_CHARS: minified or generated code, whose symbols no article names. */

@@ -91,6 +91,11 @@ export class AgentToolHost {
     return this.#done;
   }
 
+  /** The files this article's tools loaded whole, with the fingerprint of what they saw (ArticleDraft.reads). */
+  get reads(): ReadonlyMap<string, string> {
+    return this.#draft.reads;
+  }
+
   /**
    * Runs one turn's tool calls and returns one result per call, in order. Consecutive
    * read-only calls run in parallel; a write call waits for everything before it, so each

@@ -1,25 +1,34 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, stat, unlink, utimes } from "node:fs/promises";
-import { join } from "node:path";
 import type { AuditArticle } from "../../shared/audit.js";
-import { writeFileAtomic } from "../../shared/fs.js";
+import type { ImpactConfig } from "../../shared/config.js";
 import type { ToolDefinition } from "../../shared/model/types.js";
 import {
   RESULT_ENTRY_FORMAT as ENTRY_FORMAT,
   ResultCacheEntrySchema as EntrySchema,
 } from "../../shared/result-cache-entry.js";
+import type { CacheSpec, CacheStore } from "../workdir/cache-store.js";
 
-/** Where `impact run` keeps article results, relative to the repository root. */
-export const RESULT_CACHE_DIR = ".impact/cache/results";
 /** The cache's size bound; past it the least recently used entries go first. */
 export const RESULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The result cache in the workdir (`.impact/cache/results/<key>.json`) or in `--cache-dir`. */
+export const RESULT_CACHE: CacheSpec = {
+  kind: "results",
+  format: 2,
+  names: /^[0-9a-f]{64}\.json$/,
+  bounds: { maxBytes: RESULT_CACHE_MAX_BYTES },
+};
 
 /** Everything the model's answer for one article depends on; any change is another key. */
 export interface ResultKeyParts {
   impactVersion: string;
   model: string;
+  /** Where the calls go: the base URL or the router (endpointIdentity), never a key. */
+  endpoint: string;
   systemPrompt: string;
   tools: readonly ToolDefinition[];
+  /** The config as it shapes reads, checks and the answer (answerConfig). */
+  config: string;
   /** The article's exact text. */
   article: string;
   /** The first user message: the article prompt with the relevant hunks, reasons and outline filled in. */
@@ -33,8 +42,10 @@ export function resultKey(parts: ResultKeyParts): string {
     ENTRY_FORMAT,
     parts.impactVersion,
     parts.model,
+    parts.endpoint,
     parts.systemPrompt,
     JSON.stringify(parts.tools),
+    parts.config,
     parts.article,
     parts.firstMessage,
   ];
@@ -45,101 +56,110 @@ export function resultKey(parts: ResultKeyParts): string {
   return hash.digest("hex");
 }
 
-/** The runner's view of the cache. */
-export interface ResultCache {
-  get(key: string): Promise<AuditArticle[] | undefined>;
-  put(key: string, articles: readonly AuditArticle[]): Promise<void>;
+/**
+ * Config keys that cannot change what the model answers for an article: which articles run
+ * and how they are scheduled or priced. Everything else (deny, readIgnored, templates,
+ * limits, docs and ignore globs, mappings, and any key added later) is part of the key, so
+ * a new setting errs on the side of running the article again.
+ */
+const KEYLESS_CONFIG = new Set(["$schema", "minScore", "model", "concurrency", "maxTurns", "prices"]);
+
+/** The config's part of a result key: every key but KEYLESS_CONFIG, as stable JSON. */
+export function answerConfig(config: ImpactConfig): string {
+  const kept = Object.entries(config)
+    .filter(([name, value]) => !KEYLESS_CONFIG.has(name) && value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify(kept);
 }
 
-export interface ResultCacheFolderOptions {
-  dir: string;
-  maxBytes?: number;
+/** The endpoint's identity in a key: a base URL without user or password, or the router's URL. */
+export function endpointIdentity(endpoint: {
+  baseUrl?: string | undefined;
+  router?: string | undefined;
+}): string {
+  if (endpoint.router) return `router ${withoutCredentials(endpoint.router)}`;
+  return endpoint.baseUrl ? `api ${withoutCredentials(endpoint.baseUrl)}` : "";
+}
+
+function withoutCredentials(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.toString().replace(/\/$/, "");
+}
+
+/** The hash of a file as the loop would see it now (ArticleSession.fileHash). */
+export type FileHash = (path: string) => Promise<string>;
+
+/** The runner's view of the cache. */
+export interface ResultCache {
+  /**
+   * The stored result for `key`, when every file its loop read or cited still has the hash
+   * it had then (checked with `fileHash`; without it, only a result that read nothing).
+   */
+  get(key: string, fileHash?: FileHash): Promise<AuditArticle[] | undefined>;
+  /** Stores a result with the files its loop read or cited and their hashes. */
+  put(key: string, articles: readonly AuditArticle[], reads?: ReadonlyMap<string, string>): Promise<void>;
+}
+
+export interface ResultCacheOptions {
+  store: CacheStore;
   /** Applied to every result before it is written (the audit's own secret redaction). */
   redact: (article: AuditArticle) => AuditArticle;
-  /** A corrupt or foreign entry, or a write that failed: said once each, never fatal. */
+  /** An entry that is sealed but not an Impact result for its key: said once each, never fatal. */
   warn: (message: string) => void;
 }
 
 /**
- * One small JSON file per key in a folder. A read marks the entry as recently used (its
- * mtime); `prune` then deletes the least recently used entries past the size bound. An entry
- * that does not parse, fails the schema, or holds another key is ignored with a warning and
- * overwritten by the next result for that key: never trusted.
+ * The result cache over the workdir's cache helper: one sealed JSON entry per key. An entry
+ * that fails its MAC is absent; one that is sealed but does not parse, fails the schema or
+ * holds another key is ignored with a warning; one whose files changed is run again. The
+ * next result for the key replaces any of them.
  */
 export class ResultCacheFolder implements ResultCache {
-  readonly #options: ResultCacheFolderOptions;
+  readonly #options: ResultCacheOptions;
 
-  constructor(options: ResultCacheFolderOptions) {
+  constructor(options: ResultCacheOptions) {
     this.#options = options;
   }
 
-  #path(key: string): string {
-    return join(this.#options.dir, `${key}.json`);
-  }
-
-  async get(key: string): Promise<AuditArticle[] | undefined> {
-    const path = this.#path(key);
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        this.#options.warn(
-          `result cache: cannot read ${path} (${(error as Error).message}); running the article`,
-        );
-      }
-      return undefined;
-    }
+  async get(key: string, fileHash?: FileHash): Promise<AuditArticle[] | undefined> {
+    const name = `${key}.json`;
+    const payload = await this.#options.store.get(name);
+    if (!payload) return undefined;
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(payload.toString("utf8"));
     } catch {
-      this.#options.warn(`result cache: ignoring ${path}: not valid JSON`);
-      return undefined;
+      json = undefined;
     }
     const parsed = EntrySchema.safeParse(json);
     if (!parsed.success || parsed.data.key !== key) {
-      this.#options.warn(`result cache: ignoring ${path}: not an Impact result for this key`);
+      this.#options.warn(`result cache: ignoring ${name}: not an Impact result for this key`);
       return undefined;
     }
-    const now = new Date();
-    await utimes(path, now, now).catch(() => undefined);
+    for (const [path, hash] of Object.entries(parsed.data.reads)) {
+      if (!fileHash || (await fileHash(path)) !== hash) return undefined;
+    }
     return parsed.data.articles;
   }
 
-  async put(key: string, articles: readonly AuditArticle[]): Promise<void> {
-    const entry = { format: ENTRY_FORMAT, key, articles: articles.map(this.#options.redact) };
-    try {
-      await mkdir(this.#options.dir, { recursive: true });
-      await writeFileAtomic(this.#path(key), `${JSON.stringify(entry)}\n`);
-    } catch (error) {
-      this.#options.warn(`result cache: cannot write ${this.#path(key)} (${(error as Error).message})`);
-    }
+  async put(
+    key: string,
+    articles: readonly AuditArticle[],
+    reads?: ReadonlyMap<string, string>,
+  ): Promise<void> {
+    const entry = {
+      format: ENTRY_FORMAT,
+      key,
+      articles: articles.map(this.#options.redact),
+      reads: Object.fromEntries([...(reads ?? [])].sort(([a], [b]) => (a < b ? -1 : 1))),
+    };
+    await this.#options.store.put(`${key}.json`, `${JSON.stringify(entry)}\n`);
   }
 
-  /** Deletes the least recently used entries until the folder is within its size bound. */
-  async prune(): Promise<void> {
-    const maxBytes = this.#options.maxBytes ?? RESULT_CACHE_MAX_BYTES;
-    let names: string[];
-    try {
-      names = (await readdir(this.#options.dir)).filter((name) => name.endsWith(".json"));
-    } catch {
-      return;
-    }
-    const entries = (
-      await Promise.all(
-        names.map(async (name) => {
-          const path = join(this.#options.dir, name);
-          const info = await stat(path).catch(() => undefined);
-          return info ? { path, size: info.size, used: info.mtimeMs } : undefined;
-        }),
-      )
-    ).filter((entry) => entry !== undefined);
-    let total = entries.reduce((sum, entry) => sum + entry.size, 0);
-    for (const entry of entries.sort((a, b) => a.used - b.used)) {
-      if (total <= maxBytes) break;
-      await unlink(entry.path).catch(() => undefined);
-      total -= entry.size;
-    }
+  prune(): Promise<void> {
+    return this.#options.store.prune();
   }
 }

@@ -7,10 +7,11 @@ import { systemPrompt } from "../../shared/prompts.js";
 import { buildToolManifest } from "../../shared/tools/manifest.js";
 import { redactArticle } from "../audit/audit-trail.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
+import type { CacheStore } from "../workdir/cache-store.js";
 import { resolveRunLimits } from "./budget.js";
 import type { ProgressSink } from "./progress.js";
 import { ReadBudget } from "./read-budget.js";
-import { ResultCacheFolder } from "./result-cache.js";
+import { answerConfig, ResultCacheFolder } from "./result-cache.js";
 import { ImpactAgentRunner } from "./runner.js";
 import { toolHostSessions } from "./session.js";
 import { Workspace } from "./workspace.js";
@@ -26,8 +27,11 @@ export interface AgentRunOptions {
   env: Record<string, string | undefined>;
   signal: AbortSignal;
   progress?: ProgressSink;
-  /** The result cache's folder and Impact's version (part of every key); absent: no cache. */
-  cache?: { dir: string; impactVersion: string };
+  /**
+   * The result cache (the workdir's, or `--cache-dir`), with the parts of every key the
+   * command knows: Impact's version and the endpoint's identity. Absent: no cache.
+   */
+  cache?: { store: CacheStore; impactVersion: string; endpoint: string };
   /** The model's price, for `usage.costUsd` and `--max-cost`. */
   price?: ModelPrice;
   maxCostUsd?: number;
@@ -50,7 +54,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
   });
   const results = options.cache
     ? new ResultCacheFolder({
-        dir: options.cache.dir,
+        store: options.cache.store,
         redact: (article) => redactArticle(article, options.env),
         warn: options.onWarning ?? (() => undefined),
       })
@@ -70,7 +74,16 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
     allowCreate: options.allowCreate,
     ...limits,
     ...(options.progress ? { progress: options.progress } : {}),
-    ...(results && options.cache ? { cache: { results, impactVersion: options.cache.impactVersion } } : {}),
+    ...(results && options.cache
+      ? {
+          cache: {
+            results,
+            impactVersion: options.cache.impactVersion,
+            endpoint: options.cache.endpoint,
+            config: answerConfig(config),
+          },
+        }
+      : {}),
     ...(options.price ? { price: options.price } : {}),
     ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
   });

@@ -2,7 +2,8 @@ import pLimit from "p-limit";
 import type { AuditArticle, AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import { isAbortError, ModelApiError, ModelProtocolError } from "../../shared/errors.js";
-import { costOf, formatUsd, type ModelPrice, roundUsd } from "../../shared/model/prices.js";
+import { setupFailure } from "../../shared/model/preflight.js";
+import { costOf, formatUsd, type ModelPrice } from "../../shared/model/prices.js";
 import type {
   AssistantMessage,
   ChatMessage,
@@ -16,7 +17,7 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { secretShapeIn } from "../../shared/redact.js";
 import { plural } from "../../shared/render/markdown.js";
 import { emptyUsage } from "../audit/audit-trail.js";
-import { MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
+import { CostBudget, MAX_PROTOCOL_RETRIES, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
 import { NO_PROGRESS, type ProgressSink } from "./progress.js";
 import { type ResultCache, resultKey } from "./result-cache.js";
@@ -55,6 +56,10 @@ export interface ArticleSession {
   readonly done: boolean;
   finish(): Promise<ArticleOutcome>;
   abandon(): void;
+  /** The files the loop read or its edits cite as evidence, each with its content's hash (for the result cache). */
+  usedFiles?(): Promise<Map<string, string>>;
+  /** The hash `usedFiles` would give `path` now. */
+  fileHash?(path: string): Promise<string>;
 }
 
 export interface ImpactAgentRunnerOptions {
@@ -73,8 +78,11 @@ export interface ImpactAgentRunnerOptions {
   tokensPerRun?: number;
   progress?: ProgressSink;
   now?: () => number;
-  /** Reuses an article's earlier result when nothing it depends on changed (resultKey). */
-  cache?: { results: ResultCache; impactVersion: string };
+  /**
+   * Reuses an article's earlier result when nothing it depends on changed (resultKey), and
+   * the files its loop read still hold what they held.
+   */
+  cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string };
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
   price?: ModelPrice;
   /** Articles not yet started when the run has spent this much end `skipped` (reason `budget`). */
@@ -82,7 +90,13 @@ export interface ImpactAgentRunnerOptions {
 }
 
 /** Why a loop stopped; each value is one stop predicate of `runArticle`. */
-type StopReason = "answered" | "done" | "turn_cap" | "article_budget" | "run_budget";
+type StopReason = "answered" | "done" | "turn_cap" | "article_budget" | "run_budget" | "cost_budget";
+
+/** What every audit entry of an article shares, before its status and summary are known. */
+type ArticleBase = Omit<AuditArticle, "status" | "summary">;
+
+/** A model call's share of `--max-cost`, reserved before it is sent (CostBudget). */
+type CostReservation = NonNullable<ReturnType<CostBudget["reserve"]>>;
 
 /** Thrown by `openArticle` when the article cannot be worked on at all (deleted, binary): it is `skipped`. */
 export class ArticleSkipped extends Error {}
@@ -107,13 +121,22 @@ export class ImpactAgentRunner {
   readonly #budget: RunBudget;
   readonly #progress: ProgressSink;
   readonly #now: () => number;
-  /** Dollars spent by the run's model calls so far (only counted when the price is known). */
-  #spentUsd = 0;
+  /** `--max-cost`: what the run's calls spent and reserved, when a cap and the price are given. */
+  readonly #cost: CostBudget | undefined;
+  /** The characters of the tool manifest, part of every request's size. */
+  readonly #toolsChars: number;
+  /** Set by the first call that found the model setup wrong (setupFailure): no article starts after it. */
+  #setupFailure: string | undefined;
 
   constructor(options: ImpactAgentRunnerOptions) {
     this.#options = options;
     this.#limits = resolveRunLimits(options);
     this.#budget = new RunBudget(this.#limits.tokensPerRun);
+    this.#cost =
+      options.price && options.maxCostUsd !== undefined
+        ? new CostBudget(options.maxCostUsd, options.price)
+        : undefined;
+    this.#toolsChars = JSON.stringify(options.tools).length;
     this.#progress = options.progress ?? NO_PROGRESS;
     this.#now = options.now ?? Date.now;
   }
@@ -138,7 +161,7 @@ export class ImpactAgentRunner {
   async runArticle(article: PlannedArticle, signal: AbortSignal): Promise<AuditArticle[]> {
     const started = this.#now();
     const usage = emptyUsage();
-    const base: Omit<AuditArticle, "status" | "summary"> = {
+    const base: ArticleBase = {
       path: article.path,
       impact: article.impact,
       ...(article.score === undefined ? {} : { score: article.score }),
@@ -150,11 +173,8 @@ export class ImpactAgentRunner {
       usage,
     };
     const elapsed = () => Math.max(0, Math.round(this.#now() - started));
-    if (signal.aborted) {
-      return [
-        { ...base, status: "cancelled", summary: "the run was interrupted before this article started" },
-      ];
-    }
+    const notStarted = this.#notStarted(base, signal);
+    if (notStarted) return [notStarted];
 
     this.#progress.articleStarted(article.path);
     let session: ArticleSession | undefined;
@@ -171,13 +191,22 @@ export class ImpactAgentRunner {
         ? resultKey({
             impactVersion: this.#options.cache.impactVersion,
             model: this.#options.model.model,
+            endpoint: this.#options.cache.endpoint,
             systemPrompt: this.#options.systemPrompt,
             tools: this.#options.tools,
+            config: this.#options.cache.config,
             article: session.content,
             firstMessage,
           })
         : undefined;
-      const reused = key === undefined ? undefined : await this.#options.cache?.results.get(key);
+      const opened = session;
+      const reused =
+        key === undefined
+          ? undefined
+          : await this.#options.cache?.results.get(
+              key,
+              opened.fileHash && ((path) => opened.fileHash!(path)),
+            );
       if (reused) {
         session.abandon();
         session = undefined;
@@ -188,95 +217,158 @@ export class ImpactAgentRunner {
           ...created.map((entry) => ({ ...entry, ...this.#reusedFields(entry) })),
         ];
       }
-      // Checked after the cache: a reused result costs nothing, so it is never skipped.
-      const { maxCostUsd } = this.#options;
-      if (maxCostUsd !== undefined && this.#spentUsd >= maxCostUsd) {
+      // Checked after the cache: a reused result costs nothing, so it is never skipped. The
+      // first call's cost is reserved now, before the article starts (CostBudget).
+      const messages: ChatMessage[] = [
+        { role: "system", content: this.#options.systemPrompt },
+        { role: "user", content: firstMessage },
+      ];
+      const firstCall = this.#cost?.reserve(this.#requestChars(messages));
+      if (this.#cost && !firstCall) {
         session.abandon();
         session = undefined;
         status = "skipped";
-        return [
-          {
-            ...base,
-            status,
-            skipReason: "budget",
-            summary: `not started: the run had spent ${formatUsd(this.#spentUsd)} of its ${formatUsd(maxCostUsd)} budget (--max-cost)`,
-          },
-        ];
+        return [this.#overBudget(base, "not_started")];
       }
-      const { summary, stop, refusal } = await this.#loop(article, session, firstMessage, usage, signal);
+      const { summary, stop, refusal } = await this.#loop(
+        article,
+        session,
+        messages,
+        usage,
+        signal,
+        firstCall,
+      );
+      if (stop === "cost_budget") {
+        session.abandon();
+        session = undefined;
+        status = "skipped";
+        return [{ ...this.#overBudget(base, "stopped"), durationMs: elapsed() }];
+      }
       if (stop !== "answered" && stop !== "done") {
         throw new ArticleFailure(stop, capMessage(stop, this.#limits, this.#budget));
       }
-      const outcome = await session.finish();
-      // A model can copy a credential it read into an edit; the patch would then reach the
-      // audit, the PR comment and the job summary. Only what the edits add counts: an
-      // article may already show an example key, which its context lines then carry.
-      for (const patch of [outcome.patch, ...(outcome.createdFiles ?? []).map((file) => file.patch)]) {
-        const secret = secretShapeIn(addedLines(patch).join("\n"));
-        if (secret)
-          throw new ArticleFailure(
-            "secret_in_patch",
-            `the edits hold ${secret}, so the patch was dropped; credentials never go into documentation`,
-          );
-      }
-      // A refused edit and then nothing that passed: the article may still be wrong, so never "unchanged".
-      status = outcome.patch !== "" ? "updated" : refusal !== undefined ? "gave_up" : "unchanged";
-      const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
-        ...base,
-        path: file.path,
-        status: "updated",
-        usage: emptyUsage(),
-        edits: file.edits,
-        editReasons: file.edits.map((edit) => edit.reason),
-        patch: file.patch,
-        hashBefore: null,
-        hashAfter: file.hashAfter,
-        created: true,
-        summary: `created by the loop of ${article.path}`,
-      }));
-      const own: AuditArticle = {
-        ...base,
-        status,
-        edits: outcome.edits,
-        editReasons: outcome.edits.map((edit) => edit.reason),
-        patch: outcome.patch,
-        hashBefore: outcome.hashBefore,
-        hashAfter: outcome.hashAfter,
-        ...(article.status === "new" && outcome.patch !== "" ? { created: true } : {}),
-        summary: summary !== "" ? summary : summariseEdits(outcome.edits),
-        ...(status === "gave_up" ? { error: { code: "edit_refused", message: refusal! } } : {}),
-        durationMs: elapsed(),
-      };
+      const [own, ...created] = this.#finished(article, base, await session.finish(), summary, refusal);
+      own!.durationMs = elapsed();
+      status = own!.status;
       this.#priced(usage);
       // A model that gave up is asked again next time, as a failed article is.
       if (key !== undefined && status !== "gave_up")
-        await this.#options.cache?.results.put(key, [own, ...created]);
+        await this.#options.cache?.results.put(key, [own!, ...created], await session.usedFiles?.());
       return [own, ...created];
     } catch (error) {
       session?.abandon();
-      if (signal.aborted || isAbortError(error)) {
-        status = "cancelled";
-        return [
-          {
-            ...base,
-            status,
-            summary: "the run was interrupted; this article's edits were dropped",
-            durationMs: elapsed(),
-          },
-        ];
-      }
-      if (error instanceof ArticleSkipped) {
-        status = "skipped";
-        return [{ ...base, status, summary: error.message, durationMs: elapsed() }];
-      }
-      status = "failed";
-      const failure = describeFailure(error);
-      return [{ ...base, status, summary: failure.message, error: failure, durationMs: elapsed() }];
+      const entry = { ...this.#ended(base, error, signal), durationMs: elapsed() };
+      status = entry.status;
+      return [entry];
     } finally {
       // Every entry returned above shares `usage`; its cost is what the article's calls spent.
       this.#priced(usage);
       this.#progress.articleFinished(article.path, status);
     }
+  }
+
+  /** The entry of an article that is not started at all: the run was interrupted, or its model setup failed. */
+  #notStarted(base: ArticleBase, signal: AbortSignal): AuditArticle | undefined {
+    if (signal.aborted)
+      return { ...base, status: "cancelled", summary: "the run was interrupted before this article started" };
+    if (this.#setupFailure !== undefined)
+      return {
+        ...base,
+        status: "skipped",
+        skipReason: "setup",
+        summary: `not started: ${this.#setupFailure}`,
+      };
+    return undefined;
+  }
+
+  /** The entry of an article `--max-cost` leaves no room for: before its first call, or before its next one. */
+  #overBudget(base: ArticleBase, when: "not_started" | "stopped"): AuditArticle {
+    const spent = formatUsd(this.#cost?.spentUsd ?? 0);
+    const cap = formatUsd(this.#cost?.capUsd ?? 0);
+    return {
+      ...base,
+      status: "skipped",
+      skipReason: "budget",
+      summary:
+        when === "not_started"
+          ? `not started: the run had spent ${spent} of its ${cap} budget (--max-cost), too little is left for its first call`
+          : `stopped: the next model call could cross the run's --max-cost budget (${spent} of ${cap} spent); this article's edits were dropped`,
+    };
+  }
+
+  /**
+   * The entries of a finished article: its own and one for each article it created. A model
+   * can copy a credential it read into an edit; the patch would then reach the audit, the PR
+   * comment and the job summary. Only what the edits add counts: an article may already show
+   * an example key, which its context lines then carry.
+   */
+  #finished(
+    article: PlannedArticle,
+    base: ArticleBase,
+    outcome: ArticleOutcome,
+    summary: string,
+    refusal: string | undefined,
+  ): [AuditArticle, ...AuditArticle[]] {
+    for (const patch of [outcome.patch, ...(outcome.createdFiles ?? []).map((file) => file.patch)]) {
+      const secret = secretShapeIn(addedLines(patch).join("\n"));
+      if (secret)
+        throw new ArticleFailure(
+          "secret_in_patch",
+          `the edits hold ${secret}, so the patch was dropped; credentials never go into documentation`,
+        );
+    }
+    const created: AuditArticle[] = (outcome.createdFiles ?? []).map((file) => ({
+      ...base,
+      path: file.path,
+      status: "updated",
+      usage: emptyUsage(),
+      edits: file.edits,
+      editReasons: file.edits.map((edit) => edit.reason),
+      patch: file.patch,
+      hashBefore: null,
+      hashAfter: file.hashAfter,
+      created: true,
+      summary: `created by the loop of ${article.path}`,
+    }));
+    // A refused edit and then nothing that passed: the article may still be wrong, so never "unchanged".
+    const status = outcome.patch !== "" ? "updated" : refusal !== undefined ? "gave_up" : "unchanged";
+    const own: AuditArticle = {
+      ...base,
+      status,
+      edits: outcome.edits,
+      editReasons: outcome.edits.map((edit) => edit.reason),
+      patch: outcome.patch,
+      hashBefore: outcome.hashBefore,
+      hashAfter: outcome.hashAfter,
+      ...(article.status === "new" && outcome.patch !== "" ? { created: true } : {}),
+      summary: summary !== "" ? summary : summariseEdits(outcome.edits),
+      ...(status === "gave_up" ? { error: { code: "edit_refused", message: refusal! } } : {}),
+    };
+    return [own, ...created];
+  }
+
+  /** The entry of an article whose loop threw: interrupted, skipped, or failed with a reason. */
+  #ended(base: ArticleBase, error: unknown, signal: AbortSignal): AuditArticle {
+    if (signal.aborted || isAbortError(error))
+      return {
+        ...base,
+        status: "cancelled",
+        summary: "the run was interrupted; this article's edits were dropped",
+      };
+    if (error instanceof ArticleSkipped) return { ...base, status: "skipped", summary: error.message };
+    const setup = setupFailure(error, this.#options.model);
+    if (setup !== undefined) {
+      // The model setup is wrong for every article: the articles not started yet never start.
+      this.#setupFailure ??= setup;
+      return { ...base, status: "failed", summary: setup, error: { code: "model_setup", message: setup } };
+    }
+    const failure = describeFailure(error);
+    return { ...base, status: "failed", summary: failure.message, error: failure };
+  }
+
+  /** The characters of a request: its messages and the tool manifest, as sent. */
+  #requestChars(messages: readonly ChatMessage[]): number {
+    return JSON.stringify(messages).length + this.#toolsChars;
   }
 
   /** Sets `usage.costUsd` when the price is known; returns `usage`. */
@@ -297,16 +389,14 @@ export class ImpactAgentRunner {
   async #loop(
     article: PlannedArticle,
     session: ArticleSession,
-    firstMessage: string,
+    messages: ChatMessage[],
     usage: AuditArticle["usage"],
     signal: AbortSignal,
+    firstCall: CostReservation | undefined,
   ): Promise<{ summary: string; stop: StopReason; refusal?: string }> {
     const options = this.#options;
     const { maxTurns, tokensPerArticle } = this.#limits;
-    const messages: ChatMessage[] = [
-      { role: "system", content: options.systemPrompt },
-      { role: "user", content: firstMessage },
-    ];
+    let reserved = firstCall;
     let summary = "";
     let protocolErrors = 0;
     let failedEditSinceSuccess = false;
@@ -319,6 +409,11 @@ export class ImpactAgentRunner {
       if (this.#budget.exhausted) return stopped("run_budget");
       if (usage.promptTokens + usage.completionTokens >= tokensPerArticle) return stopped("article_budget");
       signal.throwIfAborted();
+      // Under --max-cost, no call is sent that could cross the cap next to the calls under way.
+      const requestChars = this.#requestChars(messages);
+      const reservation = reserved ?? this.#cost?.reserve(requestChars);
+      reserved = undefined;
+      if (this.#cost && !reservation) return { summary, stop: "cost_budget" };
 
       usage.turns += 1;
       usage.llmCalls += 1;
@@ -331,13 +426,24 @@ export class ImpactAgentRunner {
             messages,
             tools: options.tools,
             ...(options.allowCreate ? { allowCreate: true } : {}),
+            ...(reservation ? { maxTokens: reservation.maxTokens } : {}),
           },
           signal,
         );
       } catch (error) {
-        if (error instanceof ModelProtocolError && protocolErrors < MAX_PROTOCOL_RETRIES && !signal.aborted) {
-          protocolErrors += 1;
-          continue;
+        // An HTTP error status cost nothing; anything else may have been answered and billed.
+        if (error instanceof ModelApiError && error.reason === "status") reservation?.settle(0);
+        else reservation?.settle();
+        if (error instanceof ModelProtocolError) {
+          // An answer came but could not be used (invalid usage among others): its tokens are
+          // counted as estimated, high, so a cap cannot be dodged by answers without usable usage.
+          const estimated = Math.ceil(requestChars / 3);
+          usage.promptTokens += estimated;
+          this.#budget.spend(estimated);
+          if (protocolErrors < MAX_PROTOCOL_RETRIES && !signal.aborted) {
+            protocolErrors += 1;
+            continue;
+          }
         }
         throw error;
       }
@@ -347,7 +453,11 @@ export class ImpactAgentRunner {
       usage.retries = (usage.retries ?? 0) + response.retries;
       const cachedTokens = response.usage.cachedPromptTokens ?? 0;
       if (cachedTokens > 0) usage.cachedPromptTokens = (usage.cachedPromptTokens ?? 0) + cachedTokens;
-      if (options.price) this.#spentUsd = roundUsd(this.#spentUsd + costOf(response.usage, options.price));
+      // An answer without usage is charged its reservation: a server that reports nothing
+      // cannot run past the cap.
+      reservation?.settle(
+        options.price && !response.usage.unreported ? costOf(response.usage, options.price) : undefined,
+      );
       this.#budget.spend(tokens);
       this.#progress.tokens(tokens);
       if (response.retries > 0) this.#progress.retries(response.retries);

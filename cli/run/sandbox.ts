@@ -168,6 +168,23 @@ export class SandboxPolicy {
 }
 
 /**
+ * The write guard of every entry point (edit_article, create_article, `impact mcp`,
+ * `impact apply`): a write lands at the real path, so through a symlink (a file, or a
+ * directory on the way) the real path must be an article too, not only the path as asked.
+ * `isArticle` is the entry point's own rule (the docs globs; `impact edit` allows any file).
+ */
+export function writeRefusal(
+  resolved: ResolvedPath,
+  isArticle: (path: string) => boolean,
+): { code: "not_article"; viaSymlink: boolean; realRelative: string } | null {
+  if (!isArticle(resolved.path))
+    return { code: "not_article", viaSymlink: false, realRelative: resolved.realRelative };
+  if (resolved.realRelative !== resolved.path && !isArticle(resolved.realRelative))
+    return { code: "not_article", viaSymlink: true, realRelative: resolved.realRelative };
+  return null;
+}
+
+/**
  * Characters some file systems ignore in names (macOS HFS+ drops zero-width and
  * direction marks, so `.g\u200Cit` is `.git` there), and the soft hyphen and BOM.
  */

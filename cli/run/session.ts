@@ -1,3 +1,4 @@
+import { isAbsolute } from "node:path";
 import type { AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
@@ -5,7 +6,9 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
 import { SandboxPolicy } from "./sandbox.js";
-import type { Workspace } from "./workspace.js";
+import { evidenceFile } from "./tools/edit-article.js";
+import { resolveReadableIn } from "./tools/files.js";
+import { fileFingerprint, type Workspace } from "./workspace.js";
 
 export interface ToolHostSessionOptions {
   root: string;
@@ -28,6 +31,10 @@ export function toolHostSessions(
   // One policy for the run: its deny matchers and resolved root are the same for every article.
   const sandbox = new SandboxPolicy({ root: options.root, deny: options.config.deny });
   return async (article) => {
+    // The article's text goes to the model in the first message: the read policy of the tools
+    // holds for it too (a tracked symlink docs/x.md -> ../.env, or to a git-ignored file).
+    const readable = await resolveReadableIn(article.path, sandbox, options.workspace);
+    if (!readable.ok) throw new ArticleSkipped(readable.message);
     const view = await options.workspace.load(article.path);
     if (article.status === "new") return openNewArticle(article, view.kind, options, sandbox, changedFiles);
     if (view.kind !== "text") {
@@ -155,6 +162,28 @@ class ToolHostSession implements ArticleSession {
 
   abandon(): void {
     this.#host.abandon();
+  }
+
+  async usedFiles(): Promise<Map<string, string>> {
+    const used = new Map(this.#host.reads);
+    used.delete(this.#host.articlePath);
+    // A file an edit cites was shown in the first message or read: either way the edit rests on it.
+    for (const edit of this.#host.edits) {
+      for (const location of edit.evidence) {
+        const path = evidenceFile(location);
+        if (path !== "" && !used.has(path) && !isAbsolute(path) && !path.split("/").includes(".."))
+          used.set(path, await this.fileHash(path));
+      }
+    }
+    return used;
+  }
+
+  async fileHash(path: string): Promise<string> {
+    try {
+      return fileFingerprint(await this.#workspace.load(path));
+    } catch {
+      return "unreadable";
+    }
   }
 
   #auditEdits(path: string): AuditEdit[] {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
@@ -262,6 +263,7 @@ export class ArticleDraft {
   readonly path: string;
   readonly #workspace: Workspace;
   readonly #files = new Map<string, string>();
+  readonly #reads = new Map<string, string>();
   readonly #hooks: {
     commit: (files: Map<string, string>) => { committed: string[]; conflicts: string[] };
     close: () => void;
@@ -281,11 +283,21 @@ export class ArticleDraft {
     this.#hooks = hooks;
   }
 
-  /** The file as this article sees it: draft, then overlay, then disk. */
+  /**
+   * The file as this article sees it: draft, then overlay, then disk. A file loaded whole
+   * (not a search passing over it) is remembered with its fingerprint (`reads`).
+   */
   async load(path: string = this.path, options: { cache?: boolean } = {}): Promise<FileView> {
     const drafted = this.#files.get(path);
     if (drafted !== undefined) return textView(drafted);
-    return this.#workspace.load(path, options);
+    const view = await this.#workspace.load(path, options);
+    if (options.cache !== false && !this.#reads.has(path)) this.#reads.set(path, fileFingerprint(view));
+    return view;
+  }
+
+  /** The files this article loaded whole, each with the fingerprint of what it saw (fileFingerprint). */
+  get reads(): ReadonlyMap<string, string> {
+    return this.#reads;
   }
 
   /** The text as this article sees it, or null when the file does not exist. */
@@ -381,6 +393,12 @@ async function readView(
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** What a view held, as a result cache compares it: the sha256 of a text, else its kind and what is known of it. */
+export function fileFingerprint(view: FileView): string {
+  if (view.kind === "text") return createHash("sha256").update(view.content).digest("hex");
+  return JSON.stringify(view);
+}
 
 /** The text of the bytes when they are UTF-8 without NUL bytes (a BOM is kept), else null. */
 export function decodeText(bytes: Uint8Array): string | null {

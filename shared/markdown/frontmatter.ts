@@ -1,5 +1,6 @@
 import { parseDocument } from "yaml";
-import { FRONTMATTER_MAX_ALIASES } from "../limits.js";
+import { FRONTMATTER_MAX_ALIASES, FRONTMATTER_MAX_INDENT, FRONTMATTER_MAX_NESTING } from "../limits.js";
+import { nestingProblem } from "../nesting.js";
 
 export interface Frontmatter {
   /** The parsed YAML (undefined when it did not parse). */
@@ -89,6 +90,11 @@ export function parseFrontmatter(content: string): Frontmatter | null {
     endLine: closingIndex + 2,
     closed: true,
   };
+  const tooDeep = yamlNestingProblem(raw);
+  if (tooDeep) {
+    frontmatter.error = { message: `the frontmatter ${tooDeep}`, line: 1 };
+    return frontmatter;
+  }
   const document = parseDocument(raw, { prettyErrors: false, uniqueKeys: true });
   const first = document.errors[0];
   if (first) {
@@ -107,4 +113,21 @@ export function parseFrontmatter(content: string): Frontmatter | null {
     }
   }
   return frontmatter;
+}
+
+/**
+ * Why YAML is nested too deep to parse safely, or undefined: flow brackets past
+ * FRONTMATTER_MAX_NESTING, or a line indented past FRONTMATTER_MAX_INDENT columns.
+ */
+export function yamlNestingProblem(yaml: string): string | undefined {
+  const flow = nestingProblem(yaml, "hash", { depth: FRONTMATTER_MAX_NESTING });
+  if (flow) return flow;
+  let indent = 0;
+  for (const line of yaml.split("\n")) {
+    const width = line.length - line.trimStart().length;
+    if (width > indent) indent = width;
+  }
+  return indent > FRONTMATTER_MAX_INDENT
+    ? `is indented ${indent} columns deep (Impact parses up to ${FRONTMATTER_MAX_INDENT})`
+    : undefined;
 }

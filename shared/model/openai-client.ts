@@ -22,6 +22,7 @@ import type {
   ModelUsage,
   ToolCall,
 } from "./types.js";
+import { checkedUsage } from "./usage.js";
 
 export interface OpenAIModelClientOptions {
   apiKey: string;
@@ -109,7 +110,13 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
   function classify(error: unknown, timedOut: boolean): ModelApiError {
     const failure = (
       message: string,
-      details: { retryable: boolean; reason: ModelErrorReason; status?: number; retryAfterMs?: number },
+      details: {
+        retryable: boolean;
+        reason: ModelErrorReason;
+        status?: number;
+        retryAfterMs?: number;
+        apiCode?: string;
+      },
     ) => new ModelApiError(`model API error (${options.model}): ${message}`, { ...details, cause: error });
     if (timedOut || error instanceof APIConnectionTimeoutError) {
       return failure(`no answer within ${timeoutMs} ms`, { retryable: true, reason: "timeout" });
@@ -127,6 +134,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         reason: "status",
         status: error.status,
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        ...(typeof error.code === "string" ? { apiCode: error.code } : {}),
       });
     }
     if (error instanceof StreamCutOff) {
@@ -218,7 +226,7 @@ async function assembleStream(
   let content = "";
   let sawChoice = false;
   let finishReason: string | null = null;
-  let usage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
+  let usage: ModelUsage = { promptTokens: 0, completionTokens: 0, unreported: true };
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   for await (const chunk of stream) {
     if (chunk.usage) usage = usageOf(chunk.usage);
@@ -259,12 +267,12 @@ async function assembleStream(
   return { message, finishReason, usage };
 }
 
-/** The API's usage block; cached prompt tokens (`prompt_tokens_details.cached_tokens`) only when given. */
+/** The API's usage block, checked (checkedUsage); cached prompt tokens (`prompt_tokens_details.cached_tokens`) only when given. */
 function usageOf(usage: CompletionUsage | null | undefined): ModelUsage {
-  const cached = usage?.prompt_tokens_details?.cached_tokens;
-  return {
-    promptTokens: usage?.prompt_tokens ?? 0,
-    completionTokens: usage?.completion_tokens ?? 0,
-    ...(typeof cached === "number" && cached > 0 ? { cachedPromptTokens: cached } : {}),
-  };
+  if (!usage) return { promptTokens: 0, completionTokens: 0, unreported: true };
+  return checkedUsage({
+    prompt_tokens: usage?.prompt_tokens,
+    completion_tokens: usage?.completion_tokens,
+    cached_tokens: usage?.prompt_tokens_details?.cached_tokens,
+  });
 }

@@ -47,6 +47,32 @@ function preflightMessage(error: unknown, where: string): string | undefined {
   return `${where} refused the preflight request (HTTP ${error.status}); check OPENAI_BASE_URL and OPENAI_API_KEY`;
 }
 
+/**
+ * Whether a model call's failure means the setup is wrong for every article, not this one:
+ * the key refused (401/403, or the router's token), or the model unknown (404 from the API,
+ * which the preflight found serving, or the router's `model_not_allowed`). The run stops
+ * there (docs/models.md) instead of failing each article on its own.
+ */
+export function setupFailure(
+  error: unknown,
+  client: Pick<ModelClient, "model" | "endpoint" | "credential">,
+): string | undefined {
+  if (!(error instanceof ModelApiError) || error.reason !== "status") return undefined;
+  const where = client.endpoint === undefined ? "the model API" : safeEndpoint(client.endpoint);
+  const model = JSON.stringify(client.model);
+  const stopped = "the run stopped; no article was started after it";
+  if (error.status === 401 || error.status === 403)
+    return `model setup: ${where} refused the key for model ${model} (HTTP ${error.status}); check ${client.credential ?? "OPENAI_API_KEY"}; ${stopped}`;
+  if (error.status === 404 || error.apiCode === "model_not_found" || error.apiCode === "model_not_allowed")
+    return `model setup: ${where} does not serve model ${model} (HTTP ${error.status}); set --model or IMPACT_MODEL to a model it serves; ${stopped}`;
+  return undefined;
+}
+
+/** An endpoint as messages show it: without credentials, and as given when it is no URL. */
+function safeEndpoint(endpoint: string): string {
+  return URL.canParse(endpoint) ? withoutCredentials(endpoint) : "the model API";
+}
+
 function setupError(message: string, cause?: unknown): UsageError {
   return new UsageError(`model setup: ${message}; no article was started`, { code: "config", cause });
 }

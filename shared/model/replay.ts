@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isAbortError, MODEL_ERROR_REASONS, ModelApiError, UsageError } from "../errors.js";
 import { writeFileAtomic } from "../fs.js";
 import { contentHash } from "../hash.js";
+import { MAX_USAGE_TOKENS } from "../limits.js";
 import { redactSecrets, redactSecretValues } from "../redact.js";
 import { describeFirstIssue } from "../zod-issues.js";
 import { abortErrorFor } from "./retry.js";
@@ -29,9 +30,9 @@ const RecordedResponseSchema = z.object({
   }),
   finishReason: z.string().nullable(),
   usage: z.object({
-    promptTokens: z.number().int().min(0),
-    completionTokens: z.number().int().min(0),
-    cachedPromptTokens: z.number().int().min(0).optional(),
+    promptTokens: z.number().int().min(0).max(MAX_USAGE_TOKENS),
+    completionTokens: z.number().int().min(0).max(MAX_USAGE_TOKENS),
+    cachedPromptTokens: z.number().int().min(0).max(MAX_USAGE_TOKENS).optional(),
   }),
 });
 

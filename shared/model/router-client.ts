@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ModelApiError, ModelProtocolError } from "../errors.js";
+import { MAX_USAGE_TOKENS } from "../limits.js";
 import { redactSecrets } from "../redact.js";
 import { describeFirstIssue } from "../zod-issues.js";
 import {
@@ -56,9 +57,11 @@ export const TurnResponseSchema = z.object({
     tool_calls: z.array(ToolCallSchema).optional(),
   }),
   usage: z.object({
-    promptTokens: z.number().int().nonnegative(),
-    completionTokens: z.number().int().nonnegative(),
-    cachedPromptTokens: z.number().int().nonnegative().optional(),
+    promptTokens: z.number().int().nonnegative().max(MAX_USAGE_TOKENS),
+    completionTokens: z.number().int().nonnegative().max(MAX_USAGE_TOKENS),
+    cachedPromptTokens: z.number().int().nonnegative().max(MAX_USAGE_TOKENS).optional(),
+    /** The upstream reported no usage: `--max-cost` charges the call's reservation. */
+    unreported: z.literal(true).optional(),
   }),
   finishReason: z.union([z.string(), z.null()]).optional(),
 });
@@ -133,7 +136,7 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
       });
     });
     if (!response.ok) {
-      const detail = errorMessage(text);
+      const { message: detail, code: apiCode } = errorBody(text);
       const retryable =
         response.status === 429 ||
         response.status === 502 ||
@@ -146,6 +149,7 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
         reason: "status",
         status: response.status,
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        ...(apiCode === undefined ? {} : { apiCode }),
       });
     }
     let json: unknown;
@@ -176,6 +180,8 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
 
   return {
     model: options.model,
+    endpoint: options.url,
+    credential: "IMPACT_ROUTER_TOKEN",
     async complete(request, signal) {
       const { value, retries } = await withRetries(
         { ...policy, ...(options.onRetry ? { onRetry: options.onRetry } : {}) },
@@ -197,12 +203,17 @@ function turnUrl(base: string): string {
   return trimmed.endsWith(TURN_PATH) ? trimmed : `${trimmed}${TURN_PATH}`;
 }
 
-function errorMessage(text: string): string {
+/** The router's error answer: `{error: {code, message}}`, or the start of whatever else came. */
+function errorBody(text: string): { message: string; code?: string } {
   try {
-    const json = JSON.parse(text) as { error?: { message?: unknown } };
-    if (typeof json.error?.message === "string") return json.error.message.slice(0, 500);
+    const json = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } };
+    if (typeof json.error?.message === "string")
+      return {
+        message: json.error.message.slice(0, 500),
+        ...(typeof json.error.code === "string" ? { code: json.error.code.slice(0, 100) } : {}),
+      };
   } catch {
     // not our JSON error shape
   }
-  return text.slice(0, 200) || "no body";
+  return { message: text.slice(0, 200) || "no body" };
 }

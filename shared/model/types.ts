@@ -33,6 +33,8 @@ export interface ModelUsage {
   completionTokens: number;
   /** Of promptTokens, those the provider served from its prompt cache (when it says). */
   cachedPromptTokens?: number;
+  /** True when the answer reported no usage at all (counted as zero; `--max-cost` charges the call's reservation). */
+  unreported?: true;
 }
 
 export interface ModelResponse {
@@ -54,6 +56,8 @@ export interface ModelClient {
   readonly model: string;
   /** Where the calls go (a base URL, never holding a secret), for messages. */
   readonly endpoint?: string;
+  /** Where the key comes from, for messages about a refused key (default OPENAI_API_KEY). */
+  readonly credential?: string;
   /**
    * One cheap request that checks the endpoint, key and answer format before any article
    * starts; rejects with ModelApiError or ModelProtocolError like `complete`.

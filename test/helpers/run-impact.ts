@@ -44,3 +44,47 @@ export async function runWithScript(
   }
   return { code, io, server, audit };
 }
+
+/**
+ * Runs of `impact run` in process against one scripted model server, each with a script
+ * of its own (an array script answers a run's n-th call with its n-th step). The endpoint
+ * is part of every result key, so runs that should share results must share a server.
+ */
+export async function scriptedRuns(): Promise<{
+  server: ScriptedModelServer;
+  run(
+    dir: string,
+    script: Script,
+    args: string[],
+    env?: Record<string, string>,
+  ): Promise<{ code: number; io: CapturedIo; calledFor: string[] }>;
+}> {
+  let current: Script = [];
+  let offset = 0;
+  const server = await startScriptedModelServer((request, index) => {
+    const script = current;
+    if (typeof script === "function") return script(request, index - offset);
+    const steps = Array.isArray(script) ? script : (script[request.article ?? ""] ?? []);
+    return steps[index - offset] ?? { status: 500, body: "no step scripted for this call" };
+  });
+  onTestFinished(() => server.close());
+  return {
+    server,
+    async run(dir, script, args, env = {}) {
+      current = script;
+      offset = server.requests.length;
+      const io = captureIo(dir, {
+        OPENAI_API_KEY: TEST_KEY,
+        OPENAI_BASE_URL: server.url,
+        IMPACT_MODEL: "test-model",
+        ...env,
+      });
+      const code = await main(["run", ...args], io);
+      const calledFor = server.requests
+        .slice(offset)
+        .map((request) => request.article ?? "")
+        .sort();
+      return { code, io, calledFor };
+    },
+  };
+}

@@ -4,6 +4,7 @@ import { type ArticleText, bodyOf } from "./article-text.js";
 import { isRecord } from "./records.js";
 import { MAX_DOCUMENT_SHARE, MIN_ARTICLES_FOR_SHARE, tooShortWhy } from "./references.js";
 import type { SignalSink } from "./signal.js";
+import type { StaleMark } from "./stale.js";
 import type { Sweep } from "./sweeps.js";
 import { isManifest } from "./versions.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
@@ -196,7 +197,7 @@ export function declaredNameSignals(input: {
     articles.length >= MIN_ARTICLES_FOR_SHARE && documentCount[id]! > articles.length * MAX_DOCUMENT_SHARE;
   for (const { article, found } of seen) {
     /** Per changed file: the best reason. */
-    const best = new Map<string, { detail: string; score: number }>();
+    const best = new Map<string, { detail: string; score: number; stale: StaleMark }>();
     for (const { entry, ids } of wanted) {
       // Each name counts once, by the most specific of its terms the article has.
       const hits = ids
@@ -208,20 +209,25 @@ export function declaredNameSignals(input: {
       );
       let detail: string;
       let score: number;
+      let stale: StaleMark;
       if (entry.change === "added") {
         if (hits.length < SIBLINGS_NEEDED) continue;
         const documented = hits.slice(0, 3).map((hit) => texts[hit[hit.length - 1]!]!);
         detail = `${entry.name} (declared, added); the article documents ${documented.join(", ")}`;
         score = REASON_SCORES.declaredSibling;
+        // A complete list of the siblings (a flags table) must gain the new one.
+        stale = { terms: hits.map((hit) => texts[hit[hit.length - 1]!]!), list: SIBLINGS_NEEDED };
       } else {
-        detail = `writes ${texts[hits[0]![hits[0]!.length - 1]!]} (declared in quotes, removed)`;
+        const written = texts[hits[0]![hits[0]!.length - 1]!]!;
+        detail = `writes ${written} (declared in quotes, removed)`;
         score = REASON_SCORES.declaredRemoved;
+        stale = { terms: [written] };
       }
       score *= factor;
       const previous = best.get(entry.file);
-      if (!previous || score > previous.score) best.set(entry.file, { detail, score });
+      if (!previous || score > previous.score) best.set(entry.file, { detail, score, stale });
     }
-    for (const [file, { detail, score }] of best) {
+    for (const [file, { detail, score, stale }] of best) {
       const sweep = sweeps.get(file);
       sink.add({
         article,
@@ -230,6 +236,7 @@ export function declaredNameSignals(input: {
         detail: `${detail}${sweep ? `; one of ${sweep.files.length} files changed the same way` : ""}`,
         score: score * (sweep?.factor ?? 1),
         ...(sweep ? { group: sweep.id } : {}),
+        stale,
       });
     }
   }

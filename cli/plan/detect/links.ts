@@ -58,6 +58,7 @@ export function linkSignals(input: {
         source: file,
         detail: `quotes ${link}, which ${file} no longer names`,
         score: REASON_SCORES.link,
+        stale: { terms: [link] },
       });
     }
   }

@@ -4,6 +4,7 @@ import { ReferenceMatcher } from "../matcher.js";
 import { combineScores } from "../score.js";
 import { type ArticleText, bodyOf, documentedNames } from "./article-text.js";
 import type { SignalSink } from "./signal.js";
+import { filesByPath, hunkAt, type StaleMark } from "./stale.js";
 import type { Sweep } from "./sweeps.js";
 import { CODE_ONLY_FACTOR, REASON_SCORES, shareFactor, symbolScore } from "./weights.js";
 
@@ -37,6 +38,17 @@ interface TermEntry {
    * weak evidence already.
    */
   path?: boolean;
+  /**
+   * The article writing this term is stale-statement evidence (an old name, value or path, a
+   * removed message); with `list`, siblings on list lines are (see StaleMark). The hunk that
+   * made it false.
+   */
+  stale?: { hunk?: string };
+  /**
+   * A public name the change removed (or renamed away): every article writing it is wrong,
+   * however many do, so the share factor does not apply (a big rename flags them all).
+   */
+  gone?: boolean;
 }
 
 /** How often a changed file and an article changed together before the base (history.ts disowns). */
@@ -101,16 +113,33 @@ export function referenceSignals(input: {
   }
   for (const { article, ids, inCode, documented } of mentions) {
     const explain = sink.explains(article);
-    /** Per changed file: the best score of each label. */
+    /** Per changed file and tier (stale evidence or relevance): the best score of each label. */
     const byFile = new Map<string, Map<string, number>>();
+    const marks = new Map<string, StaleMark>();
     const siblingsFound = new Map<string, { entry: TermEntry; names: string[]; factor: number }>();
-    const take = (file: string, label: string, score: number) => {
-      let labels = byFile.get(file);
+    const take = (file: string, label: string, score: number, stale?: StaleMark) => {
+      const key = `${stale ? "stale" : "related"}\u0000${file}`;
+      let labels = byFile.get(key);
       if (!labels) {
         labels = new Map();
-        byFile.set(file, labels);
+        byFile.set(key, labels);
       }
       labels.set(label, Math.max(labels.get(label) ?? 0, score));
+      if (stale) {
+        const mark = marks.get(key);
+        marks.set(
+          key,
+          mark
+            ? {
+                ...mark,
+                terms: [...new Set([...mark.terms, ...stale.terms])],
+                ...(mark.list !== undefined && stale.list !== undefined
+                  ? { list: Math.max(mark.list, stale.list) }
+                  : {}),
+              }
+            : stale,
+        );
+      }
     };
     ids.forEach((id, index) => {
       const text = texts[id]!;
@@ -149,13 +178,24 @@ export function referenceSignals(input: {
           } else siblingsFound.set(entry.sibling.key, { entry, names: [text], factor });
           continue;
         }
-        take(entry.file, entry.label, entry.score * factor);
+        take(
+          entry.file,
+          entry.label,
+          entry.score * (entry.gone ? 1 : factor),
+          entry.stale && { terms: [text], ...entry.stale },
+        );
       }
     });
     for (const { entry, names, factor } of siblingsFound.values()) {
       const sibling = entry.sibling!;
       const label = `${sibling.label}; the article documents ${names.slice(0, 3).join(", ")}`;
-      if (names.length >= sibling.needed) take(entry.file, label, entry.score * factor);
+      if (names.length >= sibling.needed)
+        take(
+          entry.file,
+          label,
+          entry.score * factor,
+          entry.stale && { terms: names, ...entry.stale, list: sibling.needed },
+        );
       else if (explain)
         sink.drop({
           article,
@@ -165,9 +205,12 @@ export function referenceSignals(input: {
           why: `documents ${names.length} of its siblings, ${sibling.needed} needed`,
         });
     }
-    for (const [file, labels] of byFile) {
+    for (const [key, labels] of byFile) {
+      const file = key.slice(key.indexOf("\u0000") + 1);
       const sweep = sweeps.get(file);
+      const stale = marks.get(key);
       sink.add({
+        ...(stale ? { stale } : {}),
         article,
         kind: "reference",
         source: file,
@@ -186,6 +229,7 @@ export function referenceSignals(input: {
         source: message.file,
         detail: `quotes "${message.name}" (message, removed)`,
         score: REASON_SCORES.message,
+        stale: { terms: [], ...(message.hunk === undefined ? {} : { hunk: message.hunk }) },
       });
     }
   }
@@ -240,7 +284,13 @@ function referenceTerms(input: {
     else entries.set(text, [entry]);
   };
   const dropped: Dropped[] = [];
-  const messages: { name: string; file: string }[] = [];
+  const messages: { name: string; file: string; hunk?: string }[] = [];
+  const changedFiles = filesByPath(input.changeSet);
+  const hunkOf = (path: string, line: number | undefined) => {
+    const file = changedFiles.get(path);
+    const hunk = file && hunkAt(file, line);
+    return hunk === undefined ? {} : { hunk };
+  };
   const ignored = new Set(input.ignoreSymbols);
   const generic = new Map(input.genericNames.map((entry) => [entry.symbol, entry.why]));
   const evidencePaths = new Set<string>();
@@ -249,18 +299,29 @@ function referenceTerms(input: {
     if (file.binary) continue;
     for (const path of file.oldPath ? [file.path, file.oldPath] : [file.path]) {
       const label = `the path ${path} (${file.status})`;
+      // A path the change deleted or moved away is a statement the article makes false.
+      const gone = file.status === "deleted" || path === file.oldPath;
+      const stale = gone ? { stale: hunkOf(file.path, undefined) } : {};
       add(path, {
         file: file.path,
         label,
         score: path.includes("/") ? REASON_SCORES.path : REASON_SCORES.barePath,
         codeOnly: false,
         path: path.includes("/"),
+        ...stale,
       });
       // `commands/plan.ts` names the file too; a bare file name (`index.ts`) does not.
       for (let at = path.indexOf("/"); at >= 0; at = path.indexOf("/", at + 1)) {
         const suffix = path.slice(at + 1);
         if (suffix.includes("/"))
-          add(suffix, { file: file.path, label, score: REASON_SCORES.path, codeOnly: false, path: true });
+          add(suffix, {
+            file: file.path,
+            label,
+            score: REASON_SCORES.path,
+            codeOnly: false,
+            path: true,
+            ...stale,
+          });
       }
     }
   }
@@ -271,7 +332,7 @@ function referenceTerms(input: {
     const owner = symbol.parent ? ` of ${symbol.parent}` : "";
     if (symbol.kind === "message") {
       if (symbol.change === "removed" && messages.length < MAX_MESSAGES)
-        messages.push({ name: symbol.name, file: symbol.file });
+        messages.push({ name: symbol.name, file: symbol.file, ...hunkOf(symbol.file, symbol.line) });
       continue;
     }
     if (symbol.change === "added") {
@@ -293,6 +354,7 @@ function referenceTerms(input: {
           score: symbolScore(symbol),
           codeOnly: true,
           sibling,
+          ...(symbol.private ? {} : { stale: hunkOf(symbol.file, symbol.line) }),
         });
       continue;
     }
@@ -306,7 +368,15 @@ function referenceTerms(input: {
       symbol.change === "renamed" && symbol.oldName
         ? `${symbol.kind}${owner}, renamed ${symbol.oldName} → ${symbol.name}`
         : `${symbol.kind}${owner}, ${CHANGE_WORDS[symbol.change]}`;
+    // Stale when the article writes what the change made false: a removed name, the old name
+    // of a renamed one, a changed signature, value, flag or type. Public surface only.
+    const staleChange = !symbol.private && (symbol.change === "removed" || symbol.change === "signature");
     for (const name of symbol.oldName ? [symbol.oldName, symbol.name] : [symbol.name]) {
+      const gone =
+        !symbol.private &&
+        (symbol.change === "removed" || (symbol.change === "renamed" && name === symbol.oldName));
+      const marks =
+        staleChange || gone ? { stale: hunkOf(symbol.file, symbol.line), ...(gone ? { gone } : {}) } : {};
       const why = whyDropped(name, symbol.kind);
       if (why) {
         dropped.push({ symbol: name, why });
@@ -319,6 +389,7 @@ function referenceTerms(input: {
         score: symbolScore(symbol) * (common ? CODE_ONLY_FACTOR : 1),
         // A body or doc change counts only where the article quotes the declaration as code.
         codeOnly: common || symbol.change === "body" || symbol.change === "doc" || SINGLE_WORD.test(name),
+        ...marks,
       });
     }
   }

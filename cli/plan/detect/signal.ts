@@ -1,4 +1,5 @@
 import type { ImpactKind } from "../../../shared/plan.js";
+import type { StaleMark } from "./stale.js";
 
 /** A reason as the rules find it: scored, and grouped so that one sweep counts once. */
 export interface Signal {
@@ -9,6 +10,8 @@ export interface Signal {
   score: number;
   /** Signals of one group count once per article (the strongest); default: each its own. */
   group?: string;
+  /** Set when the signal is stale-statement evidence (what flags an article); without it, relevance only. */
+  stale?: StaleMark;
 }
 
 /** Something a rule considered for an article and left out, with why (for `--explain`). */

@@ -23,6 +23,8 @@ const CI_CONFIG =
 const VERSION = /(?<![\w.])\d+\.\d+(?:\.\d+)*(?!\.?\d|\w)/g;
 /** A version a specifier excludes (`!=3.5.*` in python_requires): the project no longer supports it. */
 const EXCLUDED = /!=\s*(\d+\.\d+(?:\.\d+)*)(?:\.\*)?(?![\w.]*\d)/g;
+/** A line of a source file that sets a version (`__version__ = "0.18.2"`, `const Version = "3.1.0"`). */
+const VERSION_LINE = /\bversion\b|__version__|_VERSION\b|\bVERSION\b/i;
 /** Versions looked for per change, at most (each is a search over the docs). */
 const MAX_VERSIONS = 20;
 
@@ -55,6 +57,7 @@ export function versionSignals(input: {
         source: file,
         detail: `quotes version ${version}, which ${file} no longer names`,
         score: REASON_SCORES.version * factor,
+        stale: { terms: [version] },
       });
     }
   }
@@ -70,7 +73,14 @@ export function versionSources(
 ): ChangedFile[] {
   const manifests = evidence.filter((file) => MANIFEST.test(file.path));
   const ci = changed.filter((file) => CI_CONFIG.test(file.path) && !manifests.includes(file));
-  return [...manifests, ...ci];
+  // A source file that sets the release's own version (`__version__ = "0.18.2"`).
+  const versionFiles = evidence.filter(
+    (file) =>
+      !manifests.includes(file) &&
+      !ci.includes(file) &&
+      file.hunks.some((hunk) => hunk.lines.some((line) => line[0] === "-" && VERSION_LINE.test(line))),
+  );
+  return [...manifests, ...ci, ...versionFiles];
 }
 
 /**
@@ -81,8 +91,11 @@ export function versionSources(
 export function droppedVersions(files: readonly ChangedFile[]): { version: string; file: string }[] {
   const found: { version: string; file: string }[] = [];
   for (const file of files) {
-    if (file.binary || !(MANIFEST.test(file.path) || CI_CONFIG.test(file.path))) continue;
+    if (file.binary) continue;
+    const onlyVersionLines = !(MANIFEST.test(file.path) || CI_CONFIG.test(file.path));
     const removed = new Set<string>();
+    /** Versions the file set as its own (a `version` line), whose release line pages pin. */
+    const released = new Set<string>();
     const added = new Set<string>();
     const excludedBefore = new Set<string>();
     const excluded = new Set<string>();
@@ -90,15 +103,24 @@ export function droppedVersions(files: readonly ChangedFile[]): { version: strin
       for (const line of hunk.lines) {
         const sign = line[0];
         if (sign !== "-" && sign !== "+") continue;
+        if (onlyVersionLines && !VERSION_LINE.test(line)) continue;
         const text = line.slice(1);
-        for (const match of text.matchAll(VERSION))
+        for (const match of text.matchAll(VERSION)) {
           (sign === "-" ? removed : added).add(shortVersion(match[0]));
+          if (sign === "-" && VERSION_LINE.test(text)) released.add(shortVersion(match[0]));
+        }
         for (const match of text.matchAll(EXCLUDED))
           (sign === "-" ? excludedBefore : excluded).add(shortVersion(match[1]!));
       }
     }
+    // A release line dropped whole (`0.18.2` → `0.19.0`): pages pin it as `0.18.*`.
+    const addedLines = new Set([...added].map(releaseLine));
+    const droppedLines = [...released]
+      .filter((version) => version.split(".").length > 2 && !addedLines.has(releaseLine(version)))
+      .map(releaseLine);
     const dropped = [
       ...[...removed].filter((version) => !added.has(version)),
+      ...droppedLines.filter((line) => !added.has(line)),
       ...[...excluded].filter((version) => !excludedBefore.has(version)),
     ];
     for (const version of new Set(dropped)) {
@@ -107,6 +129,11 @@ export function droppedVersions(files: readonly ChangedFile[]): { version: strin
     }
   }
   return found;
+}
+
+/** `0.18.2` → `0.18`: the major and minor parts. */
+function releaseLine(version: string): string {
+  return version.split(".").slice(0, 2).join(".");
 }
 
 /** `1.85.0` → `1.85`: the version without trailing `.0` parts, keeping two parts at least. */
@@ -121,7 +148,9 @@ function shortVersion(version: string): string {
 function quotesVersion(text: string, version: string): boolean {
   for (let at = text.indexOf(version); at >= 0; at = text.indexOf(version, at + 1)) {
     const before = text[at - 1] ?? "";
-    if (/[\w.]/.test(before)) continue;
+    // `v0.3.2` in a tag or a URL (`clap_mangen-v0.3.2`) is the version too.
+    const tagged = before === "v" && !/[\w.]/.test(text[at - 2] ?? "");
+    if (/[\w.]/.test(before) && !tagged) continue;
     const after = text
       .slice(at + version.length, at + version.length + 24)
       .replace(/^(?:\.0)+(?![\d\w])/, "");

@@ -64,6 +64,13 @@ export const REASON_SCORES = {
 export const HISTORY_FURTHER_FACTOR = 0.5;
 
 /**
+ * A history reason at least this strong (about half a file's commits changed the article
+ * too, with support) ties the file to the article like a mapping: when the file's public
+ * surface changes, the article is stale. Weaker coupling is relevance only.
+ */
+export const HISTORY_MAPPED_SCORE = 0.5;
+
+/**
  * An article in the folder of an older version (`docs/v1/` beside `docs/v3/`) is scored at
  * this share: on the truth bench such articles were flagged 14 times and never right.
  */

@@ -1,9 +1,5 @@
-import { mkdir, readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../../../shared/fs.js";
 import { MAX_CACHED_DECLARATION_FILES } from "../../../shared/limits.js";
-import { ignoreOutputDir, OUTPUT_DIR } from "../../audit/files.js";
-import { VERSION } from "../../version.js";
+import type { CacheSpec, CacheStore } from "../../workdir/cache-store.js";
 import type { Declaration } from "./declarations.js";
 import { languageOf } from "./extract-symbols.js";
 
@@ -11,18 +7,20 @@ import { languageOf } from "./extract-symbols.js";
  * The declaration cache: the compact declarations (declarations.ts `compactDeclarations`)
  * of each code file version a plan parsed, keyed by its blob sha and language. What a file
  * version declares never changes, so a plan parses only the versions no plan before it
- * parsed. The file is keyed by Impact's version, this format and the parser used (oxc, or
- * the TypeScript compiler in the single executable), and is ignored whole when any differs
- * or any entry is malformed.
+ * parsed. The file is one entry of the workdir's `declarations` cache (cli/workdir/), keyed
+ * by Impact's version and this format there and by the parser used (oxc, or the TypeScript
+ * compiler in the single executable) here; it is ignored whole when any differs, this
+ * machine did not write it, or any entry is malformed.
  */
-export const DECLARATION_CACHE_FILE = join(OUTPUT_DIR, "cache", "declarations", "index.json");
-
-/** Bumped whenever what an entry holds changes (a new Declaration field, another digest). */
-const FORMAT = 1;
+export const DECLARATION_CACHE: CacheSpec = {
+  kind: "declarations",
+  // Bumped whenever what an entry holds changes (a new Declaration field, another digest).
+  format: 2,
+  names: /^index\.json$/,
+};
+const ENTRY = "index.json";
 
 interface CacheFile {
-  format: number;
-  version: string;
   parser: string;
   entries: Record<string, Declaration[]>;
 }
@@ -43,9 +41,9 @@ export function cacheKey(path: string, sha: string | undefined): string | undefi
   return sha === undefined || language === undefined ? undefined : `${sha}:${language}`;
 }
 
-/** The declaration cache of a repository; empty when there is none or it cannot be trusted. */
-export async function loadDeclarationCache(repoRoot: string): Promise<DeclarationCache> {
-  const stored = await loadEntries(join(repoRoot, DECLARATION_CACHE_FILE));
+/** The declaration cache kept in `store`; empty when there is none (or no store) or it cannot be trusted. */
+export async function loadDeclarationCache(store: CacheStore | undefined): Promise<DeclarationCache> {
+  const stored = store ? await loadEntries(store) : new Map<string, Declaration[]>();
   const used = new Map<string, Declaration[]>();
   let added = false;
   return {
@@ -60,7 +58,7 @@ export async function loadDeclarationCache(repoRoot: string): Promise<Declaratio
       added = true;
     },
     async save() {
-      if (!added) return;
+      if (!added || !store) return;
       const entries: Record<string, Declaration[]> = Object.fromEntries(used);
       let count = used.size;
       for (const [key, declarations] of stored) {
@@ -69,15 +67,8 @@ export async function loadDeclarationCache(repoRoot: string): Promise<Declaratio
         entries[key] = declarations;
         count += 1;
       }
-      const file: CacheFile = { format: FORMAT, version: VERSION, parser: parserName(), entries };
-      try {
-        await ignoreOutputDir(repoRoot);
-        const path = join(repoRoot, DECLARATION_CACHE_FILE);
-        await mkdir(dirname(path), { recursive: true });
-        await writeFileAtomic(path, JSON.stringify(file));
-      } catch {
-        // Read-only checkout: the next plan parses these file versions again.
-      }
+      const file: CacheFile = { parser: parserName(), entries };
+      await store.put(ENTRY, JSON.stringify(file));
     },
   };
 }
@@ -87,19 +78,19 @@ function parserName(): string {
   return process.versions.bun ? "typescript" : "oxc";
 }
 
-async function loadEntries(path: string): Promise<Map<string, Declaration[]>> {
+async function loadEntries(store: CacheStore): Promise<Map<string, Declaration[]>> {
   const entries = new Map<string, Declaration[]>();
   let file: CacheFile;
   try {
-    file = JSON.parse(await readFile(path, "utf8")) as CacheFile;
+    const payload = await store.get(ENTRY);
+    if (!payload) return entries;
+    file = JSON.parse(payload.toString("utf8")) as CacheFile;
   } catch {
     return entries;
   }
   if (
     typeof file !== "object" ||
     file === null ||
-    file.format !== FORMAT ||
-    file.version !== VERSION ||
     file.parser !== parserName() ||
     typeof file.entries !== "object" ||
     file.entries === null

@@ -37,6 +37,11 @@ export function compareDeclarations(
   beforeAll: Declaration[],
   afterAll: Declaration[],
   file: string,
+  /**
+   * Private by the file's language (privacy.ts): compared as the others, but marked, being no
+   * part of the surface the docs may quote.
+   */
+  isPrivate: (declaration: Declaration) => boolean = () => false,
 ): ChangedSymbol[] {
   const oldByName = groupByName(beforeAll.filter((declaration) => !declaration.hidden));
   const newByName = groupByName(afterAll.filter((declaration) => !declaration.hidden));
@@ -51,11 +56,11 @@ export function compareDeclarations(
     }
     const first = news[0]!;
     if (shape(olds, "signature") !== shape(news, "signature")) {
-      symbols.push({ ...named(first), change: "signature", file, line: first.line });
+      symbols.push({ ...named(first, isPrivate), change: "signature", file, line: first.line });
     } else if (shape(olds, "body") !== shape(news, "body")) {
-      symbols.push({ ...named(first), change: "body", file, line: first.line });
+      symbols.push({ ...named(first, isPrivate), change: "body", file, line: first.line });
     } else if (shape(olds, "doc") !== shape(news, "doc")) {
-      symbols.push({ ...named(first), change: "doc", file, line: first.line });
+      symbols.push({ ...named(first, isPrivate), change: "doc", file, line: first.line });
     }
   }
   for (const [name, news] of newByName) if (!oldByName.has(name)) added.push(news[0]!);
@@ -81,9 +86,16 @@ export function compareDeclarations(
     );
     if (twin) {
       unmatched.delete(twin);
-      symbols.push({ ...named(twin), oldName: old.name, change: "renamed", file, line: twin.line });
+      symbols.push({
+        // A public name renamed to a private one (`LazyFile` → `_LazyFile`) leaves the public surface.
+        ...named(twin, (declaration) => isPrivate(declaration) && isPrivate(old)),
+        oldName: old.name,
+        change: "renamed",
+        file,
+        line: twin.line,
+      });
     } else {
-      symbols.push({ ...named(old), change: "removed", file, line: old.line });
+      symbols.push({ ...named(old, isPrivate), change: "removed", file, line: old.line });
     }
   }
   for (const declaration of unmatched) {
@@ -91,7 +103,7 @@ export function compareDeclarations(
       (name) => name !== declaration.name,
     );
     symbols.push({
-      ...named(declaration),
+      ...named(declaration, isPrivate),
       change: "added",
       file,
       line: declaration.line,
@@ -119,10 +131,16 @@ function digest(text: string): string {
   return text === "" ? "" : `#${createHash("sha256").update(text).digest("base64").slice(0, 22)}`;
 }
 
-function named(declaration: Declaration): Pick<ChangedSymbol, "name" | "kind" | "parent"> {
-  return declaration.parent === undefined
-    ? { name: declaration.name, kind: declaration.kind }
-    : { name: declaration.name, kind: declaration.kind, parent: declaration.parent };
+function named(
+  declaration: Declaration,
+  isPrivate: (declaration: Declaration) => boolean,
+): Pick<ChangedSymbol, "name" | "kind" | "parent" | "private"> {
+  return {
+    name: declaration.name,
+    kind: declaration.kind,
+    ...(declaration.parent === undefined ? {} : { parent: declaration.parent }),
+    ...(isPrivate(declaration) ? { private: true } : {}),
+  };
 }
 
 /** Declarations by name; members by `Parent.name`, so `A.verbose` and `B.verbose` stay apart. */

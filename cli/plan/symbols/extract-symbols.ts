@@ -1,9 +1,11 @@
 import type { Parser } from "web-tree-sitter";
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
+import { type NestingSyntax, nestingProblem, UnparsableCode } from "../../../shared/nesting.js";
 import { compactDeclarations, compareDeclarations, type Declaration } from "./declarations.js";
 import { type JavaScriptParser, javascriptDeclarations, loadJavaScriptParser } from "./javascript.js";
 import { GRAMMARS, type GrammarLanguage, isProse, type Language, languageOf } from "./languages/index.js";
 import { lineSymbols } from "./line-symbols.js";
+import { privacyOf } from "./privacy.js";
 import { loadGrammar, treeSitterDeclarations } from "./tree-sitter.js";
 import {
   preloadTypeScript,
@@ -12,6 +14,7 @@ import {
   typescriptDeclarations,
 } from "./typescript.js";
 
+export { UnparsableCode } from "../../../shared/nesting.js";
 export { isProse, type Language, languageOf } from "./languages/index.js";
 
 /** The parsers a batch of files needs, loaded before the (synchronous) extraction. */
@@ -48,6 +51,18 @@ export async function loadParsers(languages: Iterable<Language | undefined>): Pr
   return parsers;
 }
 
+/** Each language's comments and strings, for the nesting scan. */
+const NESTING_SYNTAX: Record<Language, NestingSyntax> = {
+  typescript: "javascript",
+  python: "hash",
+  ruby: "hash",
+  go: "go",
+  rust: "rust",
+  java: "c",
+  csharp: "c",
+  php: "php",
+};
+
 const warned = new Set<string>();
 
 function warnOnce(language: string, error: unknown): void {
@@ -59,16 +74,29 @@ function warnOnce(language: string, error: unknown): void {
   );
 }
 
-/** The declarations of one file with loaded parsers; undefined when its language has no parser loaded. */
+/**
+ * The declarations of one file with loaded parsers; undefined when its language has no
+ * parser loaded. Throws UnparsableCode for text nested too deep to parse safely (checked
+ * before any parser sees it) or that a parser failed on.
+ */
 export function declarationsWith(parsers: Parsers, path: string, text: string): Declaration[] | undefined {
   const language = languageOf(path);
   if (!language) return undefined;
-  if (language === "typescript") {
-    const read = parsers.javascript && javascriptDeclarations(parsers.javascript, text, path);
-    return read ?? typescriptDeclarations(parsers.typescript ?? typescriptCompiler(), text, path);
+  const tooDeep = nestingProblem(text, NESTING_SYNTAX[language]);
+  if (tooDeep) throw new UnparsableCode(tooDeep);
+  try {
+    if (language === "typescript") {
+      const read = parsers.javascript && javascriptDeclarations(parsers.javascript, text, path);
+      return read ?? typescriptDeclarations(parsers.typescript ?? typescriptCompiler(), text, path);
+    }
+    const parser = parsers.grammars[language];
+    return parser ? treeSitterDeclarations(parser, GRAMMARS[language], text) : undefined;
+  } catch (error) {
+    if (error instanceof UnparsableCode) throw error;
+    // A parser's own limit (a stack overflow in a recursive reader): this file, not the plan.
+    if (error instanceof RangeError) throw new UnparsableCode(`could not be parsed (${error.message})`);
+    throw error;
   }
-  const parser = parsers.grammars[language];
-  return parser ? treeSitterDeclarations(parser, GRAMMARS[language], text) : undefined;
 }
 
 /**
@@ -113,16 +141,24 @@ export function extractFileSymbols(input: {
   after?: string;
   parsers: Parsers;
   known?: KnownDeclarations;
-}): { symbols: ChangedSymbol[]; parsed: KnownDeclarations } {
+}): { symbols: ChangedSymbol[]; parsed: KnownDeclarations; warning?: string } {
   const { file } = input;
   const parsed: KnownDeclarations = {};
   if (file.binary || file.status === "submodule" || isProse(file.path)) return { symbols: [], parsed };
   const symbols: ChangedSymbol[] = [];
   const whole = input.before !== undefined || input.after !== undefined;
+  let warning: string | undefined;
   const side = (path: string, text: string | undefined, hunkSide: "-" | "+", known?: Declaration[]) => {
     if (known) return known;
-    const read = declarationsWith(input.parsers, path, whole ? (text ?? "") : fragment(file, hunkSide));
-    return read && compactDeclarations(read);
+    try {
+      const read = declarationsWith(input.parsers, path, whole ? (text ?? "") : fragment(file, hunkSide));
+      return read && compactDeclarations(read);
+    } catch (error) {
+      if (!(error instanceof UnparsableCode)) throw error;
+      // The file's declarations are not compared; its flags, env vars and keys still are.
+      warning ??= `${path} ${error.reason}; its declarations were not read`;
+      return undefined;
+    }
   };
   const oldDeclarations = side(file.oldPath ?? file.path, input.before, "-", input.known?.before);
   const newDeclarations = side(file.path, input.after, "+", input.known?.after);
@@ -131,10 +167,17 @@ export function extractFileSymbols(input: {
   if (whole && !input.known?.after && newDeclarations && input.after !== undefined)
     parsed.after = newDeclarations;
   if (oldDeclarations && newDeclarations) {
-    symbols.push(...compareDeclarations(oldDeclarations, newDeclarations, file.path));
+    symbols.push(
+      ...compareDeclarations(
+        oldDeclarations,
+        newDeclarations,
+        file.path,
+        privacyOf(file.path, oldDeclarations, newDeclarations),
+      ),
+    );
   }
   symbols.push(...lineSymbols(file, input.before, input.after));
-  return { symbols: dedupe(symbols), parsed };
+  return { symbols: dedupe(symbols), parsed, ...(warning ? { warning } : {}) };
 }
 
 /** The old (`-`) or new (`+`) side of a file as far as the hunks show it; hunks separated by blank lines. */

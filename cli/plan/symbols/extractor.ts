@@ -23,6 +23,8 @@ export interface SymbolJob {
 export interface SymbolResult {
   symbols: ChangedSymbol[];
   parsed: KnownDeclarations;
+  /** Why a side's declarations were not read (too deeply nested), when so. */
+  warning?: string;
 }
 
 /** Turns changed files into the symbols they touched, one list per job, in job order. */

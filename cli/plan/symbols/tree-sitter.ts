@@ -2,6 +2,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Node, Parser } from "web-tree-sitter";
 import type { SymbolKind } from "../../../shared/changeset.js";
+import { MAX_CODE_NESTING } from "../../../shared/limits.js";
+import { UnparsableCode } from "../../../shared/nesting.js";
 import { blankName, type Declaration, normalise } from "./declarations.js";
 
 /** How one node type of a grammar becomes a declaration. */
@@ -76,7 +78,7 @@ export function treeSitterDeclarations(parser: Parser, spec: GrammarSpec, text: 
   if (!tree) return [];
   try {
     const declarations: Declaration[] = [];
-    walk(spec, text, tree.rootNode, undefined, false, declarations);
+    walk({ spec, text, into: declarations }, tree.rootNode, [], 0, undefined, false, 0);
     return declarations;
   } finally {
     // Trees live in WASM memory, not on the JavaScript heap: free them explicitly.
@@ -84,20 +86,51 @@ export function treeSitterDeclarations(parser: Parser, spec: GrammarSpec, text: 
   }
 }
 
+/**
+ * Tree levels the walk descends: past it the file is refused (UnparsableCode) rather than
+ * overflowing the stack. Nesting without brackets (Ruby's `module`, Python's indentation)
+ * passes the bracket scan, so the walk bounds itself.
+ */
+const MAX_TREE_DEPTH = 2 * MAX_CODE_NESTING;
+
+/**
+ * Declarations nested deeper than this (a class in a class in a class…) are not read: each
+ * one's path names every level above it, so n levels cost n² characters of paths (a 60 KB
+ * Java file of 990 nested classes made 40 MB of symbols). Real code nests a few levels.
+ */
+const MAX_DECLARATION_NESTING = 32;
+
+interface Walk {
+  spec: GrammarSpec;
+  text: string;
+  into: Declaration[];
+}
+
+/**
+ * Reads the declarations under `node`. The walk hands each node its parent's children and
+ * its index there: tree-sitter finds a node's parent and siblings by descending from the
+ * root, so asking for them costs the node's depth, and deeply nested classes made the walk
+ * quadratic (a 79 KB Java file of nested classes: seconds and gigabytes).
+ */
 function walk(
-  spec: GrammarSpec,
-  text: string,
+  state: Walk,
   node: Node,
+  nodeSiblings: readonly (Node | null)[],
+  nodeIndex: number,
   parent: string | undefined,
   inType: boolean,
-  into: Declaration[],
+  depth: number,
 ): void {
-  for (const child of node.namedChildren) {
+  if (depth > MAX_TREE_DEPTH)
+    throw new UnparsableCode(`nests more than ${MAX_TREE_DEPTH} syntax levels deep (Impact reads no deeper)`);
+  const { spec } = state;
+  const children = node.namedChildren;
+  for (const [index, child] of children.entries()) {
     if (!child) continue;
     const rule = spec.rules[child.type];
     const kind = rule && (typeof rule.kind === "function" ? rule.kind(child, inType) : rule.kind);
     if (!rule || !kind) {
-      walk(spec, text, child, parent, inType, into);
+      walk(state, child, children, index, parent, inType, depth + 1);
       continue;
     }
     const owner = rule.parentOf?.(child) ?? parent;
@@ -107,14 +140,22 @@ function walk(
       (name): name is Node => !!name,
     );
     if (!rule.containerOnly) {
+      // The node whose extent is the declaration's: a wrapper around this one declaration
+      // alone (`@decorator def`, Go's `type X struct`), else the node itself.
+      const wrapped =
+        spec.wrappers?.includes(node.type) &&
+        children.filter((sibling) => sibling?.type === child.type).length === 1;
+      const extent = wrapped
+        ? { node, siblings: nodeSiblings, index: nodeIndex }
+        : { node: child, siblings: children, index };
       for (const nameNode of names) {
         // A container's signature is its head (up to the members); a leaf without a body is all signature.
         const signatureEnd = body ? body.startIndex : child.endIndex;
-        into.push(
+        state.into.push(
           declarationOf(
-            spec,
-            text,
+            state,
             child,
+            extent,
             nameNode.text,
             kind,
             owner,
@@ -124,31 +165,40 @@ function walk(
         );
       }
     }
-    if (rule.container && body) {
+    if (rule.container && body && (owner?.split("::").length ?? 0) < MAX_DECLARATION_NESTING) {
       const name = names[0]?.text;
-      walk(spec, text, body, name ? (owner ? `${owner}::${name}` : name) : owner, true, into);
+      // The body's own siblings are never asked for (a body is no declaration).
+      walk(state, body, [], 0, name ? (owner ? `${owner}::${name}` : name) : owner, true, depth + 1);
     }
   }
 }
 
+/** A declaration's extent: its node (or wrapper) with that node's siblings and its index among them. */
+interface Extent {
+  node: Node;
+  siblings: readonly (Node | null)[];
+  index: number;
+}
+
 function declarationOf(
-  spec: GrammarSpec,
-  text: string,
+  state: Walk,
   node: Node,
+  extent: Extent,
   name: string,
   kind: SymbolKind,
   parent: string | undefined,
   signatureEnd: number,
   body: Node | null,
 ): Declaration {
-  const wrapper = wrapperOf(spec, node);
+  const { spec, text } = state;
+  const wrapper = extent.node;
   const hidden = spec.hidden?.(node) ?? false;
   return {
     name,
     kind,
     path: parent ? `${parent}::${name}` : name,
     line: node.startPosition.row + 1,
-    startLine: leadingStart(spec, text, wrapper) + 1,
+    startLine: leadingStart(spec, text, extent) + 1,
     endLine: wrapper.endPosition.row + (wrapper.endPosition.column === 0 ? 0 : 1),
     signature: blankName(text.slice(wrapper.startIndex, signatureEnd), name),
     body: body ? normalise(text.slice(body.startIndex, body.endIndex)) : "",
@@ -156,21 +206,12 @@ function declarationOf(
   };
 }
 
-/**
- * The node whose extent is the declaration's: a wrapper around this one declaration alone
- * (`@decorator def`, Go's `type X struct`), else the node itself.
- */
-function wrapperOf(spec: GrammarSpec, node: Node): Node {
-  const parent = node.parent;
-  if (!(parent && spec.wrappers?.includes(parent.type))) return node;
-  const alike = parent.namedChildren.filter((child) => child?.type === node.type).length;
-  return alike === 1 ? parent : node;
-}
-
 /** The 0-based first row of a declaration's segment: comments and attributes directly above it. */
-function leadingStart(spec: GrammarSpec, text: string, node: Node): number {
-  let row = node.startPosition.row;
-  for (let sibling = node.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
+function leadingStart(spec: GrammarSpec, text: string, extent: Extent): number {
+  let row = extent.node.startPosition.row;
+  for (let index = extent.index - 1; index >= 0; index -= 1) {
+    const sibling = extent.siblings[index];
+    if (!sibling) continue;
     if (!spec.leading.includes(sibling.type) || sibling.endPosition.row < row - 1) break;
     // A trailing comment on the line of the statement before is not this declaration's.
     const lineStart = text.lastIndexOf("\n", sibling.startIndex - 1) + 1;

@@ -1,4 +1,25 @@
 import type { Declaration } from "../../plan/symbols/declarations.js";
+import { readDeclarations, UnparsableCode } from "../../plan/symbols/extract-symbols.js";
+import { fail, type ToolFailure } from "./define.js";
+
+/**
+ * A code file's declarations for the tools: undefined when it is no code Impact reads, a
+ * failure (never a crash) when it is too deeply nested to parse.
+ */
+export async function readCodeDeclarations(
+  path: string,
+  text: string,
+): Promise<Declaration[] | undefined | ToolFailure> {
+  try {
+    return await readDeclarations(path, text);
+  } catch (error) {
+    if (!(error instanceof UnparsableCode)) throw error;
+    return fail(
+      "unparsable",
+      `${path} ${error.reason}, so its declarations cannot be listed. Read it with read_file (offset and limit), or find lines with search_repo.`,
+    );
+  }
+}
 
 /** How many near names an unknown symbol lists. */
 const CLOSEST_NAMES = 5;

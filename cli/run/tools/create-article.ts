@@ -2,6 +2,7 @@ import { articleFormat } from "../../../shared/formats/index.js";
 import { contentHash } from "../../../shared/hash.js";
 import { parseFrontmatter } from "../../../shared/markdown/frontmatter.js";
 import { type CreateArticleArgs, createArticleSpec } from "../../../shared/tools/create-article.js";
+import { writeRefusal } from "../sandbox.js";
 import { splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed } from "./define.js";
 
@@ -14,13 +15,14 @@ export const createArticleTool = defineTool(createArticleSpec, async (args: Crea
   const resolved = await context.sandbox.resolve(args.path);
   if (!resolved.ok) return fail(resolved.code, resolved.message);
   const shown = JSON.stringify(resolved.path);
-  if (!context.isArticlePath(resolved.path))
+  const refused = writeRefusal(resolved, context.isArticlePath);
+  if (refused && !refused.viaSymlink)
     return fail(
       "not_docs",
       `${shown} is not under the docs globs, so it cannot be created. New articles go where the other articles are (see list_files), with a .md extension.`,
     );
   // The file lands at the real path: through a symlink (docs/x -> ../src) that can be outside the docs.
-  if (!context.isArticlePath(resolved.realRelative))
+  if (refused)
     return fail(
       "not_docs",
       `${shown} is under a symlink and would be created as ${JSON.stringify(resolved.realRelative)}, which is not under the docs globs. New articles go where the other articles are (see list_files), in a real directory.`,

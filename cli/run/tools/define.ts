@@ -31,6 +31,7 @@ export type ToolFailureCode =
   | "ignored"
   | "offset_out_of_range"
   | "not_code"
+  | "unparsable"
   | "unknown_symbol"
   | "invalid_glob"
   | "regex_invalid"

@@ -2,17 +2,25 @@ import { applyEdits, formatEditSuccess } from "../../../shared/edit/engine.js";
 import { editKind } from "../../../shared/edit/schema.js";
 import { articleFormat } from "../../../shared/formats/index.js";
 import { type EditArticleArgs, editArticleSpec } from "../../../shared/tools/edit-article.js";
+import { writeRefusal } from "../sandbox.js";
 import { loadCheckedTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext } from "./define.js";
 import { resolveReadable } from "./files.js";
 
 export const editArticleTool = defineTool(editArticleSpec, async (args: EditArticleArgs, context) => {
-  const resolved = await context.sandbox.resolve(args.path);
-  if (!resolved.ok) return fail(resolved.code, resolved.message);
+  // The read policy first: a git-ignored file (or a symlink to one) is neither read nor quoted.
+  const resolved = await resolveReadable(args.path, context);
+  if (!resolved.ok) return resolved;
   if (resolved.path !== context.articlePath)
     return fail(
       "not_article",
       `edit_article can change only the article under work, ${JSON.stringify(context.articlePath)}; ${JSON.stringify(resolved.path)} is another file. Put the change into ${JSON.stringify(context.articlePath)}, or mention the other file in your final message.`,
+    );
+  // The write guard: the edit lands at the real path, which must be an article too.
+  if (writeRefusal(resolved, context.isArticlePath)?.viaSymlink)
+    return fail(
+      "not_docs",
+      `${JSON.stringify(resolved.path)} is a symlink (or under one) to ${JSON.stringify(resolved.realRelative)}, which is not under the docs globs, so it cannot be edited. Mention the change in your final message instead.`,
     );
   const file = await loadCheckedTextFile(context.articlePath, context);
   if (!file.ok) return file;

@@ -1,6 +1,7 @@
 import { lstatSync } from "node:fs";
 import picomatch from "picomatch";
-import type { ResolvedPath } from "../sandbox.js";
+import type { ResolvedPath, SandboxPolicy } from "../sandbox.js";
+import type { Workspace } from "../workspace.js";
 import { fail, type ToolContext, type ToolFailure } from "./define.js";
 
 /**
@@ -8,11 +9,19 @@ import { fail, type ToolContext, type ToolFailure } from "./define.js";
  * the overlay's and this article's drafts, minus `.git` and the deny list. The repository
  * part is filtered once per run; each call only merges in the few overlay and draft paths.
  */
-export async function visibleFiles(context: ToolContext): Promise<readonly string[]> {
-  const { sandbox, workspace } = context;
+export function visibleFiles(context: ToolContext): Promise<readonly string[]> {
+  return visibleIn(context.sandbox, context.workspace, context.draft.paths);
+}
+
+/** visibleFiles for any entry point: a workspace, the sandbox, and the paths drafted besides the overlay. */
+async function visibleIn(
+  sandbox: SandboxPolicy,
+  workspace: Workspace,
+  drafted: readonly string[],
+): Promise<readonly string[]> {
   const allowed = (path: string) => sandbox.deniedReason(path) === null;
   const repository = await workspace.repositoryFiles(JSON.stringify(sandbox.denyPatterns), allowed);
-  const extra = [...new Set([...workspace.overlayPaths, ...context.draft.paths])]
+  const extra = [...new Set([...workspace.overlayPaths, ...drafted])]
     .filter((path) => !includesSorted(repository, path) && allowed(path))
     .sort();
   return extra.length === 0 ? repository : mergeSorted(repository, extra);
@@ -48,13 +57,24 @@ function mergeSorted(left: readonly string[], right: readonly string[]): string[
  * it. The real path is what must be listed, so a tracked symlink to an ignored file is
  * refused too. Paths that are not regular files pass on (the caller says what they are).
  */
-export async function resolveReadable(
+export function resolveReadable(asked: string, context: ToolContext): Promise<ResolvedPath | ToolFailure> {
+  return resolveReadableIn(asked, context.sandbox, context.workspace, context.draft.paths);
+}
+
+/**
+ * The read policy of every entry point (the agent's tools, `impact mcp`, `impact edit`):
+ * the sandbox on the path as asked and on its real path, then the repository's listing, so
+ * a git-ignored file (or a symlink to one) is refused unless config `readIgnored` allows it.
+ */
+export async function resolveReadableIn(
   asked: string,
-  context: ToolContext,
+  sandbox: SandboxPolicy,
+  workspace: Workspace,
+  drafted: readonly string[] = [],
 ): Promise<ResolvedPath | ToolFailure> {
-  const resolved = await context.sandbox.resolve(asked);
+  const resolved = await sandbox.resolve(asked);
   if (!resolved.ok) return fail(resolved.code, resolved.message);
-  return readableRefusal(resolved, await visibleFiles(context)) ?? resolved;
+  return readableRefusal(resolved, await visibleIn(sandbox, workspace, drafted)) ?? resolved;
 }
 
 /** `resolveReadable`'s listing check on a path the sandbox passed; `visible` as visibleFiles gives it. */

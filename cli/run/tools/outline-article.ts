@@ -1,7 +1,6 @@
 import { formatArticleOutline } from "../../../shared/formats/index.js";
 import { type OutlineArticleArgs, outlineArticleSpec } from "../../../shared/tools/outline-article.js";
-import { readDeclarations } from "../../plan/symbols/extract-symbols.js";
-import { formatCodeOutline } from "./code-segments.js";
+import { formatCodeOutline, readCodeDeclarations } from "./code-segments.js";
 import { loadTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, succeed } from "./define.js";
 
@@ -10,7 +9,8 @@ export const outlineArticleTool = defineTool(
   async (args: OutlineArticleArgs, context) => {
     const file = await loadTextFile(args.path, context);
     if (!file.ok) return file;
-    const declarations = await readDeclarations(file.path, file.content);
+    const declarations = await readCodeDeclarations(file.path, file.content);
+    if (!Array.isArray(declarations) && declarations !== undefined) return declarations;
     if (declarations) {
       const lineCount = splitLinesKeepingEnds(file.content).length;
       return succeed(formatCodeOutline(file.path, lineCount, file.hash, declarations));

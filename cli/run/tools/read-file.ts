@@ -1,8 +1,7 @@
 import { articleFormat } from "../../../shared/formats/index.js";
 import { findSection } from "../../../shared/markdown/outline.js";
 import { type ReadFileArgs, readFileSpec } from "../../../shared/tools/read-file.js";
-import { readDeclarations } from "../../plan/symbols/extract-symbols.js";
-import { findDeclaration } from "./code-segments.js";
+import { findDeclaration, readCodeDeclarations } from "./code-segments.js";
 import { loadTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext, type ToolResult } from "./define.js";
 
@@ -47,7 +46,8 @@ async function readSymbol(
   symbol: string,
   context: ToolContext,
 ): Promise<ToolResult> {
-  const declarations = await readDeclarations(file.path, file.content);
+  const declarations = await readCodeDeclarations(file.path, file.content);
+  if (!Array.isArray(declarations) && declarations !== undefined) return declarations;
   const format = declarations ? null : articleFormat(file.path);
   if (format?.outline) {
     const found = findSection(format.outline(file.content), symbol);

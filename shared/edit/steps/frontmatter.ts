@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, parseDocument, stringify } from "yaml";
-import { parseFrontmatter } from "../../markdown/frontmatter.js";
+import { parseFrontmatter, yamlNestingProblem } from "../../markdown/frontmatter.js";
 import { dominantEol, LineIndex, withEol } from "../../markdown/lines.js";
 import * as messages from "../messages.js";
 import type { FrontmatterEdit, FrontmatterValue } from "../schema.js";
@@ -82,6 +82,9 @@ type KeyResult = { ok: true; body: string } | { ok: false; message: string };
 
 /** The frontmatter text `body` with top-level `key` set to `value` (null: removed). */
 function setKey(body: string, key: string, value: FrontmatterValue, eol: "\n" | "\r\n"): KeyResult {
+  // The YAML library recurses per level: text nested too deep is not handed to it.
+  const tooDeep = yamlNestingProblem(body);
+  if (tooDeep) return { ok: false, message: `The frontmatter ${tooDeep}; it cannot be edited.` };
   const document = parseDocument(body);
   const root = document.contents;
   if (root !== null && !isMap(root)) {

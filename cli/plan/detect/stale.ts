@@ -1,0 +1,134 @@
+import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../../shared/changeset.js";
+import { isWordChar } from "../symbols/declarations.js";
+import { languageOf } from "../symbols/languages/index.js";
+
+/**
+ * What makes a signal stale-statement evidence: the names the article writes that the change
+ * made false (an old name, value, flag, message), and the hunk that made them false. With
+ * `list`, the names are the siblings of an added member, and the evidence holds only where at
+ * least that many of them sit on the lines of a list (a table row, a bullet, a heading, a
+ * reST option or field): a complete list the change made incomplete.
+ */
+export interface StaleMark {
+  terms: readonly string[];
+  hunk?: string;
+  list?: number;
+  /** The article line it contradicts, once located (locateStale). */
+  line?: number;
+}
+
+/** Changes that alter what callers and readers see: the surface the docs describe. */
+const SURFACE_CHANGES = new Set<ChangedSymbol["change"]>(["added", "removed", "renamed", "signature"]);
+
+/**
+ * The public surface a changed file's change altered: its non-private symbols added,
+ * removed, renamed or with a new signature (a message's wording is not surface). A file
+ * added, deleted or renamed alters it whole, and so does any change to a file whose
+ * declarations are not read, for an attention tie. Undefined when the change is internal (a refactor, a bug fix,
+ * a body or a doc comment).
+ */
+export function surfaceChange(
+  file: ChangedFile,
+  symbols: readonly ChangedSymbol[],
+  /** An explicit tie (attention): a file whose declarations are not read counts as changed surface. */
+  unreadIsSurface = false,
+): { terms: string[]; hunk?: string } | undefined {
+  const changed = symbols.filter(
+    (symbol) =>
+      symbol.file === file.path &&
+      !symbol.private &&
+      symbol.kind !== "message" &&
+      SURFACE_CHANGES.has(symbol.change),
+  );
+  if (changed.length === 0) {
+    // A file whose declarations Impact cannot read (a config, a template, a data file): its
+    // surface is unknown, so the author's explicit tie to it (attention) holds.
+    if (unreadIsSurface && languageOf(file.path) === undefined && !file.binary)
+      return { terms: [], ...hunkField(file, undefined) };
+    if (file.status === "added" || file.status === "deleted" || file.status === "renamed")
+      return { terms: [], ...hunkField(file, undefined) };
+    return undefined;
+  }
+  // The names an article could still write: the old ones of what was removed or renamed, the others as they are.
+  const terms = [
+    ...new Set(
+      changed.filter((symbol) => symbol.change !== "added").map((symbol) => symbol.oldName ?? symbol.name),
+    ),
+  ];
+  return { terms, ...hunkField(file, changed[0]!.line) };
+}
+
+/** The hunk of `file` around `line` (the new side, else the old side), else its first, as `path @@ … @@`. */
+export function hunkAt(file: ChangedFile, line: number | undefined): string | undefined {
+  const hunk =
+    (line === undefined
+      ? undefined
+      : (file.hunks.find(
+          (each) => line >= each.newStart && line < each.newStart + Math.max(1, each.newLines),
+        ) ??
+        file.hunks.find(
+          (each) => line >= each.oldStart && line < each.oldStart + Math.max(1, each.oldLines),
+        ))) ?? file.hunks[0];
+  return hunk ? `${file.path} ${hunk.header}` : undefined;
+}
+
+function hunkField(file: ChangedFile, line: number | undefined): { hunk?: string } {
+  const hunk = hunkAt(file, line);
+  return hunk === undefined ? {} : { hunk };
+}
+
+/** The changed files by path (old paths too), to find a symbol's hunk. */
+export function filesByPath(changeSet: Pick<ChangeSet, "files">): Map<string, ChangedFile> {
+  const map = new Map<string, ChangedFile>();
+  for (const file of changeSet.files) {
+    map.set(file.path, file);
+    if (file.oldPath) map.set(file.oldPath, file);
+  }
+  return map;
+}
+
+/** A line that is an entry of a list: a bullet or number, a table row, a heading, a reST option, field or directive. */
+const LIST_LINE = /^\s*(?:[-*+]\s|\d+[.)]\s|\||#{1,6}\s|\.\. [\w:-]+::|:[\w ]+:|[-=`]{3,}\s*$)/;
+
+/**
+ * Where a stale mark holds in an article: the 1-based line of the first name it writes (for
+ * a list mark, the first list line writing a sibling), or `false` when a list mark's names
+ * are not on enough list lines (the article mentions the siblings in passing).
+ */
+export function locateStale(lines: readonly string[], mark: StaleMark): number | false | undefined {
+  if (mark.terms.length === 0) return mark.list === undefined ? undefined : false;
+  if (mark.list !== undefined) {
+    let first: number | undefined;
+    const onList = new Set<string>();
+    lines.forEach((line, index) => {
+      if (!LIST_LINE.test(line) && !isDefinitionTerm(lines, index)) return;
+      for (const term of mark.terms) {
+        if (!onList.has(term) && writes(line, term)) {
+          onList.add(term);
+          first ??= index + 1;
+        }
+      }
+    });
+    return onList.size >= mark.list ? first : false;
+  }
+  for (const [index, line] of lines.entries())
+    if (mark.terms.some((term) => writes(line, term))) return index + 1;
+  return undefined;
+}
+
+/** A line followed by an indented one (a reST or Markdown definition term, a `.. option::` body). */
+function isDefinitionTerm(lines: readonly string[], index: number): boolean {
+  const line = lines[index]!;
+  const next = lines[index + 1];
+  return line.trim() !== "" && !/^\s/.test(line) && next !== undefined && /^\s+\S/.test(next);
+}
+
+/** Whether `line` writes `term` as a whole name. */
+function writes(line: string, term: string): boolean {
+  for (let at = line.indexOf(term); at >= 0; at = line.indexOf(term, at + 1)) {
+    // A version is written after a `v` too (`tool-v0.3.2`).
+    const before = isWordChar(line.charCodeAt(at - 1)) && !(line[at - 1] === "v" && /^\d/.test(term));
+    if (!before && !isWordChar(line.charCodeAt(at + term.length))) return true;
+  }
+  return false;
+}

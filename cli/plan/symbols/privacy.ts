@@ -1,0 +1,57 @@
+import type { Declaration } from "./declarations.js";
+import { type Language, languageOf } from "./languages/index.js";
+
+/**
+ * Whether a declaration of `file` is private by its language's rule, given the file's
+ * declarations on both sides (a TS/JS name exported by `export { name }` is public).
+ */
+export function privacyOf(
+  file: string,
+  before: readonly Declaration[],
+  after: readonly Declaration[],
+): (declaration: Declaration) => boolean {
+  const language = languageOf(file);
+  const exported = new Set(
+    [...before, ...after]
+      .filter((declaration) => declaration.kind === "export")
+      .map((declaration) => declaration.name),
+  );
+  return (declaration) => isPrivateDeclaration(declaration, language, exported);
+}
+
+/** Python dunders (`__init__`) are protocol, not private. */
+const PYTHON_PRIVATE = /^_(?!_\w*__$)/;
+/** TS/JS declarations whose signature shows whether they are exported. */
+const TS_EXPORTABLE = new Set<Declaration["kind"]>(["function", "class", "interface", "type", "enum"]);
+
+/**
+ * Whether a declaration is private by its language's rule, so no part of the surface the
+ * docs describe: Python `_name` (or a member of `_Class`), a Go name starting lowercase (or a
+ * method of a lowercase type), a top-level Rust item without `pub`, a top-level TS/JS
+ * function, class, interface, type or enum neither declared with `export` nor exported by name.
+ */
+export function isPrivateDeclaration(
+  declaration: Pick<Declaration, "name" | "kind" | "parent" | "signature">,
+  language: Language | undefined,
+  exported: ReadonlySet<string>,
+): boolean {
+  const { name, parent, kind } = declaration;
+  if (kind === "flag" || kind === "env" || kind === "config" || kind === "message") return false;
+  switch (language) {
+    case "python":
+      return PYTHON_PRIVATE.test(name) || (parent !== undefined && PYTHON_PRIVATE.test(parent));
+    case "go":
+      return /^[a-z_]/.test(name) || (parent !== undefined && /^[a-z_]/.test(parent));
+    case "rust":
+      return parent === undefined && !/^pub\b/.test(declaration.signature.trimStart());
+    case "typescript":
+      return (
+        parent === undefined &&
+        TS_EXPORTABLE.has(kind) &&
+        !/\bexport\b/.test(declaration.signature) &&
+        !exported.has(name)
+      );
+    default:
+      return false;
+  }
+}
