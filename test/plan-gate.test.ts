@@ -72,7 +72,7 @@ describe("plan --check counts stale articles only", () => {
     const advisory = await plan(repo, ["--check=advisory"]);
     expect(advisory.code).toBe(0);
     expect(advisory.out).toContain(
-      "::warning file=docs/auth.md,title=Impact::this article may be stale after the change: attention file src/auth.ts (src/auth.ts)\n",
+      "::warning file=docs/auth.md,title=Impact::this article may be stale after the change: attention file src/auth.ts (src/auth.ts @@ -1,3 +1,3 @@)\n",
     );
     expect(advisory.err).toBe(
       "impact plan: advisory: 1 article probably needs an update that this change did not make: docs/auth.md\n",
@@ -88,6 +88,19 @@ describe("plan --check counts stale articles only", () => {
 });
 
 describe("GitHub annotations", () => {
+  it("points at the line the detector found stale, end to end", async () => {
+    const repo = gitRepo({
+      "src/auth.ts": "export function loginUser(name: string) {\n  return name;\n}\n",
+      "docs/login.md": "# Login\n\nCall `loginUser(name)`.\n",
+    });
+    repo.commit({ "src/auth.ts": "export function signIn(name: string) {\n  return name;\n}\n" });
+    const advisory = await plan(repo, ["--check=advisory"]);
+    expect(advisory.code).toBe(0);
+    expect(advisory.out).toMatch(
+      /^::warning file=docs\/login\.md,line=3,title=Impact::this article may be stale/m,
+    );
+  });
+
   it("points at the stale line of each article, reasons on one line together", () => {
     const lines = checkAnnotations([
       article("docs/a.md", {
