@@ -243,6 +243,25 @@ describe("--include", () => {
 });
 
 describe("related articles in the table", () => {
+  it("a mapped article whose code changed only inside a body is related: listed apart, the check passes", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({
+        mappings: [{ code: "src/rules/:name.ts", docs: "docs/rules/:name.md" }],
+      }),
+      "src/rules/semi.ts": "export function semi() {\n  return 1;\n}\n",
+      "docs/rules/semi.md": "# semi\n\nRequires semicolons.\n",
+    });
+    repo.commit({ "src/rules/semi.ts": "export function semi() {\n  return 2;\n}\n" });
+    const checked = await plan(repo, ["--check"]);
+    expect(checked.code).toBe(0);
+    expect(checked.out).toContain(
+      "Related, not flagged: docs/rules/semi.md (show them: --include related)\n",
+    );
+    expect((await plan(repo, ["--check", "--include", "related"])).out).toMatch(
+      /^docs\/rules\/semi\.md +related /m,
+    );
+  });
+
   it("counts new articles apart from touched ones in the heading", () => {
     const text = renderPlan(
       planOf([
