@@ -149,6 +149,10 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   /** Impacted articles scoring below this (0–1) are left out of the plan. */
   minScore: z.number().min(0).max(1).default(DEFAULT_MIN_SCORE),
+  /** More tiers for `plan` to list and `run` to send to the model: `related` (default: stale and new only). */
+  include: z.array(z.enum(["related"])).default([]),
+  /** A pull request label that acknowledges a change: `plan --check` passes with it, saying so. */
+  checkAcknowledgeLabel: z.string().min(1).optional(),
   /** Let `impact run` create the new articles the change calls for, as `--allow-create` does. */
   allowCreate: z.boolean().default(false),
   /** Articles a person said some changes do not affect (`impact dismiss`): plan and run leave them out. */

@@ -29,3 +29,10 @@ export function parsePositiveInt(flag: string, value: string | undefined, max?: 
   }
   return Number(value);
 }
+
+/** `--include TIER`: the tiers beyond stale and new that `plan` lists and `run` sends (only `related`). */
+export function parseInclude(value: string | undefined): "related"[] | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "related") throw new UsageError(`--include takes related, got "${value}"`);
+  return ["related"];
+}

@@ -1,6 +1,6 @@
 import { basename, extname, posix } from "node:path";
 import picomatch from "picomatch";
-import type { Mapping } from "../../shared/config.js";
+import { DEFAULT_IGNORE_GLOBS, type Mapping } from "../../shared/config.js";
 import { isDocumentationExtension } from "../../shared/formats/index.js";
 import { plural } from "../../shared/render/markdown.js";
 import { gitAt } from "../git.js";
@@ -10,14 +10,23 @@ import { versionLayout } from "./versioned-docs.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
 export interface Proposal {
-  key: "docs" | "ignore" | "mappings" | "versions";
-  value: string | Mapping;
+  key: "docs" | "ignore" | "mappings" | "minScore" | "versions";
+  value: string | number | Mapping;
   evidence: string;
 }
 
-/** The config `impact init` proposes (only keys it has evidence for), with the evidence. */
+/**
+ * The config `impact init` proposes, with the evidence. `ignore` is always the default
+ * ignores followed by the records they miss (it extends them, never replaces them).
+ */
 export interface ConfigProposal {
-  config: { docs: string[]; ignore: string[]; mappings: Mapping[]; versions?: { current: string } };
+  config: {
+    docs: string[];
+    ignore: string[];
+    mappings: Mapping[];
+    minScore?: number;
+    versions?: { current: string };
+  };
   proposals: Proposal[];
 }
 
@@ -104,10 +113,11 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     });
   }
 
-  // ignore: the records among the files the docs globs take in.
+  // ignore: the records among the files the docs globs take in that the defaults miss.
   const isDoc = docs.length > 0 ? picomatch(docs) : () => false;
-  const ignore: string[] = [];
-  for (const path of records.filter((record) => isDoc(record))) {
+  const ignoredByDefault = picomatch(DEFAULT_IGNORE_GLOBS, { dot: true, nocase: true });
+  const ignore: string[] = [...DEFAULT_IGNORE_GLOBS];
+  for (const path of records.filter((record) => isDoc(record) && !ignoredByDefault(record))) {
     const glob = ignoreGlobFor(path);
     if (ignore.includes(glob)) continue;
     ignore.push(glob);

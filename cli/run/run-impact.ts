@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
-import type { PlannedArticle } from "../../shared/plan.js";
+import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
 import { type Shard, shardOf } from "../../shared/shard.js";
 import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
@@ -105,6 +105,21 @@ export interface ArticleSelection {
   covered: PlannedArticle[];
   /** Covered articles sent to the model: all but the touched ones, unless `includeTouched`. */
   toRun: PlannedArticle[];
+}
+
+/**
+ * The plan's articles a run starts from: the flagged ones (stale, new and touched), and the
+ * related ones only with `includeRelated` (`--include related`, config `include`), so the
+ * model is not paid to read articles nothing in the change contradicts.
+ */
+export function plannedArticles(
+  plan: Pick<ImpactPlan, "articles" | "related">,
+  includeRelated: boolean,
+): PlannedArticle[] {
+  const flagged = plan.articles.filter((article) => article.tier !== "related");
+  if (!includeRelated) return flagged;
+  const related = [...plan.articles.filter((article) => article.tier === "related"), ...(plan.related ?? [])];
+  return [...flagged, ...related];
 }
 
 /** Which of the plan's articles a run covers and runs; decided once, before any model is needed. */
