@@ -81,6 +81,16 @@ export const AuditArticleSchema = z.object({
   skipReason: z.enum(["budget", "setup"]).optional(),
 });
 
+/** One file of the project's style instructions sent to the model (config `instructions`). */
+const InstructionsSourceSchema = z.object({
+  path: z.string(),
+  /** contentHash of the text sent (after the section was picked and the cap applied). */
+  hash: z.string(),
+  chars: z.number().int(),
+  /** True when the text was cut at the size cap. */
+  truncated: z.boolean(),
+});
+
 export const AuditTotalsSchema = z.object({
   articles: z.number().int(),
   updated: z.number().int(),
@@ -114,6 +124,8 @@ export const AuditSchema = z.object({
   /** Set by `--shard I/N`; absent for a whole run or a merged audit. */
   shard: z.object({ index: z.number().int(), count: z.number().int() }).optional(),
   articles: z.array(AuditArticleSchema),
+  /** The project's style instructions every article's first message carried, by path and hash. */
+  instructions: z.array(InstructionsSourceSchema).optional(),
   totals: AuditTotalsSchema,
 });
 
@@ -122,6 +134,7 @@ export type AuditEdit = z.infer<typeof AuditEditSchema>;
 export type ArticleUsage = z.infer<typeof ArticleUsageSchema>;
 export type AuditArticle = z.infer<typeof AuditArticleSchema>;
 export type AuditTotals = z.infer<typeof AuditTotalsSchema>;
+export type InstructionsSource = z.infer<typeof InstructionsSourceSchema>;
 export type Audit = z.infer<typeof AuditSchema>;
 
 /** The stable id of an article's edit: its path and the edit's 1-based place among the article's edits. */

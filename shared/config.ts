@@ -104,6 +104,24 @@ export const ConfigSchema = z.strictObject({
   mappings: z.array(MappingSchema).default([]),
   /** Docs templates: sections and frontmatter keys an edit may not remove. */
   templates: z.array(TemplateSchema).default([]),
+  /**
+   * Files (repository-relative) whose text goes into every article's first message as the
+   * project's style guidance. Absent: the first of `.impact/instructions.md`, the
+   * documentation section of `AGENTS.md` and the style section of `docs/CONTRIBUTING.md`
+   * that exists; `[]`: none.
+   */
+  instructions: z.array(z.string().min(1)).optional(),
+  /**
+   * A versioned docs layout (`docs/v3/` beside `docs/v2/`, or Docusaurus `docs/` with
+   * `versioned_docs/version-N/`): `current` is the folder the code describes (detected when
+   * absent); articles of older versions are `related`, never flagged, unless `editOlder`.
+   */
+  versions: z
+    .strictObject({
+      current: z.string().min(1).optional(),
+      editOlder: z.boolean().default(false),
+    })
+    .optional(),
   /** Extra deny patterns for the sandbox, added to the defaults. */
   deny: z.array(z.string().min(1)).default([]),
   /** Git-ignored files the tools may list, search and read (globs); by default none. */
@@ -119,6 +137,10 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   /** Impacted articles scoring below this (0–1) are left out of the plan. */
   minScore: z.number().min(0).max(1).default(DEFAULT_MIN_SCORE),
+  /** More tiers for `plan` to list and `run` to send to the model: `related` (default: stale and new only). */
+  include: z.array(z.enum(["related"])).default([]),
+  /** A pull request label that acknowledges a change: `plan --check` passes with it, saying so. */
+  checkAcknowledgeLabel: z.string().min(1).optional(),
   /** Let `impact run` create the new articles the change calls for, as `--allow-create` does. */
   allowCreate: z.boolean().default(false),
   /** Articles a person said some changes do not affect (`impact dismiss`): plan and run leave them out. */

@@ -203,6 +203,20 @@ export function resolveLimits<Limits extends { [Key in keyof Limits]: number }>(
 }
 
 /**
+ * Characters of the project's style instructions (config `instructions`, or the default
+ * files) that go into an article's first message, over all files; the rest is cut with a
+ * note saying so.
+ */
+export const INSTRUCTIONS_MAX_CHARS = 8_000;
+
+/** Time one `vale` run (the after-edit style check) may take before it is stopped and skipped. */
+export const VALE_TIMEOUT_MS = 30_000;
+/** Bytes of `vale --output=JSON` read; a longer report is not parsed (the check is skipped). */
+export const VALE_OUTPUT_BYTES = 1024 * 1024;
+/** Vale findings listed in one tool result; the rest are counted. */
+export const VALE_FINDINGS_SHOWN = 20;
+
+/**
  * Code nested deeper than this (brackets, or declarations inside declarations) is not
  * parsed: the native TS/JS parser recurses per level and crashes the process (not an
  * exception) somewhere past 8,000 levels on a worker thread; real code stays under 100.

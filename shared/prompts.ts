@@ -82,6 +82,7 @@ export interface ArticlePromptVars extends Record<string, string> {
   article: string;
   diff: string;
   trimmed: string;
+  style: string;
 }
 
 /** The first user message of an article's loop (prompts/article.md). */
@@ -96,6 +97,7 @@ export interface NewArticlePromptVars extends Record<string, string> {
   models: string;
   diff: string;
   trimmed: string;
+  style: string;
 }
 
 /** The first user message of a new article's loop (prompts/new-article.md). */

@@ -58,8 +58,11 @@ describe("the command line", () => {
     expect(await usageErrorOf(["plan", "--base"])).toBe(
       "impact plan: --base needs a value: --base REV (see: impact plan --help)\n",
     );
+    expect(await usageErrorOf(["plan", "--json=yes"])).toBe(
+      "impact plan: --json takes no value (see: impact plan --help)\n",
+    );
     expect(await usageErrorOf(["plan", "--check=yes"])).toBe(
-      "impact plan: --check takes no value (see: impact plan --help)\n",
+      "impact plan: --check takes no value or one of --check=strict, --check=advisory (see: impact plan --help)\n",
     );
   });
 

@@ -106,7 +106,7 @@ describe("new code, new docs", () => {
     expect(explained.out).toContain(
       `${NEW_PATH} does not exist; the change calls for it as a new article: score 0.80`,
     );
-    expect(explained.out).toContain("0.80   mapping  lib/rules/selector-no-invalid/index.js");
+    expect(explained.out).toContain("0.80   mapping  relevance  lib/rules/selector-no-invalid/index.js");
 
     const human = captureIo(repo.dir);
     expect(await main(["plan"], human)).toBe(0);

@@ -12,6 +12,7 @@ const articleVars = (path: string) => ({
   article: "# Run\n\nUse {{not_a_placeholder}} and `--out FILE`.\n",
   diff: "--- a/cli/run.ts\n+++ b/cli/run.ts\n@@ -1 +1 @@\n-out\n+output\n",
   trimmed: "Nothing was left out.",
+  style: "",
 });
 
 describe("prompt loader", () => {

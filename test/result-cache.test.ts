@@ -193,6 +193,7 @@ describe("resultKey", () => {
     tools: [{ type: "function" as const, function: { name: "edit_article", parameters: {} } }],
     article: "# A\n",
     firstMessage: "Article: docs/a.md\n@@ -1 +1 @@\n-a\n+b\n",
+    instructions: "",
   };
 
   it("changes with every part it covers, and only with them", () => {
@@ -208,6 +209,7 @@ describe("resultKey", () => {
       { tools: [] },
       { article: "# A\r\n" },
       { firstMessage: parts.firstMessage.replace("+b", "+c") },
+      { instructions: ".impact/instructions.md:0123456789abcdef" },
     ];
     const keys = variants.map((variant) => resultKey({ ...parts, ...variant }));
     expect(new Set([key, ...keys]).size).toBe(variants.length + 1);

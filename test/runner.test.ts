@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resolveRunLimits } from "../cli/run/budget.js";
 import { articleText, buildFirstMessage, selectHunks } from "../cli/run/first-message.js";
 import { TerminalProgress } from "../cli/run/progress.js";
-import { selectArticles } from "../cli/run/run-impact.js";
+import { plannedArticles, selectArticles } from "../cli/run/run-impact.js";
 import { ImpactAgentRunner } from "../cli/run/runner.js";
 import { toolHostSessions } from "../cli/run/session.js";
 import { Workspace } from "../cli/run/workspace.js";
@@ -463,5 +463,32 @@ describe("what a run covers and with which caps", () => {
       selectArticles(articles, { shard: { index, count: 2 }, includeTouched: true }),
     );
     expect(paths(shards.flatMap((shard) => shard.covered)).sort()).toEqual(paths(articles).sort());
+  });
+
+  it("starts from the stale, new and touched articles, and adds the related ones only when asked", () => {
+    const planned = (path: string, fields: Partial<PlannedArticle>): PlannedArticle => ({
+      path,
+      status: "impacted",
+      impact: [],
+      files: [],
+      ...fields,
+    });
+    const plan = {
+      articles: [
+        planned("docs/stale.md", { tier: "stale" }),
+        planned("docs/new.md", { tier: "new", status: "new" }),
+        planned("docs/old-plan.md", {}),
+        planned("docs/touched.md", { tier: "stale", status: "touched" }),
+      ],
+      related: [planned("docs/related.md", { tier: "related" })],
+    };
+    const paths = (list: PlannedArticle[]) => list.map((article) => article.path);
+    expect(paths(plannedArticles(plan, false))).toEqual([
+      "docs/stale.md",
+      "docs/new.md",
+      "docs/old-plan.md",
+      "docs/touched.md",
+    ]);
+    expect(paths(plannedArticles(plan, true))).toEqual([...paths(plan.articles), "docs/related.md"]);
   });
 });

@@ -25,7 +25,7 @@ const docs = (greet: string) => ({
 });
 
 describe("docs kept per major version", { timeout: 120_000 }, () => {
-  it("scores the older version's article at half, so only the newest version's is flagged, cold and warm", async () => {
+  it("lists the older version's article as related, so only the newest version's is flagged, cold and warm", async () => {
     const repo = gitRepo({
       ...docs("SayHello"),
       "greet.go": "package greet\n\nfunc SayHello(name string) string { return name }\n",
@@ -34,9 +34,18 @@ describe("docs kept per major version", { timeout: 120_000 }, () => {
     for (const run of ["cold", "warm"]) {
       const found = await planJson(repo);
       expect(impacted(found), run).toEqual(["docs/v2/greet.md"]);
-      const newest = found.articles.find((article) => article.path === "docs/v2/greet.md")!;
-      expect(found.weak).toEqual([{ path: "docs/v1/greet.md", score: (newest.score ?? 0) / 2 }]);
+      expect(found.related.map((article) => article.path)).toEqual(["docs/v1/greet.md"]);
     }
+    expect(await plan(repo, ["--explain", "docs/v1/greet.md"])).toContain(
+      "docs/v1/greet.md is related, not flagged: docs/v1 is an older version than docs/v2 (config versions); versions.editOlder: true makes it a candidate",
+    );
+    // With versions.editOlder the older article is a candidate again, at half its score.
+    repo.write({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"], versions: { editOlder: true } }),
+    });
+    const found = await planJson(repo);
+    const newest = found.articles.find((article) => article.path === "docs/v2/greet.md")!;
+    expect(found.weak).toEqual([{ path: "docs/v1/greet.md", score: (newest.score ?? 0) / 2 }]);
     const explained = await plan(repo, ["--explain", "docs/v1/greet.md"]);
     expect(explained).toContain("docs/v1/greet.md is left out");
     expect(explained).toContain(

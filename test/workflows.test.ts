@@ -70,6 +70,7 @@ function runActionScript(cwd: string, inputs: Record<string, string>) {
     GITHUB_OUTPUT: output,
     IMPACT_BIN: join(inject("builtPackage"), "cli/bin.js"),
     IMPACT_MODE: "run",
+    IMPACT_CHECK: "strict",
     IMPACT_BASE: "",
     IMPACT_HEAD: "",
     IMPACT_AUDIT: ".impact/audit.json",
@@ -122,6 +123,38 @@ describe("the action's script", () => {
     expect(stdout).toContain("::notice title=Impact::no model key in this run");
     expect(stdout).toContain("docs/a.md");
     expect(outputs).toContain("skipped=true\n");
+  });
+
+  it("mode=plan: check strict fails on a stale article, advisory passes with annotations, others are refused", () => {
+    const repo = gitRepo({
+      "src/a.ts": "export const PORT = 8080;\n",
+      "docs/a.md": "---\nattention:\n  - op: file\n    path: src/a.ts\n---\n# A\n\nThe port is 8080.\n",
+    });
+    repo.commit({ "src/a.ts": "export const PORT = 9090;\n" });
+    const summary = join(makeTempDir("impact-action-summary-"), "summary.md");
+    writeFileSync(summary, "");
+    const failed = (inputs: Record<string, string>) => {
+      try {
+        runActionScript(repo.dir, inputs);
+        return undefined;
+      } catch (error) {
+        return error as { status: number; stdout: string };
+      }
+    };
+    expect(failed({ IMPACT_MODE: "plan" })?.status).toBe(3);
+    const { stdout } = runActionScript(repo.dir, {
+      IMPACT_MODE: "plan",
+      IMPACT_CHECK: "advisory",
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    expect(stdout).toContain("::warning file=docs/a.md,");
+    expect(readFileSync(summary, "utf8")).toContain("docs/a.md");
+    expect(readFileSync(summary, "utf8")).not.toContain("::warning");
+    const refused = failed({ IMPACT_MODE: "plan", IMPACT_CHECK: "loose" });
+    expect([refused?.status, refused?.stdout]).toEqual([
+      2,
+      "::error::impact action: the check input must be strict or advisory\n",
+    ]);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   type AuditArticle,
   AuditSchema,
   editId,
+  type InstructionsSource,
 } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
 import type { ImpactReason } from "../../shared/plan.js";
@@ -18,6 +19,8 @@ export interface AuditTrailOptions {
   head: string;
   model: string;
   shard?: Shard;
+  /** The project's style instructions every first message carried (by path and hash). */
+  instructions?: InstructionsSource[];
   /** Environment whose secret values are redacted from everything the audit holds. */
   env: Record<string, string | undefined>;
 }
@@ -106,6 +109,7 @@ export class AuditTrail {
       applied,
       ...(this.#options.shard ? { shard: { ...this.#options.shard } } : {}),
       articles,
+      ...(this.#options.instructions?.length ? { instructions: this.#options.instructions } : {}),
       totals: computeTotals(articles, durationMs),
     };
     return AuditSchema.parse(audit);

@@ -48,3 +48,10 @@ export function settingOptions<const Name extends SettingName>(
   }
   return options as { [Key in Name as FlagOf<Key>]: { type: "string"; value: string; help: string } };
 }
+
+/** `--include TIER`: the tiers beyond stale and new that `plan` lists and `run` sends (only `related`). */
+export function parseInclude(value: string | undefined): "related"[] | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "related") throw new UsageError(`--include takes related, got "${value}"`);
+  return ["related"];
+}

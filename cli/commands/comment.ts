@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError } from "../../shared/errors.js";
 import { createGitHubClient } from "../../shared/github-client.js";
@@ -11,6 +10,7 @@ import {
   pullRequestDiffLines,
   upsertPullRequestComment,
 } from "../audit/github.js";
+import { readPullRequestEvent } from "../audit/github-event.js";
 import { writeStepSummary } from "../audit/step-summary.js";
 import { OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
@@ -72,7 +72,7 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
     const repository = values.repo ?? io.env.GITHUB_REPOSITORY;
     if (!repository) throw new UsageError("no repository; pass --repo owner/name or set GITHUB_REPOSITORY");
     const { owner, repo } = parseRepository(repository);
-    const number = parsePositiveInt("pr", values.pr) ?? (await pullRequestFromEvent(io.env));
+    const number = parsePositiveInt("pr", values.pr) ?? (await readPullRequestEvent(io.env))?.number;
     if (number === undefined) throw new UsageError("no pull request; pass --pr N");
 
     const client = createGitHubClient({
@@ -129,18 +129,3 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
     return 0;
   },
 });
-
-/** In GitHub Actions, the pull request number of a pull_request event. */
-async function pullRequestFromEvent(env: Record<string, string | undefined>): Promise<number | undefined> {
-  if (!env.GITHUB_EVENT_PATH) return undefined;
-  try {
-    const event = JSON.parse(await readFile(env.GITHUB_EVENT_PATH, "utf8")) as {
-      pull_request?: { number?: unknown };
-      number?: unknown;
-    };
-    const number = event.pull_request?.number ?? event.number;
-    return typeof number === "number" && Number.isInteger(number) && number > 0 ? number : undefined;
-  } catch {
-    return undefined;
-  }
-}

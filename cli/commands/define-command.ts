@@ -4,18 +4,26 @@ import type { Command, CommandIo } from "../io.js";
 
 /** One flag: its type, the placeholder shown in help for its value, and one line of help. */
 type OptionSpec =
-  | { type: "boolean"; short?: string; help: string }
+  | {
+      type: "boolean";
+      short?: string;
+      help: string;
+      /** Values the flag may also take inline (`--check=advisory`); the bare flag is `true`. */
+      values?: readonly string[];
+    }
   | { type: "string"; value: string; short?: string; help: string; multiple?: boolean };
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
 /** The parsed flags, typed from their specs. */
 type OptionValues<O extends OptionSpecs> = {
-  [K in keyof O]?: O[K] extends { type: "boolean" }
-    ? boolean
-    : O[K] extends { multiple: true }
-      ? string[]
-      : string;
+  [K in keyof O]?: O[K] extends { type: "boolean"; values: readonly (infer V)[] }
+    ? true | V
+    : O[K] extends { type: "boolean" }
+      ? boolean
+      : O[K] extends { multiple: true }
+        ? string[]
+        : string;
 };
 
 interface PositionalSpec {
@@ -105,8 +113,15 @@ function parseCommandLine(
       throw usageError(command, `unknown option ${token.rawName}; impact ${command} takes ${known}`);
     }
     if (spec.type === "boolean") {
-      if (token.value !== undefined) throw usageError(command, `--${token.name} takes no value`);
-      values[token.name] = true;
+      if (token.value !== undefined && !spec.values?.includes(token.value)) {
+        throw usageError(
+          command,
+          spec.values
+            ? `--${token.name} takes no value or one of ${spec.values.map((value) => `--${token.name}=${value}`).join(", ")}`
+            : `--${token.name} takes no value`,
+        );
+      }
+      values[token.name] = token.value ?? true;
       continue;
     }
     if (token.value === undefined) {
@@ -145,7 +160,9 @@ function renderHelp(
 ): string {
   const usage = definition.usage ?? [definition.positionals?.usage, "[options]"].filter(Boolean).join(" ");
   const rows = Object.entries(options).map(([name, spec]) => {
-    const flag = `${spec.short ? `-${spec.short}, ` : ""}--${name}${spec.type === "string" ? ` ${spec.value}` : ""}`;
+    const value =
+      spec.type === "string" ? ` ${spec.value}` : spec.values ? `[=${spec.values.join("|")}]` : "";
+    const flag = `${spec.short ? `-${spec.short}, ` : ""}--${name}${value}`;
     return [flag, spec.help] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;

@@ -1,13 +1,17 @@
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { DEFAULT_IGNORE_GLOBS } from "../../shared/config.js";
 import { GitError, UsageError } from "../../shared/errors.js";
-import type { BacktestReport } from "../plan/backtest.js";
+import { plural } from "../../shared/render/markdown.js";
+import type { BacktestReplay, BacktestReport } from "../plan/backtest.js";
 import type { ConfigProposal } from "../plan/propose-config.js";
 import { parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 /** Commits the proposal and the defaults are scored on, unless `--backtest N` says otherwise. */
 export const INIT_BACKTEST_COMMITS = 20;
+/** The share of flagged articles that should be ones maintainers changed, unless `--target-precision P`. */
+export const DEFAULT_TARGET_PRECISION = 0.6;
 
 export const command = defineCommand({
   name: "init",
@@ -23,16 +27,22 @@ defaults'. Nothing is written without --write.`,
       value: "N",
       help: `score on the last N commits that changed code and docs (default ${INIT_BACKTEST_COMMITS})`,
     },
+    "target-precision": {
+      type: "string",
+      value: "P",
+      help: `pick minScore for this backtest precision, 0 to 1 (default ${DEFAULT_TARGET_PRECISION})`,
+    },
     json: { type: "boolean", help: "print {config, proposals, score, defaults} as one JSON object" },
   },
   footer: "Exit codes: 0 done, 2 bad usage, or impact.config.json exists with --write.",
   run: async ({ values, io }) => {
     const count = parsePositiveInt("backtest", values.backtest) ?? INIT_BACKTEST_COMMITS;
+    const target = parseTargetPrecision(values["target-precision"]);
     const [
       { repositoryRoot },
       { CONFIG_FILE },
       { proposeRepositoryConfig },
-      { runBacktest },
+      { runBacktest, minScoreRows, pickMinScore },
       { ConfigSchema },
     ] = await Promise.all([
       import("../git/repository.js"),
@@ -47,26 +57,52 @@ defaults'. Nothing is written without --write.`,
       throw new GitError(
         "the repository has no commits yet: impact init reads its files and history; commit something first",
       );
-    const target = join(repoRoot, CONFIG_FILE);
+    const configPath = join(repoRoot, CONFIG_FILE);
     // Refused before any work: --write never replaces a config someone wrote.
-    if (values.write && (await exists(target)))
+    if (values.write && (await exists(configPath)))
       throw new UsageError(
         `${CONFIG_FILE} already exists; edit it, or move it away and run impact init --write again`,
       );
     const { proposal, commits } = await proposeRepositoryConfig(repoRoot);
-    const score = await runBacktest({ repoRoot, config: ConfigSchema.parse(proposal.config), count });
-    const defaults = await runBacktest({ repoRoot, config: ConfigSchema.parse({}), count });
+    // Both rows over the same commits and answers: the window is the proposal's articles.
+    const window = ConfigSchema.parse(proposal.config);
+    const replays: BacktestReplay[] = [];
+    // At a minimum of 0 only the relative bar applies; each minimum worth trying is scored from these plans.
+    const unbounded = await runBacktest({
+      repoRoot,
+      config: { ...window, minScore: 0 },
+      count,
+      onReplay: (replay) => replays.push(replay),
+    });
+    const subjects = new Map(unbounded.commits.map((commit) => [commit.sha, commit.subject]));
+    const rows = minScoreRows(unbounded.head, replays, subjects);
+    const picked = pickMinScore(rows, target);
+    if (picked) {
+      proposal.config.minScore = picked.row.minScore;
+      proposal.proposals.push({
+        key: "minScore",
+        value: picked.row.minScore,
+        evidence: picked.reached
+          ? `the lowest minimum reaching precision ${target} over ${plural(unbounded.commits.length, "commit")}: precision ${percent(picked.row.report.precision)}, recall ${percent(picked.row.report.recall)}`
+          : `no minimum reaches precision ${target} over ${plural(unbounded.commits.length, "commit")}; the most precise: precision ${percent(picked.row.report.precision)}, recall ${percent(picked.row.report.recall)}`,
+      });
+    }
+    // Nothing flagged at any minimum: the proposal scores as the default minimum does, from the same plans.
+    const scoredRow = picked?.row ?? rows.find((row) => row.minScore === window.minScore) ?? rows[0]!;
+    const score = { ...scoredRow.report, shallow: unbounded.shallow };
+    const defaults = await runBacktest({ repoRoot, config: ConfigSchema.parse({}), count, window });
+    const worse = worseThan(score, defaults);
     const file = `${JSON.stringify(configFile(proposal), null, 2)}\n`;
     if (values.json) {
       io.stdout(
-        `${JSON.stringify({ config: configFile(proposal), proposals: proposal.proposals, score: summary(score), defaults: summary(defaults) })}\n`,
+        `${JSON.stringify({ config: configFile(proposal), proposals: proposal.proposals, score: summary(score), defaults: summary(defaults), worseThanDefaults: worse })}\n`,
       );
     } else {
-      io.stdout(renderProposal(proposal, commits, file, { proposal: score, defaults }));
+      io.stdout(renderProposal(proposal, commits, file, { proposal: score, defaults, worse }));
     }
     if (values.write) {
       const { writeFileAtomic } = await import("../../shared/fs.js");
-      await writeFileAtomic(target, file);
+      await writeFileAtomic(configPath, file);
       if (!values.json) io.stdout(`\nWrote ${CONFIG_FILE}.\n`);
     }
     return 0;
@@ -82,17 +118,47 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** The file's content: only the keys the proposal has evidence for. */
+/** `--target-precision P`: a number above 0, at most 1. */
+function parseTargetPrecision(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TARGET_PRECISION;
+  const target = Number(value);
+  if (value.trim() === "" || !Number.isFinite(target) || target <= 0 || target > 1)
+    throw new UsageError(
+      `--target-precision takes a number above 0, at most 1 (such as 0.6), got "${value}"`,
+    );
+  return target;
+}
+
+/**
+ * Whether the proposal scores worse than the defaults on the same commits: lower on recall
+ * or precision, and higher on neither.
+ */
+function worseThan(proposal: BacktestScores, defaults: BacktestScores): boolean {
+  const rate = (value: { rate: number | null }) => value.rate ?? 0;
+  const recall = rate(proposal.recall) - rate(defaults.recall);
+  const precision = rate(proposal.precision) - rate(defaults.precision);
+  return (recall < 0 || precision < 0) && recall <= 0 && precision <= 0;
+}
+
+type BacktestScores = Pick<
+  BacktestReport,
+  "commits" | "recall" | "precision" | "flaggedPerCommit" | "shallow"
+>;
+
+/** The file's content: only the keys the proposal has evidence for (ignores only when they add to the defaults). */
 function configFile(proposal: ConfigProposal): Record<string, unknown> {
-  const { docs, ignore, mappings } = proposal.config;
+  const { docs, ignore, mappings, minScore, versions } = proposal.config;
+  const extendsIgnores = ignore.length > DEFAULT_IGNORE_GLOBS.length;
   return {
     ...(docs.length > 0 ? { docs } : {}),
-    ...(ignore.length > 0 ? { ignore } : {}),
+    ...(extendsIgnores ? { ignore } : {}),
     ...(mappings.length > 0 ? { mappings } : {}),
+    ...(minScore === undefined ? {} : { minScore }),
+    ...(versions ? { versions } : {}),
   };
 }
 
-function summary(report: BacktestReport) {
+function summary(report: BacktestScores) {
   return {
     commits: report.commits.length,
     recall: report.recall,
@@ -110,7 +176,7 @@ export function renderProposal(
   proposal: ConfigProposal,
   commits: number,
   file: string,
-  scores: { proposal: BacktestReport; defaults: BacktestReport },
+  scores: { proposal: BacktestScores; defaults: BacktestScores; worse: boolean },
 ): string {
   const lines: string[] = [
     `Proposed impact.config.json (from the layout and ${commits} commits of history)`,
@@ -118,7 +184,8 @@ export function renderProposal(
   ];
   if (proposal.proposals.length === 0) lines.push("No documentation found; the defaults stay.");
   for (const entry of proposal.proposals) {
-    const value = typeof entry.value === "string" ? entry.value : `${entry.value.code} → ${entry.value.docs}`;
+    const value =
+      typeof entry.value === "object" ? `${entry.value.code} → ${entry.value.docs}` : String(entry.value);
     lines.push(`${entry.key.padEnd(8)}  ${value}`, `          ${entry.evidence}`);
   }
   lines.push("", file.trimEnd(), "");
@@ -130,7 +197,9 @@ export function renderProposal(
         : "No commit changed both code and an existing article: nothing to score it on.",
     );
   } else {
-    lines.push(`Backtest over the last ${scored} commits that changed code and docs:`);
+    lines.push(
+      `Backtest over the last ${scored} commits that changed code and the proposal's articles (both rows: the same commits and answers):`,
+    );
     const rows = [
       ["", "RECALL", "PRECISION", "FLAGGED/COMMIT"],
       ...(
@@ -152,6 +221,11 @@ export function renderProposal(
           .map((cell, column) => cell.padEnd(widths[column]!))
           .join("  ")
           .trimEnd(),
+      );
+    if (scores.worse)
+      lines.push(
+        "",
+        "The proposal scores worse than the defaults on these commits: keep the defaults (no impact.config.json), or edit the proposal before writing it.",
       );
   }
   return `${lines.join("\n")}\n`;

@@ -1,15 +1,18 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { InstructionsSource } from "../../shared/audit.js";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
-import type { ImpactPlan } from "../../shared/plan.js";
+import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
 import { settingFlag } from "../../shared/settings.js";
+import type { CommandIo } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
+import type { CheckMode } from "../plan/gate.js";
 import { RELATIVE_MIN_SCORE } from "../plan/score.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt, settingOptions } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parseInclude, parsePositiveInt, settingOptions } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
@@ -20,7 +23,21 @@ export const command = defineCommand({
   description: "Finds the documentation articles a change makes wrong, and says why. No model needed.",
   options: {
     ...CHANGE_OPTIONS,
-    check: { type: "boolean", help: "exit 3 when impacted articles exist that the change did not touch" },
+    check: {
+      type: "boolean",
+      values: ["strict", "advisory"] as const,
+      help: "exit 3 when stale articles exist that the change did not touch; =advisory: exit 0 and print GitHub annotations",
+    },
+    labels: {
+      type: "string",
+      value: "A,B",
+      help: "the pull request's labels, for checkAcknowledgeLabel (default: from GITHUB_EVENT_PATH in Actions)",
+    },
+    include: {
+      type: "string",
+      value: "TIER",
+      help: "also list this tier: related (default: config include)",
+    },
     backtest: {
       type: "string",
       value: "N",
@@ -34,15 +51,17 @@ export const command = defineCommand({
     },
     ...OUTPUT_OPTIONS,
   },
-  footer: "Exit codes: 0 done, 2 bad usage or input, 3 --check found articles left untouched.",
+  footer: `Exit codes: 0 done (or acknowledged: a "Docs-Impact: none" trailer in the range, or the
+checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articles left untouched.`,
   run: async ({ values, io }) => {
     const repo = resolve(io.cwd, values.repo ?? ".");
     const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
     const backtest = parsePositiveInt("backtest", values.backtest);
     const minScore = settingFlag("minScore", values) as number | undefined;
+    const include = parseInclude(values.include);
     if (backtest !== undefined) {
-      if (values.diff !== undefined || values.base !== undefined || values.check) {
-        throw new UsageError("--backtest walks history itself; drop --diff, --base and --check");
+      if (values.diff !== undefined || values.base !== undefined || values.check || values.labels) {
+        throw new UsageError("--backtest walks history itself; drop --diff, --base, --check and --labels");
       }
       const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }, { Workdir }] =
         await Promise.all([
@@ -76,7 +95,12 @@ export const command = defineCommand({
       import("../plan/build-plan.js"),
       import("../../shared/plan.js"),
     ]);
-    const { plan, explanation, repoRoot } = await buildPlan({
+    const {
+      plan,
+      explanation,
+      config: loadedConfig,
+      repoRoot,
+    } = await buildPlan({
       repo,
       base: values.base,
       head: values.head,
@@ -94,31 +118,88 @@ export const command = defineCommand({
         throw new UsageError(
           `--explain ${explanation.path}: no such file in the repository; give an article's path from the repository root, such as docs/guide.md`,
         );
-      if (values.json && !values.quiet) io.stdout(`${JSON.stringify(explanation)}\n`);
-      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation));
+      // What a run would add to this article's first message: the project's style guidance.
+      const { loadInstructions } = await import("../run/instructions.js");
+      const { sources: instructions } = await loadInstructions(repoRoot, loadedConfig);
+      if (values.json && !values.quiet) io.stdout(`${JSON.stringify({ ...explanation, instructions })}\n`);
+      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation, instructions));
       return 0;
     }
     // --quiet wins over --json: nothing but errors.
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
-    if (!values.json && !values.quiet) io.stdout(renderPlan(plan));
+    const includeRelated = (include ?? loadedConfig.include).includes("related");
+    if (!values.json && !values.quiet) io.stdout(renderPlan(plan, { includeRelated }));
     if (!values.json && !values.quiet)
       for (const warning of plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     if (values.check) {
-      const untouched = plan.articles.filter((article) => article.status === "impacted");
-      if (untouched.length > 0) {
-        const names = untouched.map((article) => article.path);
-        const shown =
-          names.length > 5
-            ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`
-            : names.join(", ");
-        throw new CheckFailed(
-          `${plural(untouched.length, "article probably needs", "articles probably need")} an update that this change did not make: ${shown}`,
-        );
-      }
+      await checkPlan({
+        plan,
+        mode: values.check === true ? "strict" : values.check,
+        repoRoot,
+        acknowledgeLabel: loadedConfig.checkAcknowledgeLabel,
+        fromDiff: diff !== undefined,
+        labels: values.labels,
+        io,
+        json: values.json ?? false,
+      });
     }
     return 0;
   },
 });
+
+/**
+ * `--check`: passes when no stale article is left untouched, or when a commit trailer or the
+ * pull request's label acknowledges the change (said in one line); otherwise fails with exit 3
+ * (strict) or prints GitHub annotations and passes (advisory). Git and the event file are
+ * read only when there is something to acknowledge.
+ */
+async function checkPlan(input: {
+  plan: ImpactPlan;
+  mode: CheckMode;
+  repoRoot: string;
+  /** Config `checkAcknowledgeLabel`. */
+  acknowledgeLabel: string | undefined;
+  fromDiff: boolean;
+  labels: string | undefined;
+  io: CommandIo;
+  json: boolean;
+}): Promise<void> {
+  const { plan, io } = input;
+  const gate = await import("../plan/gate.js");
+  const stale = gate.untouchedStale(plan);
+  if (stale.length === 0) return;
+  const [{ gitAt, commitTrailers }, { readPullRequestEvent }] = await Promise.all([
+    import("../git/repository.js"),
+    import("../audit/github-event.js"),
+  ]);
+  // A diff read from a file or stdin has no commits to carry a trailer.
+  const commits = input.fromDiff
+    ? []
+    : await commitTrailers(gitAt(input.repoRoot), plan.base, plan.head, gate.ACKNOWLEDGE_TRAILER);
+  const labels =
+    input.labels !== undefined
+      ? input.labels
+          .split(",")
+          .map((label) => label.trim())
+          .filter(Boolean)
+      : input.acknowledgeLabel === undefined
+        ? []
+        : ((await readPullRequestEvent(io.env))?.labels ?? []);
+  const acknowledgement = gate.findAcknowledgement({
+    commits,
+    labels,
+    label: input.acknowledgeLabel,
+  });
+  // On stdout, where the runner reads workflow commands; beside --json's object, on stderr.
+  const write = input.json ? io.stderr : io.stdout;
+  if (acknowledgement) {
+    write(`${printable(gate.acknowledgementLine(acknowledgement, stale.length))}\n`);
+    return;
+  }
+  if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale));
+  for (const line of gate.checkAnnotations(stale)) write(`${line}\n`);
+  io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale))}\n`);
+}
 
 /** `--explain ./docs/a.md` and `docs\\a.md` name the same article as `docs/a.md`. */
 function toRepoPath(path: string): string {
@@ -137,7 +218,10 @@ function bar(plan: { minScore?: number; threshold?: number }): string {
 }
 
 /** `--explain PATH` for people: the verdict, then every signal kept and dropped. */
-export function renderExplanation(explanation: Explanation): string {
+export function renderExplanation(
+  explanation: Explanation,
+  instructions: readonly InstructionsSource[] = [],
+): string {
   const lines: string[] = [];
   const verdict = !explanation.isArticle
     ? "is not an article (not matched by the docs globs, or matched by ignore)"
@@ -150,7 +234,11 @@ export function renderExplanation(explanation: Explanation): string {
           : explanation.status === "new"
             ? `does not exist; the change calls for it as a new article: score ${score(explanation.score)}`
             : `is ${explanation.status}: score ${score(explanation.score)} (${bar(explanation)})`;
-  lines.push(`${explanation.path} ${verdict}`);
+  lines.push(
+    explanation.related
+      ? `${explanation.path} is related, not flagged: ${explanation.related}; versions.editOlder: true makes it a candidate`
+      : `${explanation.path} ${verdict}`,
+  );
   if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
   if (explanation.olderVersion)
     lines.push(
@@ -185,6 +273,12 @@ export function renderExplanation(explanation: Explanation): string {
   if (names.length > 0) lines.push("", `Names never used as evidence: ${names.join(", ")}`);
   const files = explanation.ignoredFiles.map((file) => `${file.path} (${file.why})`);
   if (files.length > 0) lines.push("", `Changed files not used as evidence: ${files.join(", ")}`);
+  if (instructions.length > 0) {
+    const shown = instructions.map(
+      (source) => `${source.path} (hash ${source.hash}${source.truncated ? ", cut at the size cap" : ""})`,
+    );
+    lines.push("", `Style instructions a run sends with it: ${shown.map(printable).join(", ")}`);
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -205,11 +299,41 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
   return [...groups.values()];
 }
 
-/** The table people read: each article with its status, its reasons and the changed files behind them. */
-export function renderPlan(plan: ImpactPlan): string {
+/** An article's rows in the table: its status and score, then one row per reason group. */
+function articleRows(articles: readonly PlannedArticle[]): string[][] {
+  const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
+  for (const article of articles) {
+    if (article.impact.length === 0)
+      rows.push([article.path, article.status, "-", "-", article.path, "changed by the diff"]);
+    const groups = groupReasons(article.impact);
+    groups.slice(0, MAX_REASON_ROWS).forEach((group, index) => {
+      const more = group.details.length > 1 ? ` (and ${group.details.length - 1} more)` : "";
+      rows.push([
+        index === 0 ? article.path : "",
+        index === 0 ? (article.tier === "related" ? "related" : article.status) : "",
+        index === 0 ? score(article.score) : "",
+        group.kind,
+        group.source,
+        `${group.details[0]}${more}`,
+      ]);
+    });
+    if (groups.length > MAX_REASON_ROWS) {
+      const hidden = groups.length - MAX_REASON_ROWS;
+      rows.push(["", "", "", "…", plural(hidden, "more file"), "all of them: impact plan --json"]);
+    }
+  }
+  return rows.map((row) => row.map(printable));
+}
+
+/**
+ * The table people read: each article with its status, its reasons and the changed files
+ * behind them. Related articles (nothing in them contradicted) are named on one line, or
+ * shown in a table of their own with `includeRelated` (`--include related`).
+ */
+export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean } = {}): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
   const created = plan.articles.filter((article) => article.status === "new");
-  const touched = plan.articles.length - impacted - created.length;
+  const touched = plan.articles.filter((article) => article.status === "touched").length;
   const range =
     plan.base === plan.head ? shortSha(plan.head) : `${shortSha(plan.base)}..${shortSha(plan.head)}`;
   const lines: string[] = [];
@@ -221,28 +345,7 @@ export function renderPlan(plan: ImpactPlan): string {
       `${plural(impacted, "article")} impacted, ${touched} touched${fresh} by the change (${range})`,
       "",
     );
-    const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
-    for (const article of plan.articles) {
-      if (article.impact.length === 0)
-        rows.push([article.path, article.status, "-", "-", article.path, "changed by the diff"]);
-      const groups = groupReasons(article.impact);
-      groups.slice(0, MAX_REASON_ROWS).forEach((group, index) => {
-        const more = group.details.length > 1 ? ` (and ${group.details.length - 1} more)` : "";
-        rows.push([
-          index === 0 ? article.path : "",
-          index === 0 ? article.status : "",
-          index === 0 ? score(article.score) : "",
-          group.kind,
-          group.source,
-          `${group.details[0]}${more}`,
-        ]);
-      });
-      if (groups.length > MAX_REASON_ROWS) {
-        const hidden = groups.length - MAX_REASON_ROWS;
-        rows.push(["", "", "", "…", plural(hidden, "more file"), "all of them: impact plan --json"]);
-      }
-    }
-    lines.push(...table(rows.map((row) => row.map(printable))));
+    lines.push(...table(articleRows(plan.articles)));
     if (created.length > 0) {
       lines.push("", "New articles (impact run --allow-create writes them, following their models):");
       for (const article of created)
@@ -253,11 +356,25 @@ export function renderPlan(plan: ImpactPlan): string {
         );
     }
   }
+  const related = plan.related ?? [];
+  if (related.length > 0 && options.includeRelated) {
+    lines.push("", `Related, not flagged (about the changed code; nothing in them is contradicted):`, "");
+    lines.push(...table(articleRows(related)));
+  } else if (related.length > 0) {
+    const shown = related.slice(0, 10).map((article) => printable(article.path));
+    const more = related.length > 10 ? `, and ${related.length - 10} more` : "";
+    lines.push("", `Related, not flagged: ${shown.join(", ")}${more} (show them: --include related)`);
+  }
   const weak = plan.weak ?? [];
   if (weak.length > 0 && plan.minScore !== undefined) {
     const shown = weak.slice(0, 10).map((article) => `${article.path} (${score(article.score)})`);
     const more = weak.length > 10 ? `, and ${weak.length - 10} more` : "";
     lines.push("", `Below ${bar(plan)}: ${shown.join(", ")}${more}`);
+  }
+  if (plan.related.length > 0) {
+    const shown = plan.related.slice(0, 10).map((article) => printable(article.path));
+    const more = plan.related.length > 10 ? `, and ${plan.related.length - 10} more` : "";
+    lines.push("", `Related, not flagged: ${shown.join(", ")}${more}`);
   }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {

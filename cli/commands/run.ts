@@ -14,10 +14,10 @@ import type { CommandIo } from "../io.js";
 import { articleSourceFor, buildPlan } from "../plan/build-plan.js";
 import { TerminalProgress } from "../run/progress.js";
 import { endpointIdentity, RESULT_CACHE } from "../run/result-cache.js";
-import { runImpact, selectArticles } from "../run/run-impact.js";
+import { plannedArticles, runImpact, selectArticles } from "../run/run-impact.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_AUDIT, DEFAULT_PATCH, WORKDIR } from "../workdir/workdir.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, settingOptions } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parseInclude, settingOptions } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 /** The settings whose environment variables a run reads. */
@@ -59,6 +59,11 @@ combined patch; changes your files only with --apply.`,
       help: "save every model exchange to FILE (for --model replay:FILE)",
     },
     "include-touched": { type: "boolean", help: "also send articles the change already edits" },
+    include: {
+      type: "string",
+      value: "TIER",
+      help: "also send this tier to the model: related (default: config include)",
+    },
     stream: { type: "boolean", help: "stream model answers" },
     "no-cache": {
       type: "boolean",
@@ -81,6 +86,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     const shard = values.shard === undefined ? undefined : parseShard(values.shard);
     if (shard === null) throw new UsageError(`--shard takes I/N with 1 ≤ I ≤ N, got "${values.shard}"`);
     if (values.only !== undefined && values.only.trim() === "") throw new UsageError("--only takes a glob");
+    const include = parseInclude(values.include);
     const repo = resolve(io.cwd, values.repo ?? ".");
     const diff =
       values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
@@ -119,7 +125,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
       for (const warning of built.plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     const settings = resolveSettings({ flags: values, env: io.env, config: built.config });
     const { maxCostUsd } = settings;
-    const selection = selectArticles(built.plan.articles, {
+    const includeRelated = (include ?? built.config.include).includes("related");
+    const selection = selectArticles(plannedArticles(built.plan, includeRelated), {
       ...(values.only === undefined ? {} : { only: values.only }),
       ...(shard ? { shard } : {}),
       includeTouched: values["include-touched"] ?? false,

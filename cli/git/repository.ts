@@ -332,6 +332,48 @@ export async function isShallow(git: Git): Promise<boolean> {
   }
 }
 
+/** A commit of a range with the values of one trailer key (`Docs-Impact: none` → `["none"]`). */
+export interface CommitTrailers {
+  sha: string;
+  subject: string;
+  values: string[];
+}
+
+/**
+ * The commits of `base..head`, newest first, each with the values of trailer `key`, parsed by
+ * git itself (`%(trailers)`: only the message's trailer block counts, keys match whatever
+ * their case, folded values are unfolded).
+ */
+export async function commitTrailers(
+  git: Git,
+  base: string,
+  head: string,
+  key: string,
+): Promise<CommitTrailers[]> {
+  const output = await git.raw([
+    "log",
+    `--format=%H%x1f%s%x1f%(trailers:key=${key},valueonly,unfold,separator=%x1d)%x00`,
+    // The first commit's base is the empty tree: every commit up to the head is in the range.
+    base === EMPTY_TREE ? head : `${base}..${head}`,
+    "--",
+  ]);
+  return output
+    .split("\0")
+    .map((record) => record.replace(/^\n/, ""))
+    .filter((record) => record !== "")
+    .map((record) => {
+      const [sha = "", subject = "", values = ""] = record.split("\x1f");
+      return {
+        sha,
+        subject,
+        values: values
+          .split("\x1d")
+          .map((value) => value.trim())
+          .filter(Boolean),
+      };
+    });
+}
+
 /**
  * Reads many blobs, by their object names (hex shas), through one `git cat-file --batch`
  * process. A sha that does not exist maps to undefined; binary content is returned as

@@ -81,8 +81,14 @@ export async function runBacktest(options: {
   onReplay?: (replay: BacktestReplay) => void;
   /** Where the history and declaration caches live; saved once the head is known good. */
   workdir?: Workdir;
+  /**
+   * The config whose articles pick the commits and the answer (default: `config`), so that
+   * two configs scored with the same `window` are scored on the same commits and truth.
+   */
+  window?: ImpactConfig;
 }): Promise<BacktestReport> {
   const { repoRoot, config, count } = options;
+  const windowConfig = options.window ?? config;
   const git = gitAt(repoRoot);
   const headName = options.head ?? "HEAD";
   const head = await resolveCommit(git, headName);
@@ -91,6 +97,7 @@ export async function runBacktest(options: {
   await workdir?.save();
   const historyCache = await workdir?.cache(HISTORY_CACHE);
   const isArticle = articleSelector(config);
+  const isWindowArticle = windowConfig === config ? isArticle : articleSelector(windowConfig);
   const [log, shallow] = await Promise.all([
     git.raw([
       "log",
@@ -105,7 +112,7 @@ export async function runBacktest(options: {
   ]);
   const generic = await genericNames(repoRoot, head);
   const commits: BacktestCommit[] = [];
-  for (const candidate of candidatesOf(log, isArticle)) {
+  for (const candidate of candidatesOf(log, isWindowArticle)) {
     if (commits.length >= count) break;
     const changeSet = await loadChangeSet({
       repo: repoRoot,
@@ -113,17 +120,23 @@ export async function runBacktest(options: {
       head: candidate.sha,
       ...(workdir ? { workdir } : {}),
     });
-    const articlesBefore = await listArticles(repoRoot, config, { revision: candidate.parent });
-    const existing = new Set(articlesBefore);
+    // The window (which commits, and the articles they changed) comes from the window's config alone.
+    const windowArticles = await listArticles(repoRoot, windowConfig, { revision: candidate.parent });
+    const existing = new Set(windowArticles);
     const changed = changeSet.files
       .filter((file) => file.status !== "added" && file.status !== "deleted")
       .map((file) => file.oldPath ?? file.path)
       .filter((path) => existing.has(path));
     if (changed.length === 0) continue;
-    const codeOnly = codeOnlyChange(changeSet, isArticle);
+    const windowCodeOnly = codeOnlyChange(changeSet, isWindowArticle);
     // A commit whose other files are all CI config, tests, lockfiles, images or records of
     // the past changed no code: nothing in it can be evidence, so there is nothing to score.
-    if (!selectEvidence(codeOnly, existing, config).files.some((file) => !file.binary)) continue;
+    if (!selectEvidence(windowCodeOnly, existing, windowConfig).files.some((file) => !file.binary)) continue;
+    const codeOnly = windowConfig === config ? windowCodeOnly : codeOnlyChange(windowCodeOnly, isArticle);
+    const articlesBefore =
+      windowConfig === config
+        ? windowArticles
+        : await listArticles(repoRoot, config, { revision: candidate.parent });
     const { articles, plan } = await planAtParent({
       repoRoot,
       config,
@@ -134,7 +147,7 @@ export async function runBacktest(options: {
       minScore: options.minScore,
       historyCache,
     });
-    const flaggedArticles = plan.articles.filter((article) => article.status === "impacted");
+    const flaggedArticles = flaggedByPlan(plan);
     const truth = new Set(changed);
     options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth, plan });
     const byKind = Object.fromEntries(
@@ -228,6 +241,75 @@ export async function replayCommit(options: {
     minScore: options.minScore,
   });
   return { changeSet, articles, plan };
+}
+
+/** What a plan flags: its stale articles (impacted ones of a plan without tiers); related ones are not flags. */
+function flaggedByPlan(plan: ImpactPlan) {
+  return plan.articles.filter(
+    (article) => article.status === "impacted" && (article.tier ?? "stale") === "stale",
+  );
+}
+
+/** The minimums `impact init` tries: round steps, so a handful of commits cannot pick an odd value. */
+const MIN_SCORE_GRID = Array.from({ length: 17 }, (_, step) => Math.round((0.1 + step * 0.05) * 100) / 100);
+
+/** One row of a minScore calibration: the backtest as it would be with this minimum. */
+export interface MinScoreRow {
+  minScore: number;
+  report: Omit<BacktestReport, "shallow">;
+}
+
+/**
+ * The backtest at each minimum worth trying, from replays scored with a config minScore of 0
+ * (so only the relative bar applied): with a minimum `m`, an article is flagged when it was
+ * and scores at least `m`. Rows for each minimum of MIN_SCORE_GRID, lowest (most recall) first.
+ */
+export function minScoreRows(
+  head: string,
+  replays: readonly BacktestReplay[],
+  subjects: Map<string, string>,
+): MinScoreRow[] {
+  const flaggedByReplay = replays.map((replay) => ({ replay, flagged: flaggedByPlan(replay.plan) }));
+  return MIN_SCORE_GRID.map((minScore) => {
+    const commits = flaggedByReplay.map(({ replay, flagged }) => {
+      const kept = flagged.filter((article) => (article.score ?? 1) >= minScore);
+      const paths = kept.map((article) => article.path);
+      return {
+        sha: replay.sha,
+        subject: subjects.get(replay.sha) ?? "",
+        changed: [...replay.truth].sort(),
+        flagged: paths,
+        found: paths.filter((path) => replay.truth.has(path)),
+        byKind: Object.fromEntries(
+          KINDS.map((kind) => [
+            kind,
+            kept
+              .filter((article) => article.impact.some((reason) => reason.kind === kind))
+              .map((article) => article.path),
+          ]),
+        ) as BacktestCommit["byKind"],
+      };
+    });
+    return { minScore, report: scoreBacktest(head, commits) };
+  });
+}
+
+/**
+ * The minimum that reaches `target` precision with the most recall (the lowest such
+ * minimum), or, when none reaches it, the one with the best precision; undefined when
+ * nothing was flagged at all.
+ */
+export function pickMinScore(
+  rows: readonly MinScoreRow[],
+  target: number,
+): { row: MinScoreRow; reached: boolean } | undefined {
+  const scored = rows.filter((row) => row.report.precision.rate !== null);
+  const reaching = scored.find((row) => row.report.precision.rate! >= target);
+  if (reaching) return { row: reaching, reached: true };
+  let best: MinScoreRow | undefined;
+  for (const row of scored)
+    if (best === undefined || row.report.precision.rate! > best.report.precision.rate!) best = row;
+  return best === undefined ? undefined : { row: best, reached: false };
 }
 
 /** Commits of a `git log --name-only` listing that changed both an article and another file, newest first. */

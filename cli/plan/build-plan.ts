@@ -21,6 +21,7 @@ import { genericNames } from "./generic-names.js";
 import { HISTORY_CACHE, type History, mineHistory, shallowHistoryWarning } from "./history.js";
 import { loadChangeSet } from "./read-change-set.js";
 import { type SymbolExtractor, startSymbolExtractor } from "./symbols/extractor.js";
+import { moveOlderVersionsToRelated, versionLayout } from "./versioned-docs.js";
 
 export interface BuildPlanOptions {
   repo: string;
@@ -127,6 +128,18 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       options.explain === undefined
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, options.explain);
+    // Older versions of versioned docs are context, not edited (config versions.editOlder).
+    if (!config.versions?.editOlder) {
+      const layout = versionLayout(
+        articles.map((article) => article.path),
+        changeSet.files.map((file) => file.path),
+        config.versions,
+      );
+      moveOlderVersionsToRelated(plan, layout);
+      const folder = explanation && layout?.older.get(explanation.path);
+      if (explanation && folder && explanation.status === "impacted")
+        explanation.related = `${folder} is an older version than ${layout!.current.join(", ")} (config versions)`;
+    }
     plan.warnings.unshift(
       ...docsGlobWarnings(config, unmatchedDocsGlobs ?? []),
       ...formatWarnings,

@@ -17,11 +17,12 @@ import { type Dropped, referenceLookups, referenceSignals } from "./detect/refer
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
 import { findSweeps } from "./detect/sweeps.js";
-import { type OlderVersionArticle, olderVersionArticles } from "./detect/version-folders.js";
+import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
+import { olderVersionScaling, versionLayout } from "./versioned-docs.js";
 
 export type { ArticleText } from "./detect/article-text.js";
 
@@ -54,6 +55,8 @@ export interface Explanation {
   dropped: DroppedSignal[];
   /** Set when the article's score was scaled for being in an older version's docs folder. */
   olderVersion?: OlderVersionArticle;
+  /** Set when the plan lists the article as related instead of flagging it (an older docs version). */
+  related?: string;
   /** Changed files no rule used as evidence, and why. */
   ignoredFiles: IgnoredFile[];
   /** Names dropped for every article (too short, ignored, generic, too common). */
@@ -177,9 +180,11 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const weak: { path: string; score: number }[] = [];
   const scores = new Map<string, number>();
   // Docs of an older version (`docs/v1/` beside `docs/v3/`) count at a share of their score.
-  const older = olderVersionArticles(
-    articlePaths,
+  // Unless config versions.editOlder, they are listed as related instead (versioned-docs.ts).
+  const older = olderVersionScaling(
+    sortedArticles,
     evidence.files.map((file) => file.path),
+    config.versions,
   );
   for (const [path, found] of signals) {
     const score = articleScore(found);
@@ -190,9 +195,18 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     const own = changed.get(path);
     return own !== undefined && own.status !== "deleted" && own.path === path;
   };
-  // The bar rises with the strongest stale article: related ones never raise it.
+  // The bar rises with the strongest stale article: related ones never raise it, nor do
+  // older docs versions listed as related (versioned-docs.ts).
+  const relatedOlder = config.versions?.editOlder
+    ? undefined
+    : versionLayout(
+        sortedArticles,
+        changeSet.files.map((file) => file.path),
+        config.versions,
+      )?.older;
   let best = 0;
-  for (const [path, score] of scores) if (!isTouched(path) && isStale(path)) best = Math.max(best, score);
+  for (const [path, score] of scores)
+    if (!isTouched(path) && isStale(path) && !relatedOlder?.has(path)) best = Math.max(best, score);
   // An explicit --min-score is this run's whole bar; the configured one rises with the best article.
   const threshold = input.minScore ?? scoreThreshold(minScore, best);
   for (const path of sortedArticles) {

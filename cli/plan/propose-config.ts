@@ -1,22 +1,32 @@
 import { basename, extname, posix } from "node:path";
 import picomatch from "picomatch";
-import type { Mapping } from "../../shared/config.js";
+import { DEFAULT_IGNORE_GLOBS, type Mapping } from "../../shared/config.js";
 import { isDocumentationExtension } from "../../shared/formats/index.js";
 import { plural } from "../../shared/render/markdown.js";
 import { gitAt } from "../git/repository.js";
 import { type HistoryCommit, mineHistory } from "./history.js";
 import { escapeGlob } from "./mapping.js";
+import { versionLayout } from "./versioned-docs.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
 interface Proposal {
-  key: "docs" | "ignore" | "mappings";
-  value: string | Mapping;
+  key: "docs" | "ignore" | "mappings" | "minScore" | "versions";
+  value: string | number | Mapping;
   evidence: string;
 }
 
-/** The config `impact init` proposes (only keys it has evidence for), with the evidence. */
+/**
+ * The config `impact init` proposes, with the evidence. `ignore` is always the default
+ * ignores followed by the records they miss (it extends them, never replaces them).
+ */
 export interface ConfigProposal {
-  config: { docs: string[]; ignore: string[]; mappings: Mapping[] };
+  config: {
+    docs: string[];
+    ignore: string[];
+    mappings: Mapping[];
+    minScore?: number;
+    versions?: { current: string };
+  };
   proposals: Proposal[];
 }
 
@@ -103,10 +113,11 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
     });
   }
 
-  // ignore: the records among the files the docs globs take in.
+  // ignore: the records among the files the docs globs take in that the defaults miss.
   const isDoc = docs.length > 0 ? picomatch(docs) : () => false;
-  const ignore: string[] = [];
-  for (const path of records.filter((record) => isDoc(record))) {
+  const ignoredByDefault = picomatch(DEFAULT_IGNORE_GLOBS, { dot: true, nocase: true });
+  const ignore: string[] = [...DEFAULT_IGNORE_GLOBS];
+  for (const path of records.filter((record) => isDoc(record) && !ignoredByDefault(record))) {
     const glob = ignoreGlobFor(path);
     if (ignore.includes(glob)) continue;
     ignore.push(glob);
@@ -127,7 +138,30 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
       evidence: `${plural(names.length, "file")} with a namesake article (${sample(names)}); changed together in ${plural(together, "commit")}`,
     });
   }
-  return { config: { docs, ignore, mappings: mappings.map((entry) => entry.mapping) }, proposals };
+  // versions: a versioned docs layout, said so the user knows which folder gets edited.
+  const layout = versionLayout(articles, [], undefined);
+  const current = layout?.current.length === 1 ? layout.current[0]! : undefined;
+  if (layout && current !== undefined) {
+    const older = [...new Set(layout.older.values())].sort();
+    const kind =
+      layout.source === "docusaurus"
+        ? `Docusaurus versioned docs${input.files.includes("versions.json") ? " (versions.json)" : ""}`
+        : "one docs folder per version";
+    proposals.push({
+      key: "versions",
+      value: current,
+      evidence: `${kind}: ${current} is current; ${sample(older)} ${older.length === 1 ? "is an older version" : "are older versions"}, read as context and never edited`,
+    });
+  }
+  return {
+    config: {
+      docs,
+      ignore,
+      mappings: mappings.map((entry) => entry.mapping),
+      ...(current === undefined ? {} : { versions: { current } }),
+    },
+    proposals,
+  };
 }
 
 function namesakeMappings(files: string[], articles: string[], history: HistoryCommit[]) {

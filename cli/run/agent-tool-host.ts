@@ -11,6 +11,7 @@ import { cutToBytes } from "./tools/common.js";
 import {
   parseToolArguments,
   type RecordedEdit,
+  type StyleCheck,
   type Tool,
   type ToolContext,
   type ToolResult,
@@ -39,6 +40,8 @@ export interface AgentToolHostOptions {
   limits?: Partial<ToolLimits>;
   /** Docs templates (config `templates`): what edits to this article must keep. */
   templates?: readonly Template[];
+  /** The after-edit style check shared by the run's articles (Vale); absent: none. */
+  styleCheck?: StyleCheck;
 }
 
 export interface ToolCallResult {
@@ -179,6 +182,7 @@ export class AgentToolHost {
       markDone: () => {
         this.#done = true;
       },
+      ...(this.#options.styleCheck ? { styleCheck: this.#options.styleCheck } : {}),
     };
   }
 

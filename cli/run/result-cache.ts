@@ -33,6 +33,8 @@ export interface ResultKeyParts {
   article: string;
   /** The first user message: the article prompt with the relevant hunks, reasons and outline filled in. */
   firstMessage: string;
+  /** The style instructions' paths and hashes (instructionsKey) and the after-edit style check's key. */
+  instructions: string;
 }
 
 /** sha256 (hex) over the parts, each length-prefixed so no two different sets of parts can collide by concatenation. */
@@ -48,6 +50,7 @@ export function resultKey(parts: ResultKeyParts): string {
     parts.config,
     parts.article,
     parts.firstMessage,
+    parts.instructions,
   ];
   for (const field of fields) {
     hash.update(`${Buffer.byteLength(field)}:`);

@@ -9,11 +9,13 @@ import { redactArticle } from "../audit/audit-trail.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
 import type { CacheStore } from "../workdir/cache-store.js";
 import { resolveRunLimits } from "./budget.js";
+import type { ProjectInstructions } from "./instructions.js";
 import type { ProgressSink } from "./progress.js";
 import { ReadBudget } from "./read-budget.js";
 import { answerConfig, ResultCacheFolder } from "./result-cache.js";
 import { ImpactAgentRunner } from "./runner.js";
 import { toolHostSessions } from "./session.js";
+import { ValeCheck } from "./vale.js";
 import { Workspace } from "./workspace.js";
 
 /** What the agent loops need of a run (runImpact's options hold these and more). */
@@ -35,6 +37,8 @@ export interface AgentRunOptions {
   /** The model's price, for `usage.costUsd` and `--max-cost`. */
   price?: ModelPrice;
   maxCostUsd?: number;
+  /** The project's style instructions (loadInstructions); absent: none. */
+  instructions?: ProjectInstructions;
   /** Problems that do not stop the run (a corrupt cache entry). */
   onWarning?: (message: string) => void;
 }
@@ -59,6 +63,12 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
         warn: options.onWarning ?? (() => undefined),
       })
     : undefined;
+  // Vale runs after each edit when the repository configures it (one warning if it cannot).
+  const styleCheck = ValeCheck.forRepository({
+    root: repoRoot,
+    env: options.env,
+    warn: options.onWarning ?? (() => undefined),
+  });
   const runner = new ImpactAgentRunner({
     model: options.model,
     systemPrompt: await systemPrompt(),
@@ -70,6 +80,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
       changeSet,
       config,
       allowCreate: options.allowCreate,
+      ...(styleCheck ? { styleCheck } : {}),
     }),
     allowCreate: options.allowCreate,
     ...limits,
@@ -85,6 +96,8 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
         }
       : {}),
     ...(options.price ? { price: options.price } : {}),
+    ...(options.instructions ? { instructions: options.instructions } : {}),
+    ...(styleCheck ? { styleCheckKey: styleCheck.key } : {}),
     ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
   });
   const articles = await runner.run(toRun, options.signal);

@@ -3,11 +3,12 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
-import type { PlannedArticle } from "../../shared/plan.js";
+import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
 import { type Shard, shardOf } from "../../shared/shard.js";
 import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
 import type { BuiltPlan } from "../plan/build-plan.js";
+import { loadInstructions } from "./instructions.js";
 import type { AgentRunOptions } from "./run-agents.js";
 
 export interface RunImpactOptions extends AgentRunOptions {
@@ -39,6 +40,8 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   const now = options.now ?? (() => new Date());
   const { plan, config, repoRoot } = options.built;
   const startedAt = now();
+  // Read before any article: a configured file that is missing is bad input (exit 2).
+  const instructions = await loadInstructions(repoRoot, config);
   const trail = new AuditTrail({
     runId: randomUUID(),
     startedAt,
@@ -46,6 +49,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     head: plan.head,
     model: options.model.model,
     ...(options.shard ? { shard: options.shard } : {}),
+    instructions: instructions.sources,
     env: options.env,
   });
 
@@ -69,7 +73,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
       import("./run-agents.js"),
       import("./new-article-links.js"),
     ]);
-    const results = await runAgents(options, toRun);
+    const results = await runAgents({ ...options, instructions }, toRun);
     const plannedNew = covered.filter((article) => article.status === "new").map((article) => article.path);
     for (const article of failLinksToMissingArticles(results, plannedNew)) trail.record(article);
   }
@@ -101,6 +105,21 @@ export interface ArticleSelection {
   covered: PlannedArticle[];
   /** Covered articles sent to the model: all but the touched ones, unless `includeTouched`. */
   toRun: PlannedArticle[];
+}
+
+/**
+ * The plan's articles a run starts from: the flagged ones (stale, new and touched), and the
+ * related ones only with `includeRelated` (`--include related`, config `include`), so the
+ * model is not paid to read articles nothing in the change contradicts.
+ */
+export function plannedArticles(
+  plan: Pick<ImpactPlan, "articles" | "related">,
+  includeRelated: boolean,
+): PlannedArticle[] {
+  const flagged = plan.articles.filter((article) => article.tier !== "related");
+  if (!includeRelated) return flagged;
+  const related = [...plan.articles.filter((article) => article.tier === "related"), ...(plan.related ?? [])];
+  return [...flagged, ...related];
 }
 
 /** Which of the plan's articles a run covers and runs; decided once, before any model is needed. */

@@ -20,6 +20,7 @@ import { plural } from "../../shared/render/markdown.js";
 import { emptyUsage } from "../audit/audit-trail.js";
 import { CostBudget, RunBudget, type RunLimits, resolveRunLimits } from "./budget.js";
 import { buildFirstMessage } from "./first-message.js";
+import { instructionsKey, NO_INSTRUCTIONS, type ProjectInstructions } from "./instructions.js";
 import { NO_PROGRESS, type ProgressSink } from "./progress.js";
 import { type ResultCache, resultKey } from "./result-cache.js";
 
@@ -84,6 +85,10 @@ export interface ImpactAgentRunnerOptions {
    * the files its loop read still hold what they held.
    */
   cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string };
+  /** The project's style instructions, in every first message and in the result key. */
+  instructions?: ProjectInstructions;
+  /** The after-edit style check's key (StyleCheck.key): its findings shape the answer too. */
+  styleCheckKey?: string;
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
   price?: ModelPrice;
   /** Articles not yet started when the run has spent this much end `skipped` (reason `budget`). */
@@ -186,6 +191,7 @@ export class ImpactAgentRunner {
         article,
         content: session.content,
         changeSet: this.#options.changeSet,
+        ...(this.#options.instructions?.text ? { instructions: this.#options.instructions.text } : {}),
         ...(session.models ? { models: session.models } : {}),
       });
       const key = this.#options.cache
@@ -198,6 +204,10 @@ export class ImpactAgentRunner {
             config: this.#options.cache.config,
             article: session.content,
             firstMessage,
+            instructions: [
+              instructionsKey(this.#options.instructions ?? NO_INSTRUCTIONS),
+              this.#options.styleCheckKey ?? "",
+            ].join("\n"),
           })
         : undefined;
       const opened = session;

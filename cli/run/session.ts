@@ -6,6 +6,7 @@ import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
 import { SandboxPolicy } from "./sandbox.js";
+import type { StyleCheck } from "./tools/define.js";
 import { evidenceFile } from "./tools/edit-article.js";
 import { resolveReadableIn } from "./tools/files.js";
 import { fileFingerprint, type Workspace } from "./workspace.js";
@@ -16,6 +17,8 @@ export interface ToolHostSessionOptions {
   changeSet: ChangeSet;
   config: ImpactConfig;
   allowCreate: boolean;
+  /** The after-edit style check (Vale) for every article; absent: none. */
+  styleCheck?: StyleCheck;
 }
 
 /**
@@ -55,6 +58,7 @@ export function toolHostSessions(
       allowCreate: options.allowCreate,
       limits: options.config.limits,
       templates: options.config.templates,
+      ...(options.styleCheck ? { styleCheck: options.styleCheck } : {}),
     });
     return new ToolHostSession(host, options.workspace, view.content);
   };

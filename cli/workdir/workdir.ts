@@ -23,6 +23,12 @@ import { loadStateKey, type StateKey } from "./state-key.js";
  * entry this machine did not write is never used. Cache writes wait for `save()`, which a
  * command calls once its input was validated: bad input writes nothing.
  */
+/**
+ * Files under `.impact/` that are configuration the maintainers commit, not state: the
+ * style instructions (cli/run/instructions.ts). Tracking them is expected, not warned about.
+ */
+const COMMITTED_CONFIG = new Set(["instructions.md"]);
+
 export const WORKDIR = ".impact";
 
 /** The default outputs of `impact run`, relative to the repository root. */
@@ -98,7 +104,7 @@ export class Workdir {
     return this.#access;
   }
 
-  /** Whether `.impact` can hold state, and which files under it git tracks. */
+  /** Whether `.impact` can hold state, and which files under it git tracks (its committed config aside). */
   async #inspect(): Promise<Access> {
     const problem = await notAFolder(this.path, WORKDIR);
     if (problem === "absent")
@@ -114,7 +120,8 @@ export class Workdir {
       listed
         .split("\0")
         .filter((path) => path.startsWith(`${WORKDIR}/`))
-        .map((path) => path.slice(WORKDIR.length + 1)),
+        .map((path) => path.slice(WORKDIR.length + 1))
+        .filter((path) => !COMMITTED_CONFIG.has(path)),
     );
     if (tracked.size > 0) {
       this.#warn(

@@ -119,6 +119,40 @@ export function printableBlock(text: string): string {
   );
 }
 
+/**
+ * The message of a GitHub Actions workflow command (`::warning …::MESSAGE`), escaped as the
+ * runner decodes it: `%` → `%25`, CR → `%0D`, LF → `%0A`, so the message stays on its line and
+ * cannot start a command of its own. Other control and invisible format characters are removed.
+ */
+function workflowCommandMessage(text: string): string {
+  return text
+    .replace(/%/g, "%25")
+    .replace(/\r/g, "%0D")
+    .replace(/\n/g, "%0A")
+    .replace(CONTROL, "")
+    .replace(INVISIBLE, "");
+}
+
+/**
+ * A property value of a workflow command (`file=…,line=…`): escaped as a message, and `:` →
+ * `%3A`, `,` → `%2C`, so a value cannot end the property list or add a property.
+ */
+function workflowCommandProperty(text: string): string {
+  return workflowCommandMessage(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+/** One workflow command line: `::NAME key=value,…::message`, every part escaped. */
+export function workflowCommand(
+  name: string,
+  properties: Record<string, string | number>,
+  message: string,
+): string {
+  const list = Object.entries(properties)
+    .map(([key, value]) => `${key}=${workflowCommandProperty(String(value))}`)
+    .join(",");
+  return `::${name}${list ? ` ${list}` : ""}::${workflowCommandMessage(message)}`;
+}
+
 /** A word for a POSIX shell: as it is when it is plain, else in single quotes. */
 export function shellWord(word: string): string {
   return /^[\w./#@+:=,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;

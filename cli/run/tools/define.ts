@@ -75,6 +75,20 @@ export interface ToolContext {
   toolCallId: string;
   recordEdit: (edit: RecordedEdit) => void;
   markDone: () => void;
+  /** The after-edit style check (Vale, cli/run/vale.ts): a note on the edited lines, or "". */
+  styleCheck?: StyleCheck;
+}
+
+/** Lints an article's new text; reports on the edited lines, never refuses. */
+export interface StyleCheck {
+  /** What identifies the check and its configuration, for the result cache key. */
+  readonly key: string;
+  check(
+    path: string,
+    content: string,
+    edited: readonly { startLine: number; endLine: number }[],
+    signal: AbortSignal,
+  ): Promise<string>;
 }
 
 /** A tool's code, bound to its spec (name and argument type). */

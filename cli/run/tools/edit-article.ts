@@ -59,8 +59,11 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
   }
   if (args.done) context.markDone();
   const notes = evidenceNotes(args, context, missing);
+  const styleNote = context.styleCheck
+    ? await context.styleCheck.check(context.articlePath, outcome.content, outcome.applied, context.signal)
+    : "";
   const doneNote = args.done ? "\nMarked done: the article is finished." : "";
-  return succeed(`${formatEditSuccess(context.articlePath, outcome)}${notes}${doneNote}`);
+  return succeed(`${formatEditSuccess(context.articlePath, outcome)}${notes}${styleNote}${doneNote}`);
 });
 
 /**
