@@ -85,10 +85,15 @@ describe("parsers never take the process down", { timeout: 120_000 }, () => {
 
   it("impact run: the model asking for the outline of a bomb gets a tool error, and the audit is written", async () => {
     const repo = bombRepo("src/deep.ts", TS_BOMB);
-    const { code, audit, server } = await runWithScript(repo.dir, [
-      { toolCalls: [{ name: "outline_article", arguments: { path: "src/deep.ts" } }] },
-      { content: "Nothing to change." },
-    ]);
+    // The article names a file the change touched but quotes nothing it made false: related, run on request.
+    const { code, audit, server } = await runWithScript(
+      repo.dir,
+      [
+        { toolCalls: [{ name: "outline_article", arguments: { path: "src/deep.ts" } }] },
+        { content: "Nothing to change." },
+      ],
+      ["--include", "related"],
+    );
     expect(code).toBe(0);
     const results = server.requests[1]?.body.messages?.filter((message) => message.role === "tool") ?? [];
     expect(String(results[0]?.content)).toMatch(/^Error: src\/deep\.ts nests 20000 levels deep/);

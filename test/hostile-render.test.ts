@@ -101,8 +101,12 @@ describe("rendering what others wrote", () => {
 
   it("impact plan: an article named like a workflow command cannot start one", async () => {
     const repo = gitRepo({ "docs/guide.md": "# Guide\n" });
-    repo.commit({ "::error::x.md": "# X\n\nSee src/app.ts.\n", "src/app.ts": "export const a = 1;\n" });
-    repo.commit({ "src/app.ts": "export const a = 2;\n" });
+    // The change renames a function the article calls: stale, so it is flagged and printed.
+    repo.commit({
+      "::error::x.md": "# X\n\nCall `startServer()` from src/app.ts.\n",
+      "src/app.ts": "export function startServer() {}\n",
+    });
+    repo.commit({ "src/app.ts": "export function launchServer() {}\n" });
     const io = captureIo(repo.dir);
     expect(await main(["plan"], io)).toBe(0);
     expect(io.out).toContain("\\x3a:error::x.md  impacted");

@@ -14,7 +14,9 @@ import { testToolHost } from "./helpers/tool-host.js";
 
 // Red-team items 5-9: resource bombs from a hostile model or a crafted repository.
 
-const run = (repo: TestRepo, script: Script, args: string[] = []) => runWithScript(repo.dir, script, args);
+// The watching article is related (a value changed that it does not quote): --include related runs it.
+const run = (repo: TestRepo, script: Script, args: string[] = []) =>
+  runWithScript(repo.dir, script, ["--include", "related", ...args]);
 
 /** A repository whose last commit changes src/app.ts, watched by docs/guide.md. */
 function watchedRepo(guide: string, extra: Record<string, string> = {}): TestRepo {
@@ -49,12 +51,13 @@ describe("resource bombs", () => {
       { toolCalls: [{ name: "edit_article", arguments: { path: "docs/guide.md", edits: doubling } }] },
       { content: "Nothing to change." },
     ]);
-    expect(code).toBe(0);
+    // The model stopped after a refused batch: the article gave up (exit 1), never "unchanged".
+    expect(code).toBe(1);
     expect(toolResults(server)[0]).toMatch(
       /^Error: Edit \d+: the (edit|batch) would (make|add) .* over the limit/,
     );
     const article = audit?.articles.find((entry) => entry.path === "docs/guide.md");
-    expect(article?.status).toBe("unchanged");
+    expect(article?.status).toBe("gave_up");
     expect(readFileSync(join(repo.dir, "docs/guide.md"), "utf8")).toBe(guide);
   });
 

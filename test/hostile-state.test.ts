@@ -39,17 +39,18 @@ The server listens on port 8080.
 None yet.
 `;
 
-/** A change to src/server.ts; src/config.ts holds the port the article states. */
+/** A change to src/server.ts's signature; src/config.ts holds the port the article states. */
 function portRepo(): { repo: TestRepo; base: string } {
   const repo = gitRepo({
-    "src/server.ts": 'import { PORT } from "./config";\nexport const start = () => PORT;\n',
+    "src/server.ts": 'import { PORT } from "./config";\nexport function start() {\n  return PORT;\n}\n',
     "src/config.ts": "export const PORT = 8080;\n",
     "docs/server.md": SERVER_DOC,
   });
   const base = repo.git("rev-parse", "HEAD");
   repo.commit({
     "src/server.ts":
-      'import { PORT } from "./config";\nexport const start = () => { console.log(PORT); return PORT; };\n',
+      // A new parameter: the public surface changes, so the watching article is stale, not just related.
+      'import { PORT } from "./config";\nexport function start(log = false) {\n  if (log) console.log(PORT);\n  return PORT;\n}\n',
   });
   return { repo, base };
 }
