@@ -371,11 +371,6 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
     const more = weak.length > 10 ? `, and ${weak.length - 10} more` : "";
     lines.push("", `Below ${bar(plan)}: ${shown.join(", ")}${more}`);
   }
-  if (plan.related.length > 0) {
-    const shown = plan.related.slice(0, 10).map((article) => printable(article.path));
-    const more = plan.related.length > 10 ? `, and ${plan.related.length - 10} more` : "";
-    lines.push("", `Related, not flagged: ${shown.join(", ")}${more}`);
-  }
   // Quiet when nothing is impacted: the dropped names matter only next to a finding.
   if (plan.dropped.length > 0 && plan.articles.length > 0) {
     const shown = plan.dropped.slice(0, 20).map((entry) => `${printable(entry.symbol)} (${entry.why})`);
