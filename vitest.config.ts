@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import LongestFirstSequencer from "./test/sequencer.js";
 
@@ -9,7 +11,7 @@ import LongestFirstSequencer from "./test/sequencer.js";
  * scripted model, the PR bot and its GitHub App, the state store). `npm run test:unit` (the
  * `unit` project) leaves them out for a fast inner loop; `npm test` and CI run both projects.
  */
-const SLOW_TESTS = [
+const NAMED_SLOW_TESTS = [
   "test/bun.test.ts",
   "test/edit-command.test.ts",
   "test/github-app.test.ts",
@@ -28,6 +30,22 @@ const SLOW_TESTS = [
   "test/webhook-e2e.test.ts",
   "test/webhook.test.ts",
   "test/workflows.test.ts",
+];
+
+/**
+ * Every file that starts the built package is slow too, named here or not: only the slow
+ * project builds it, so a unit file asking for it would get no path.
+ */
+const SLOW_TESTS = [
+  ...new Set([
+    ...NAMED_SLOW_TESTS,
+    ...readdirSync(fileURLToPath(new URL("test", import.meta.url)))
+      .filter((name) => name.endsWith(".test.ts"))
+      .filter((name) =>
+        readFileSync(new URL(`test/${name}`, import.meta.url), "utf8").includes('inject("builtPackage")'),
+      )
+      .map((name) => `test/${name}`),
+  ]),
 ];
 
 export default defineConfig({
