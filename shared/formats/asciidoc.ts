@@ -1,6 +1,6 @@
 import { LineIndex } from "../markdown/lines.js";
-import { type Heading, type Outline, sectionTree } from "../markdown/outline.js";
-import { blankOut } from "./markdown.js";
+import type { Heading } from "../markdown/outline.js";
+import { type LineScan, lineScanReaders } from "./line-scan.js";
 import type { ArticleFormat, ArticleLink, UnclosedBlock } from "./types.js";
 
 const SECTION = /^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$/;
@@ -16,14 +16,10 @@ const XREF = /<<([^,>\s]+)(?:,[^>]*)?>>|xref:([^[\s]*)\[/g;
 const EXPLICIT_ID =
   /\[\[([A-Za-z_:][\w:.-]*)(?:,[^\]]*)?\]\]|\[#([A-Za-z_:][\w:.-]*)[.%,\]]|anchor:([A-Za-z_:][\w:.-]*)\[/g;
 
-interface AsciidocScan {
-  lineCount: number;
-  headings: Heading[];
-  /** 1-based inclusive line ranges of delimited blocks, delimiters included. */
-  opaque: [number, number][];
+/** An AsciiDoc scan: delimited blocks are its opaque ranges, delimiters included. */
+interface AsciidocScan extends LineScan {
   /** The first line of a delimited block that never closes. */
   unclosed: number | null;
-  metadata?: { startLine: number; endLine: number };
 }
 
 /**
@@ -160,22 +156,11 @@ function scanAsciidoc(content: string): AsciidocScan {
   return scan;
 }
 
-function outlineAsciidoc(content: string): Outline {
-  const scan = scanAsciidoc(content);
-  const { lineCount } = scan;
-  const outline: Outline = { sections: sectionTree(scan.headings, lineCount), lineCount };
-  if (scan.metadata) outline.metadata = { ...scan.metadata, label: "header attributes" };
-  return outline;
-}
-
-function opaqueRanges(content: string): [number, number][] {
-  const lines = new LineIndex(content);
-  return scanAsciidoc(content).opaque.map(([first, last]) => [lines.lineStart(first), lines.lineEnd(last)]);
-}
-
-function readable(content: string): string {
-  return blankOut(content, opaqueRanges(content));
-}
+const {
+  outline: outlineAsciidoc,
+  opaque: opaqueRanges,
+  readable,
+} = lineScanReaders(scanAsciidoc, "header attributes");
 
 /** In-article cross references (`<<id>>`, `xref:#id[]`, `xref:id[]`) as `#id` links; xrefs to other files are left to the site's build. */
 function asciidocLinks(content: string): ArticleLink[] {

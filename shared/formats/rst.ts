@@ -1,6 +1,5 @@
 import { LineIndex } from "../markdown/lines.js";
-import { type Heading, type Outline, sectionTree } from "../markdown/outline.js";
-import { blankOut } from "./markdown.js";
+import { type LineScan, lineScanReaders } from "./line-scan.js";
 import type { ArticleFormat, ArticleLink } from "./types.js";
 
 /** A line of one repeated 7-bit punctuation character: an underline, overline or transition. */
@@ -47,16 +46,6 @@ function columnWidth(text: string): number {
   return width;
 }
 
-/** What one pass over a reST document finds. */
-interface RstScan {
-  lineCount: number;
-  headings: Heading[];
-  /** 1-based inclusive line ranges of literal blocks, code directives and comments. */
-  opaque: [number, number][];
-  /** The field list at the top (`:orphan:`), if any. */
-  metadata?: { startLine: number; endLine: number };
-}
-
 /**
  * Reads a reStructuredText document as docutils does, for its sections: a title is one
  * unindented text line under an adornment (a line of one punctuation character at least as
@@ -66,7 +55,7 @@ interface RstScan {
  * blocks, directive bodies, comments, list item bodies, block quotes) never hold a title.
  * Checked against docutils in the format tests.
  */
-function scanRst(content: string): RstScan {
+function scanRst(content: string): LineScan {
   const index = new LineIndex(content);
   const count = index.lineCount;
   // docutils expands tabs and strips trailing whitespace before it reads a line.
@@ -82,7 +71,7 @@ function scanRst(content: string): RstScan {
     number <= count && (lines[number]![0] === " " || lines[number]![0] === "\t");
   const adornment = (number: number) => number <= count && ADORNMENT.test(lines[number]!);
 
-  const scan: RstScan = { lineCount: count, headings: [], opaque: [] };
+  const scan: LineScan = { lineCount: count, headings: [], opaque: [] };
   const styles: string[] = [];
   let level = 0;
   const section = (style: string, title: string, line: number, bodyStartLine: number) => {
@@ -226,23 +215,7 @@ function expandTabs(text: string): string {
   return result;
 }
 
-function outlineRst(content: string): Outline {
-  const scan = scanRst(content);
-  const { lineCount } = scan;
-  const outline: Outline = { sections: sectionTree(scan.headings, lineCount), lineCount };
-  if (scan.metadata) outline.metadata = { ...scan.metadata, label: "field list" };
-  return outline;
-}
-
-function opaqueRanges(content: string): [number, number][] {
-  const lines = new LineIndex(content);
-  return scanRst(content).opaque.map(([first, last]) => [lines.lineStart(first), lines.lineEnd(last)]);
-}
-
-/** Blanks the opaque regions out (offsets and line breaks kept), so that examples are not read. */
-function readable(content: string): string {
-  return blankOut(content, opaqueRanges(content));
-}
+const { outline: outlineRst, opaque: opaqueRanges, readable } = lineScanReaders(scanRst, "field list");
 
 /** docutils' reference name normalisation: case and runs of whitespace do not count. */
 function normalizeLabel(label: string): string {
