@@ -5,20 +5,10 @@ import { main } from "../cli/main.js";
 import { buildFirstMessage } from "../cli/run/first-message.js";
 import { AuditSchema } from "../shared/audit.js";
 import { INSTRUCTIONS_MAX_CHARS } from "../shared/limits.js";
-import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { portChange } from "./helpers/port-change.js";
 import { runWithScript, scriptedRuns } from "./helpers/run-impact.js";
 import type { RecordedRequest, Script } from "./helpers/scripted-model-server.js";
-
-const SERVER_DOC = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# Server
-
-It listens on port 8080 by default.
-`;
 
 const FIX: Script = () => ({
   toolCalls: [
@@ -39,16 +29,7 @@ const FIX: Script = () => ({
   ],
 });
 
-function pullRequest(files: Record<string, string> = {}): { repo: TestRepo; base: string } {
-  const repo = gitRepo({
-    "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
-    "docs/server.md": SERVER_DOC,
-    ...files,
-  });
-  const base = repo.git("rev-parse", "HEAD");
-  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
-  return { repo, base };
-}
+const pullRequest = portChange;
 
 /** The first user message the model received. */
 function firstMessage(request: RecordedRequest): string {

@@ -4,22 +4,13 @@ import { describe, expect, it } from "vitest";
 import { RESULT_CACHE, ResultCacheFolder, resultKey } from "../cli/run/result-cache.js";
 import { cacheFolder, Workdir } from "../cli/workdir/workdir.js";
 import { type AuditArticle, AuditSchema } from "../shared/audit.js";
-import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
+import { makeTempDir, type TestRepo } from "./helpers/git-repo.js";
+import { portChange } from "./helpers/port-change.js";
 import { scriptedRuns } from "./helpers/run-impact.js";
 import type { Script } from "./helpers/scripted-model-server.js";
 import { readCachePayload, resealCacheEntry } from "./helpers/state.js";
 
 const RESULT_CACHE_DIR = cacheFolder("results");
-
-const SERVER_DOC = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# Server
-
-It listens on port 8080 by default.
-`;
 
 const CLI_DOC = `---
 attention:
@@ -48,15 +39,7 @@ const FIXES: Script = (request) =>
 
 /** A PR: the base commit, then a first push that changes the port. Returns the base sha. */
 function pullRequest(): { repo: TestRepo; base: string } {
-  const repo = gitRepo({
-    "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
-    "src/unrelated.ts": "export const flavour = 1;\n",
-    "docs/server.md": SERVER_DOC,
-    "docs/cli.md": CLI_DOC,
-  });
-  const base = repo.git("rev-parse", "HEAD");
-  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
-  return { repo, base };
+  return portChange({ "src/unrelated.ts": "export const flavour = 1;\n", "docs/cli.md": CLI_DOC });
 }
 
 /** One scripted model server per repository for all its runs (the endpoint is part of every key). */

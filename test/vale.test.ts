@@ -2,19 +2,10 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseValeOutput, valeNote } from "../cli/run/vale.js";
-import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
+import { makeTempDir, type TestRepo } from "./helpers/git-repo.js";
+import { portChange } from "./helpers/port-change.js";
 import { runWithScript, scriptedRuns } from "./helpers/run-impact.js";
 import type { RecordedRequest, ScriptStep } from "./helpers/scripted-model-server.js";
-
-const SERVER_DOC = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# Server
-
-It listens on port 8080 by default.
-`;
 
 /** What `vale --output=JSON` prints for stdin input: one finding on the edited line 8, one on line 6. */
 const VALE_JSON = JSON.stringify({
@@ -58,16 +49,11 @@ function fakeVale(): { path: string; log: string } {
 }
 
 function pullRequest(vale: boolean): { repo: TestRepo; base: string } {
-  const repo = gitRepo({
-    "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
-    "docs/server.md": SERVER_DOC,
-    ...(vale
+  return portChange(
+    vale
       ? { ".vale.ini": "StylesPath = styles\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = Vale\n" }
-      : {}),
-  });
-  const base = repo.git("rev-parse", "HEAD");
-  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
-  return { repo, base };
+      : {},
+  );
 }
 
 const EDIT_THEN_STOP: ScriptStep[] = [
