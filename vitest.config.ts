@@ -14,7 +14,11 @@ import LongestFirstSequencer from "./test/sequencer.js";
 const NAMED_SLOW_TESTS = [
   "test/bun.test.ts",
   "test/edit-command.test.ts",
+  // The reference parsers run as processes (docutils) over hundreds of generated documents.
+  "test/format-outlines.test.ts",
   "test/github-app.test.ts",
+  "test/hostile-resources.test.ts", // resource bombs, each run to its cap
+  "test/hostile-state.test.ts", // whole runs against the scripted model, twice per machine key
   "test/html-report.test.ts",
   "test/mcp.test.ts",
   "test/package.test.ts",
