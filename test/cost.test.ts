@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { BUILT_IN_PRICES, costOf, priceOf } from "../shared/model/prices.js";
 import { renderReport } from "../shared/render/report.js";
-import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import type { TestRepo } from "./helpers/git-repo.js";
+import { threeArticlePortChange } from "./helpers/port-change.js";
 import { runWithScript } from "./helpers/run-impact.js";
 import type { Script } from "./helpers/scripted-model-server.js";
 
@@ -26,28 +27,7 @@ describe("prices", () => {
   });
 });
 
-const doc = (name: string) => `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# ${name}
-
-The port is 8080.
-`;
-
-/** Three articles that watch one file whose port changed. */
-function repoWithThreeArticles(config?: object): TestRepo {
-  const repo = gitRepo({
-    "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
-    "docs/a.md": doc("A"),
-    "docs/b.md": doc("B"),
-    "docs/c.md": doc("C"),
-    ...(config ? { "impact.config.json": JSON.stringify(config) } : {}),
-  });
-  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
-  return repo;
-}
+const repoWithThreeArticles = threeArticlePortChange;
 
 /** Each article: one call using 1M prompt tokens (400k from the provider's cache) and 100k completion tokens. */
 const COSTLY: Script = (request) => ({

@@ -4,8 +4,9 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { listen } from "../backend/server.js";
 import { main } from "../cli/main.js";
 import { type Audit, AuditSchema } from "../shared/audit.js";
-import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import type { TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { threeArticlePortChange } from "./helpers/port-change.js";
 import { ROUTER_TOKEN, startRouterApp } from "./helpers/router-app.js";
 import { runWithScript, TEST_KEY } from "./helpers/run-impact.js";
 import type { Script } from "./helpers/scripted-model-server.js";
@@ -13,18 +14,8 @@ import type { Script } from "./helpers/scripted-model-server.js";
 // Red-team round 3, items 7 and 13: a model setup that is wrong for every article stops the
 // run once (exit 2, one line), and usage the model reports is checked before it is counted.
 
-const doc = (name: string) =>
-  `---\nattention:\n  - op: file\n    path: src/server.ts\n---\n# ${name}\n\nThe port is 8080.\n`;
-
 function threeArticles(config?: object): TestRepo {
-  const repo = gitRepo({
-    "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
-    "docs/a.md": doc("A"),
-    "docs/b.md": doc("B"),
-    "docs/c.md": doc("C"),
-    ...(config ? { "impact.config.json": JSON.stringify(config) } : {}),
-  });
-  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
+  const repo = threeArticlePortChange(config);
   onTestFinished(() => repo.cleanup());
   return repo;
 }

@@ -47,19 +47,7 @@ export function toolHostSessions(
           : `${article.path} is not a text file the agent can edit (${view.kind})`,
       );
     }
-    const host = new AgentToolHost({
-      root: options.root,
-      workspace: options.workspace,
-      articlePath: article.path,
-      changedFiles,
-      docsGlobs: options.config.docs,
-      ignoreGlobs: options.config.ignore,
-      sandbox,
-      allowCreate: options.allowCreate,
-      limits: options.config.limits,
-      templates: options.config.templates,
-      ...(options.styleCheck ? { styleCheck: options.styleCheck } : {}),
-    });
+    const host = articleHost(article, options, sandbox, changedFiles, options.allowCreate);
     return new ToolHostSession(host, options.workspace, view.content);
   };
 }
@@ -85,7 +73,19 @@ async function openNewArticle(
     const model = await options.workspace.load(path);
     if (model.kind === "text") models.push({ path, content: model.content });
   }
-  const host = new AgentToolHost({
+  const host = articleHost(article, options, sandbox, changedFiles, true);
+  return new ToolHostSession(host, options.workspace, "", models);
+}
+
+/** The tool host of one article's loop: the run's config, sandbox and style check, for every kind of article. */
+function articleHost(
+  article: PlannedArticle,
+  options: ToolHostSessionOptions,
+  sandbox: SandboxPolicy,
+  changedFiles: string[],
+  allowCreate: boolean,
+): AgentToolHost {
+  return new AgentToolHost({
     root: options.root,
     workspace: options.workspace,
     articlePath: article.path,
@@ -93,11 +93,11 @@ async function openNewArticle(
     docsGlobs: options.config.docs,
     ignoreGlobs: options.config.ignore,
     sandbox,
-    allowCreate: true,
+    allowCreate,
     limits: options.config.limits,
     templates: options.config.templates,
+    ...(options.styleCheck ? { styleCheck: options.styleCheck } : {}),
   });
-  return new ToolHostSession(host, options.workspace, "", models);
 }
 
 class ToolHostSession implements ArticleSession {

@@ -25,3 +25,20 @@ export function portChange(files: Record<string, string> = {}): { repo: TestRepo
   repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
   return { repo, base };
 }
+
+/** An article named `name` that watches src/server.ts and states the port. */
+const watchingArticle = (name: string) =>
+  `---\nattention:\n  - op: file\n    path: src/server.ts\n---\n# ${name}\n\nThe port is 8080.\n`;
+
+/** The same port change, watched by three articles (docs/a.md, b.md, c.md), with an optional config. */
+export function threeArticlePortChange(config?: object): TestRepo {
+  const repo = gitRepo({
+    "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
+    "docs/a.md": watchingArticle("A"),
+    "docs/b.md": watchingArticle("B"),
+    "docs/c.md": watchingArticle("C"),
+    ...(config ? { "impact.config.json": JSON.stringify(config) } : {}),
+  });
+  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
+  return repo;
+}
