@@ -134,6 +134,57 @@ describe("stale or related", { timeout: 120_000 }, () => {
     expect(related(plan)).toEqual(["docs/config/port.md"]);
   });
 
+  it("flags the mapped page of a file whose exported arrow function took a new parameter", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({
+        docs: ["docs/**/*.md"],
+        mappings: [{ code: "src/:name.ts", docs: "docs/:name.md" }],
+      }),
+      "src/server.ts": "export const start = () => {\n  return listen();\n};\n",
+      "docs/server.md": "# Server\n\nStart it and it listens.\n",
+    });
+    repo.commit({ "src/server.ts": "export const start = (log = false) => {\n  return listen(log);\n};\n" });
+    const plan = await planJson(repo);
+    // Read as a private function before (its signature has no `export`): a mapping to it was related.
+    expect(flagged(plan)).toEqual(["docs/server.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({ kind: "mapping", stale: true });
+  });
+
+  it("flags the README listing the dependencies when the manifest adds or removes one; a version bump is nothing", async () => {
+    const setup = (requirements: string[]) =>
+      `from setuptools import setup\n\nsetup(\n    name="tool",\n    install_requires=[\n${requirements.map((line) => `        "${line}",\n`).join("")}    ],\n)\n`;
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md", "README.md"] }),
+      "setup.py": setup(["certifi", "sniffio", "brotlipy==0.7.*", "idna>=2.0"]),
+      "README.md":
+        "# tool\n\nIt relies on:\n\n* `certifi` - certificates.\n* `sniffio` - async detection.\n* `brotlipy` - brotli decoding.\n* `idna` - domain names.\n",
+      "docs/guide.md": "# Guide\n\nWe use certifi and sniffio, as everyone does.\n",
+    });
+    repo.commit({
+      "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlipy==0.7.*", "idna>=2.0"]),
+    });
+    let plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["README.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({
+      detail: "charset_normalizer (dependency, added); the article lists certifi, sniffio, brotlipy",
+      stale: true,
+      line: 5,
+    });
+    repo.commit({
+      "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlicffi==1.*", "idna>=2.0"]),
+    });
+    plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["README.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({
+      detail: "writes brotlipy (dependency, removed)",
+      line: 7,
+    });
+    repo.commit({
+      "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlicffi==1.1.*", "idna>=3.0"]),
+    });
+    expect(flagged(await planJson(repo))).toEqual([]);
+  });
+
   it("does not count pages of a migration-guide folder as articles by default", () => {
     const isArticle = articleSelector(ConfigSchema.parse({}));
     expect(isArticle("docs/migration-guide/v3.md")).toBe(false);

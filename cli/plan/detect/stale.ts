@@ -101,7 +101,7 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
     let first: number | undefined;
     const onList = new Set<string>();
     lines.forEach((line, index) => {
-      if (!LIST_LINE.test(line) && !isDefinitionTerm(lines, index)) return;
+      if (!isListLine(lines, index)) return;
       for (const term of mark.terms) {
         if (!onList.has(term) && writes(line, term)) {
           onList.add(term);
@@ -116,6 +116,11 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
   return undefined;
 }
 
+/** Whether line `index` is an entry of a list (LIST_LINE) or a definition term. */
+export function isListLine(lines: readonly string[], index: number): boolean {
+  return LIST_LINE.test(lines[index]!) || isDefinitionTerm(lines, index);
+}
+
 /** A line followed by an indented one (a reST or Markdown definition term, a `.. option::` body). */
 function isDefinitionTerm(lines: readonly string[], index: number): boolean {
   const line = lines[index]!;
@@ -124,7 +129,7 @@ function isDefinitionTerm(lines: readonly string[], index: number): boolean {
 }
 
 /** Whether `line` writes `term` as a whole name. */
-function writes(line: string, term: string): boolean {
+export function writes(line: string, term: string): boolean {
   for (let at = line.indexOf(term); at >= 0; at = line.indexOf(term, at + 1)) {
     // A version is written after a `v` too (`tool-v0.3.2`).
     const before = isWordChar(line.charCodeAt(at - 1)) && !(line[at - 1] === "v" && /^\d/.test(term));
