@@ -150,6 +150,23 @@ describe("stale or related", { timeout: 120_000 }, () => {
     expect(plan.articles[0]?.impact[0]).toMatchObject({ kind: "mapping", stale: true });
   });
 
+  it("flags the mapped page of an example whose private declarations changed: an example is read whole", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({
+        docs: ["examples/**/*.md"],
+        mappings: [{ code: "examples/:name.rs", docs: "examples/:name.md" }],
+      }),
+      "examples/greet.rs": "struct Args {\n    name: String,\n}\n\nfn main() {}\n",
+      "examples/greet.md": "# greet\n\n```console\n$ greet --help\n```\n",
+    });
+    repo.commit({
+      "examples/greet.rs":
+        "enum Cli {\n    Hello(Hello),\n}\n\nstruct Hello {\n    name: String,\n}\n\nfn main() {}\n",
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["examples/greet.md"]);
+  });
+
   it("flags the README listing the dependencies when the manifest adds or removes one; a version bump is nothing", async () => {
     const setup = (requirements: string[]) =>
       `from setuptools import setup\n\nsetup(\n    name="tool",\n    install_requires=[\n${requirements.map((line) => `        "${line}",\n`).join("")}    ],\n)\n`;

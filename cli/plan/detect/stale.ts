@@ -17,6 +17,9 @@ export interface StaleMark {
   line?: number;
 }
 
+/** A file of an examples folder (`examples/typed-derive.rs`, `example/basic/main.go`). */
+const EXAMPLE_PATH = /(?:^|\/)examples?\//;
+
 /** Changes that alter what callers and readers see: the surface the docs describe. */
 const SURFACE_CHANGES = new Set<ChangedSymbol["change"]>(["added", "removed", "renamed", "signature"]);
 
@@ -33,12 +36,15 @@ export function surfaceChange(
   /** An explicit tie (attention): a file whose declarations are not read counts as changed surface. */
   unreadIsSurface = false,
 ): { terms: string[]; hunk?: string } | undefined {
+  // An example program is read whole by its page (its code, its output, its help text): what
+  // it declares is its surface, private or not, doc comments included.
+  const example = EXAMPLE_PATH.test(file.path);
   const changed = symbols.filter(
     (symbol) =>
       symbol.file === file.path &&
-      !symbol.private &&
+      (example || !symbol.private) &&
       symbol.kind !== "message" &&
-      SURFACE_CHANGES.has(symbol.change),
+      (SURFACE_CHANGES.has(symbol.change) || (example && symbol.change === "doc")),
   );
   if (changed.length === 0) {
     // A file whose declarations Impact cannot read (a config, a template, a data file): its
