@@ -352,7 +352,8 @@ function referenceTerms(input: {
           file: symbol.file,
           label: sibling.label,
           score: symbolScore(symbol),
-          codeOnly: true,
+          // A `--flag` or `ENV_VAR` is a name in any form; other siblings count where written as code.
+          codeOnly: symbol.kind !== "flag" && symbol.kind !== "env",
           sibling,
           ...(symbol.private ? {} : { stale: hunkOf(symbol.file, symbol.line) }),
         });
