@@ -256,6 +256,12 @@ describe("private declarations", () => {
     expect(isPrivateDeclaration(declaration("helper", "export function \u0000()"), "typescript", none)).toBe(
       false,
     );
+    expect(isPrivateDeclaration(declaration("_transform", "\u0000()", "Request"), "typescript", none)).toBe(
+      true,
+    );
+    expect(isPrivateDeclaration(declaration("transform", "\u0000()", "Request"), "typescript", none)).toBe(
+      false,
+    );
   });
 });
 
