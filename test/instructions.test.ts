@@ -6,28 +6,11 @@ import { buildFirstMessage } from "../cli/run/first-message.js";
 import { AuditSchema } from "../shared/audit.js";
 import { INSTRUCTIONS_MAX_CHARS } from "../shared/limits.js";
 import { captureIo } from "./helpers/io.js";
-import { portChange } from "./helpers/port-change.js";
+import { portChange, portFix } from "./helpers/port-change.js";
 import { runWithScript, scriptedRuns } from "./helpers/run-impact.js";
 import type { RecordedRequest, Script } from "./helpers/scripted-model-server.js";
 
-const FIX: Script = () => ({
-  toolCalls: [
-    {
-      name: "edit_article",
-      arguments: {
-        path: "docs/server.md",
-        edits: [
-          {
-            old_string: "port 8080 by default",
-            new_string: "port 9090 by default",
-            reason: "DEFAULT_PORT is 9090 now",
-          },
-        ],
-        done: true,
-      },
-    },
-  ],
-});
+const FIX: Script = () => portFix({ done: true });
 
 const pullRequest = portChange;
 

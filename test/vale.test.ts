@@ -3,7 +3,7 @@ import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseValeOutput, valeNote } from "../cli/run/vale.js";
 import { makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-import { portChange } from "./helpers/port-change.js";
+import { portChange, portFix } from "./helpers/port-change.js";
 import { runWithScript, scriptedRuns } from "./helpers/run-impact.js";
 import type { RecordedRequest, ScriptStep } from "./helpers/scripted-model-server.js";
 
@@ -56,26 +56,7 @@ function pullRequest(vale: boolean): { repo: TestRepo; base: string } {
   );
 }
 
-const EDIT_THEN_STOP: ScriptStep[] = [
-  {
-    toolCalls: [
-      {
-        name: "edit_article",
-        arguments: {
-          path: "docs/server.md",
-          edits: [
-            {
-              old_string: "port 8080 by default",
-              new_string: "port 9090 by default",
-              reason: "DEFAULT_PORT is 9090",
-            },
-          ],
-        },
-      },
-    ],
-  },
-  { content: "Updated the default port." },
-];
+const EDIT_THEN_STOP: ScriptStep[] = [portFix(), { content: "Updated the default port." }];
 
 /** The tool result the model saw after its edit_article call. */
 function toolResult(request: RecordedRequest): string {
