@@ -324,7 +324,6 @@ describe("PullRequestQueue", () => {
     const held = heldJobs();
     const { queue, store } = await tempQueue({
       maxPending: 2,
-      logger: createLogger(() => {}, {}),
       run: held.run,
     });
     expect(await queue.enqueue(job(1, "a"))).toBe("queued"); // runs at once
@@ -358,7 +357,6 @@ describe("PullRequestQueue", () => {
     const held = heldJobs();
     const { queue, store } = await tempQueue({
       maxPending: 5,
-      logger: createLogger(() => {}, {}),
       run: held.run,
     });
     await queue.enqueue(job(1, "a"));
