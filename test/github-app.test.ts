@@ -30,6 +30,8 @@ function appKey() {
 }
 
 async function appBot(options: {
+  /** The head of pull request 42 of acme/widgets, as GitHub answers the head check. */
+  head?: string;
   appId?: string;
   privateKey?: string;
   script?: Parameters<typeof startScriptedModelServer>[0];
@@ -56,6 +58,7 @@ async function appBot(options: {
     modelKey: KEY,
     app: true,
   });
+  if (options.head) github.setPull("acme/widgets", 42, { head: options.head });
   return { github, upstream, ...bot };
 }
 
@@ -77,8 +80,7 @@ describe("docs/github-app.md", () => {
 describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub issuing installation tokens)", () => {
   it("runs each job with its own installation token, scoped to the delivery's repository, and revokes it", async () => {
     const { repo, base, head } = alphaPull();
-    const bot = await appBot({});
-    bot.github.setPull("acme/widgets", 42, { head });
+    const bot = await appBot({ head });
 
     expect(await bot.deliver(payload({ base, head, cloneUrl: repo.dir }), "app-1")).toBe(202);
     expect(bot.failures()).toEqual([]);
@@ -114,8 +116,7 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
 
   it("asks GitHub through the one client, which tries a head check answered 502 again instead of failing the job", async () => {
     const { repo, base, head } = alphaPull();
-    const bot = await appBot({});
-    bot.github.setPull("acme/widgets", 42, { head });
+    const bot = await appBot({ head });
     bot.github.failNext({ status: 502, message: "Bad Gateway" });
     expect(await bot.deliver(payload({ base, head, cloneUrl: repo.dir }), "retry-1")).toBe(202);
     expect(bot.failures()).toEqual([]);
@@ -129,8 +130,7 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
 
   it("drops a replayed delivery of an old head (asks the API), so the comment keeps the current head's result", async () => {
     const { repo, base, head: oldHead } = alphaPull();
-    const bot = await appBot({});
-    bot.github.setPull("acme/widgets", 42, { head: oldHead });
+    const bot = await appBot({ head: oldHead });
     const captured = payload({ base, head: oldHead, cloneUrl: repo.dir, action: "reopened" });
     expect(await bot.deliver(payload({ base, head: oldHead, cloneUrl: repo.dir }), "first")).toBe(202);
     expect(bot.github.comments("acme/widgets", 42)).toHaveLength(1);
@@ -162,9 +162,8 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
   it("logs one clear line for a suspended installation, a wrong app id or a malformed key, and keeps serving", async () => {
     const { repo, base, head } = alphaPull();
 
-    const suspended = await appBot({});
+    const suspended = await appBot({ head });
     suspended.github.setPull("acme/widgets", 43, { head });
-    suspended.github.setPull("acme/widgets", 42, { head });
     expect(
       await suspended.deliver(
         payload({ base, head, cloneUrl: repo.dir, number: 43, installation: SUSPENDED }),
