@@ -159,7 +159,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
-  dependencySignals({ changes: dependencyChanges(evidence.files), articles, sink });
+  dependencySignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {

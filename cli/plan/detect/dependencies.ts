@@ -1,6 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
-import type { ArticleText } from "./article-text.js";
-import type { SignalSink } from "./signal.js";
+import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt, isListLine, locateStale, writes } from "./stale.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
 
@@ -157,12 +156,9 @@ export function dependencyLookups(changes: readonly DependencyChange[]): string[
  * incomplete, or writes a dependency the change removed, as code or on a list line. Install
  * and README pages list what a project depends on, and go stale with the manifest.
  */
-export function dependencySignals(input: {
-  changes: readonly DependencyChange[];
-  articles: readonly ArticleText[];
-  sink: SignalSink;
-}): void {
-  const { changes, articles, sink } = input;
+export function dependencySignals(input: ArticleSignalInput): void {
+  const { articles, sink } = input;
+  const changes = dependencyChanges(input.evidence);
   if (changes.length === 0) return;
   const decoder = new TextDecoder();
   const wanted = dependencyLookups(changes);

@@ -1,6 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
-import { type ArticleText, includesText } from "./article-text.js";
-import type { SignalSink } from "./signal.js";
+import { includesText } from "./article-text.js";
+import type { ArticleSignalInput } from "./signal.js";
 import { isManifest } from "./versions.js";
 import { REASON_SCORES } from "./weights.js";
 
@@ -44,11 +44,7 @@ export function removedLinks(files: readonly ChangedFile[]): { link: string; fil
  * repository); from other files relevance only: on the truth bench's older half such
  * reasons flagged 30 articles on their own, none of them one the maintainers changed.
  */
-export function linkSignals(input: {
-  evidence: readonly ChangedFile[];
-  articles: readonly ArticleText[];
-  sink: SignalSink;
-}): void {
+export function linkSignals(input: ArticleSignalInput): void {
   const links = removedLinks(input.evidence);
   if (links.length === 0) return;
   for (const article of input.articles) {
