@@ -352,8 +352,7 @@ function referenceTerms(input: {
           file: symbol.file,
           label: sibling.label,
           score: symbolScore(symbol),
-          // A `--flag` or `ENV_VAR` is a name in any form; other siblings count where written as code.
-          codeOnly: symbol.kind !== "flag" && symbol.kind !== "env",
+          codeOnly: true,
           sibling,
           ...(symbol.private ? {} : { stale: hunkOf(symbol.file, symbol.line) }),
         });

@@ -83,19 +83,12 @@ export function lineSymbols(file: ChangedFile, before?: string, after?: string):
     file: file.path,
     line: finding.line,
   });
-  let siblingsOf: ((finding: LineFinding) => string[]) | undefined;
   for (const [id, finding] of addedKeys) {
     // A new message is nothing an existing article can quote; a removed one is.
     if (finding.kind === "message") continue;
     if (removedKeys.has(id)) symbols.push(make(finding, "signature"));
-    else if (!(before !== undefined && containsName(before, finding.name))) {
-      // A new flag or environment variable joins the file's others: a page listing them must
-      // gain it. (A config key's siblings, read from any line shaped `key: value`, flagged
-      // pages listing common words: `try`, `authorization` beside `client`, `options`.)
-      siblingsOf ??= declaredAlike(file, after);
-      const siblings = finding.kind === "config" ? [] : siblingsOf(finding);
-      symbols.push({ ...make(finding, "added"), ...(siblings.length > 0 ? { siblings } : {}) });
-    }
+    else if (!(before !== undefined && containsName(before, finding.name)))
+      symbols.push(make(finding, "added"));
   }
   for (const [id, finding] of removedKeys) {
     if (!addedKeys.has(id) && !(after !== undefined && containsName(after, finding.name))) {
@@ -103,32 +96,6 @@ export function lineSymbols(file: ChangedFile, before?: string, after?: string):
     }
   }
   return symbols;
-}
-
-/** Siblings kept per added flag, variable or key, at most. */
-const MAX_LINE_SIBLINGS = 40;
-
-/**
- * The other flags and environment variables of the file's new side (the whole file when
- * given, else the hunks' context and added lines), by kind: the siblings of an added one.
- */
-function declaredAlike(file: ChangedFile, after: string | undefined): (finding: LineFinding) => string[] {
-  const found: LineFinding[] = [];
-  const lines =
-    after === undefined
-      ? file.hunks.flatMap((hunk) =>
-          hunk.lines.filter((line) => line[0] === " " || line[0] === "+").map((line) => line.slice(1)),
-        )
-      : after.split(/\r?\n/);
-  for (const line of lines) findOnLine(line, 0, false, found);
-  return (finding) =>
-    [
-      ...new Set(
-        found
-          .filter((other) => other.kind === finding.kind && other.name !== finding.name)
-          .map((other) => other.name),
-      ),
-    ].slice(0, MAX_LINE_SIBLINGS);
 }
 
 /** Whether `name` occurs in `text` as a whole name (`IMPACT_MODEL` is not in `IMPACT_MODEL_NAME`). */

@@ -167,27 +167,6 @@ describe("stale or related", { timeout: 120_000 }, () => {
     expect(flagged(plan)).toEqual(["examples/greet.md"]);
   });
 
-  it("flags the page whose flags table lacks a flag the change added beside them; a page naming one in passing is related", async () => {
-    const cli = (flags: string[]) =>
-      `import argparse\n\nparser = argparse.ArgumentParser()\n${flags.map((flag) => `parser.add_argument("${flag}", action="store_true")\n`).join("")}`;
-    const repo = gitRepo({
-      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
-      "src/tool/cli.py": cli(["--verbose", "--quiet"]),
-      "docs/cli.md":
-        "# Flags\n\n| flag | meaning |\n|---|---|\n| --verbose | say more |\n| --quiet | say less |\n",
-      "docs/guide.md": "# Guide\n\nRun it with --verbose, or --quiet in scripts.\n",
-    });
-    repo.commit({ "src/tool/cli.py": cli(["--verbose", "--quiet", "--dry-run"]) });
-    const plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["docs/cli.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({
-      detail: "mentions --dry-run (flag, added); the article documents --verbose, --quiet",
-      stale: true,
-      line: 5,
-    });
-    expect(related(plan)).toEqual(["docs/guide.md"]);
-  });
-
   it("flags the README listing the dependencies when the manifest adds or removes one; a version bump is nothing", async () => {
     const setup = (requirements: string[]) =>
       `from setuptools import setup\n\nsetup(\n    name="tool",\n    install_requires=[\n${requirements.map((line) => `        "${line}",\n`).join("")}    ],\n)\n`;
