@@ -33,7 +33,26 @@ const TOML_DEPENDENCY =
 /** `github.com/spf13/pflag v1.0.5` in go.mod's require lines. */
 const GO_REQUIREMENT = /^\s*(?:require\s+)?([\w.-]+\.[a-z]{2,}\/[\w./-]+)\s+v\d/;
 /** Keys that hold a version without being a dependency (a package's own version, a toolchain). */
-const NOT_DEPENDENCIES = new Set(["version", "rust-version", "edition", "node", "npm", "python", "go"]);
+const NOT_DEPENDENCIES = new Set([
+  "version",
+  "rust-version",
+  "edition",
+  "resolver",
+  "node",
+  "npm",
+  "python",
+  "requires-python",
+  "minversion",
+  "go",
+  // Cargo profile settings: `opt-level = "3"` is no crate.
+  "opt-level",
+  "codegen-units",
+  "debug",
+  "lto",
+  "strip",
+  "panic",
+  "incremental",
+]);
 
 /** Dependency names declared on one line of a manifest. */
 function dependenciesOn(path: string, text: string): string[] {
