@@ -67,6 +67,11 @@ export const ImpactPlanSchema = z.object({
   threshold: z.number().min(0).max(1).optional(),
   /** Articles with some evidence, too weak to count: below `threshold`. */
   weak: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
+  /**
+   * The separate docs repository the articles are in (`--docs-repo`): every article path is
+   * `name:path` in it; the changed files are the code repository's.
+   */
+  docsRepository: z.object({ name: z.string() }).optional(),
 });
 
 /** @public */
