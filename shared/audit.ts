@@ -126,6 +126,12 @@ export const AuditSchema = z.object({
   articles: z.array(AuditArticleSchema),
   /** The project's style instructions every article's first message carried, by path and hash. */
   instructions: z.array(InstructionsSourceSchema).optional(),
+  /**
+   * The separate docs repository of the run (`--docs-repo`): articles written `name:PATH` are
+   * in it, and their patches name PATH, so they apply there (`git apply`, `impact apply
+   * --docs-repo DIR`). Absent: every article is in the code repository.
+   */
+  docsRepository: z.object({ name: z.string() }).optional(),
   totals: AuditTotalsSchema,
 });
 

@@ -1,9 +1,16 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
+import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { main } from "../cli/main.js";
-import { gitRepo, type TestRepo } from "./helpers/git-repo.js";
+import { SandboxPolicy } from "../cli/run/sandbox.js";
+import { Workspace } from "../cli/run/workspace.js";
+import { auditOf } from "./helpers/audit-fixture.js";
+import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
+import { TEST_KEY } from "./helpers/run-impact.js";
+import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
+import { testToolHost } from "./helpers/tool-host.js";
 
 /** An article of the docs repository that watches the code repository's src/server.ts. */
 const SERVER_DOC = `---
@@ -51,9 +58,261 @@ describe("plan --docs-repo", () => {
     expect(exit).toBe(0);
     const plan = JSON.parse(io.out);
     expect(plan.docsRepository).toEqual({ name: "website" });
-    expect(plan.articles.map((article: { path: string; status: string }) => [article.path, article.status])).toEqual([
-      ["website:content/server.md", "impacted"],
-    ]);
+    expect(
+      plan.articles.map((article: { path: string; status: string }) => [article.path, article.status]),
+    ).toEqual([["website:content/server.md", "impacted"]]);
     expect(plan.articles[0].files).toEqual(["src/server.ts"]);
+  });
+});
+
+/** The built CLI as a child process (async, so the scripted model server in this process answers it). */
+async function builtImpact(cwd: string, args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolvePromise) => {
+    execFile(
+      process.execPath,
+      [join(inject("builtPackage"), "cli", "bin.js"), ...args],
+      {
+        cwd,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "",
+          GIT_CONFIG_NOSYSTEM: "1",
+          GIT_CONFIG_GLOBAL: "/dev/null",
+          ...env,
+        },
+        encoding: "utf8",
+      },
+      (error, stdout, stderr) =>
+        resolvePromise({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** The model's answer for the docs repository's article: one exact edit, then done. */
+const EDIT_WEBSITE_ARTICLE: ScriptStep[] = [
+  {
+    toolCalls: [
+      { name: "read_file", arguments: { path: "src/server.ts" } },
+      { name: "outline_article", arguments: { path: "website:content/server.md" } },
+    ],
+  },
+  {
+    toolCalls: [
+      {
+        name: "edit_article",
+        arguments: {
+          path: "website:content/server.md",
+          edits: [
+            {
+              old_string: "port 8080 by default",
+              new_string: "port 9090 by default",
+              reason: "DEFAULT_PORT is 9090",
+              evidence: ["src/server.ts:1"],
+            },
+          ],
+          done: true,
+        },
+      },
+    ],
+  },
+];
+
+describe("a code repository and a separate docs repository, end to end through the built CLI", () => {
+  it("plans, runs with --apply into the docs repository only, reports, comments (dry run) and applies again", async () => {
+    const { code, docs } = codeAndDocs();
+    const server = await startScriptedModelServer(EDIT_WEBSITE_ARTICLE);
+    onTestFinished(() => server.close());
+    const env = { OPENAI_API_KEY: TEST_KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "test-model" };
+
+    const plan = await builtImpact(code.dir, ["plan", "--json", "--docs-repo", docs.dir]);
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.stdout).articles.map((article: { path: string }) => article.path)).toEqual([
+      "website:content/server.md",
+    ]);
+
+    const run = await builtImpact(code.dir, ["run", "--apply", "--docs-repo", docs.dir], env);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    // The model read code from the code repository and the article from the docs repository.
+    const toolResults = server.requests[1]!.body.messages!.filter((message) => message.role === "tool");
+    expect(String(toolResults[0]!.content)).toContain("export const DEFAULT_PORT = 9090;");
+    expect(String(toolResults[1]!.content)).toContain("Server");
+    // The edit landed in the docs repository; the code repository's tree is as it was.
+    expect(readFileSync(join(docs.dir, "content/server.md"), "utf8")).toContain("port 9090 by default");
+    expect(code.git("status", "--porcelain")).toBe("");
+    const audit = JSON.parse(readFileSync(join(code.dir, ".impact/audit.json"), "utf8"));
+    expect(audit.docsRepository).toEqual({ name: "website" });
+    expect(audit.applied).toBe(true);
+    expect(
+      audit.articles.map((article: { path: string; status: string }) => [article.path, article.status]),
+    ).toEqual([["website:content/server.md", "updated"]]);
+    // The patch names the docs repository's own path, so git apply takes it there.
+    expect(audit.articles[0].patch).toMatch(
+      /^diff --git a\/content\/server\.md b\/content\/server\.md\n--- a\/content\/server\.md\n/,
+    );
+    expect(readFileSync(join(code.dir, ".impact/impact.patch"), "utf8")).toBe(audit.articles[0].patch);
+
+    const report = await builtImpact(code.dir, ["report", ".impact/audit.json"]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toContain("website:content/server.md");
+    expect(report.stdout).toContain("website");
+    const html = await builtImpact(code.dir, ["report", ".impact/audit.json", "--format", "html"]);
+    expect(html.code).toBe(0);
+    expect(html.stdout).toContain("website:content/server.md");
+
+    const comment = await builtImpact(code.dir, ["comment", ".impact/audit.json", "--pr", "7", "--dry-run"]);
+    expect(comment.code).toBe(0);
+    expect(comment.stdout).toContain("website:content/server.md");
+    expect(comment.stdout).toContain("docs repository");
+
+    // impact apply of the same audit on a fresh docs checkout: the docs repository again.
+    docs.git("checkout", "--", "content/server.md");
+    const apply = await builtImpact(code.dir, ["apply", ".impact/audit.json", "--docs-repo", docs.dir]);
+    expect([apply.code, apply.stderr]).toEqual([0, ""]);
+    expect(apply.stdout).toBe("applied website:content/server.md\n");
+    expect(readFileSync(join(docs.dir, "content/server.md"), "utf8")).toContain("port 9090 by default");
+    expect(code.git("status", "--porcelain")).toBe("");
+  });
+});
+
+describe("bad --docs-repo input: one line, exit 2, nothing written", () => {
+  it.each([
+    [
+      "a folder that does not exist",
+      (dir: string) => ["--docs-repo", join(dir, "no-such-folder")],
+      /no such directory/,
+    ],
+    [
+      "a folder that is no git repository",
+      () => ["--docs-repo", makeTempDir("impact-not-git-")],
+      /not a git repository/,
+    ],
+    [
+      "a git URL given as the flag",
+      () => ["--docs-repo", "https://github.com/org/website.git"],
+      /clone it first/,
+    ],
+    ["the code repository itself", (dir: string) => ["--docs-repo", dir], /the code repository itself/],
+  ])("%s", async (_name, args, message) => {
+    const { code } = codeAndDocs();
+    for (const command of ["plan", "run"]) {
+      const { code: exit, io } = await impact(code.dir, [command, ...args(code.dir)], {
+        OPENAI_API_KEY: TEST_KEY,
+      });
+      expect([exit, io.out]).toEqual([2, ""]);
+      expect(io.err).toMatch(message);
+      expect(io.err.trim().split("\n")).toHaveLength(1);
+      expect(existsSync(join(code.dir, ".impact"))).toBe(false);
+    }
+  });
+
+  it("a config docsRepo URL in a local run without a checkout says to clone it and pass --docs-repo", async () => {
+    const { code } = codeAndDocs({ docsRepo: "git@github.com:org/website.git" });
+    const { code: exit, io } = await impact(code.dir, ["plan"]);
+    expect(exit).toBe(2);
+    expect(io.err).toBe(
+      'impact plan: config docsRepo "git@github.com:org/website.git" is a git URL, which only the GitHub Action and the bot clone; clone it and pass the checkout\'s folder with --docs-repo DIR\n',
+    );
+    expect(existsSync(join(code.dir, ".impact"))).toBe(false);
+  });
+
+  it("a config docsRepo path, relative to the code repository, is used without a flag", async () => {
+    const { code, docs } = codeAndDocs();
+    writeFileSync(
+      join(code.dir, "impact.config.json"),
+      JSON.stringify({ docs: ["content/**/*.md"], docsRepo: relative(code.dir, docs.dir) }),
+    );
+    const { code: exit, io } = await impact(code.dir, ["plan", "--json"]);
+    expect(exit).toBe(0);
+    // No docsRepoName: the prefix is the docs repository's folder name.
+    const name = basename(docs.dir);
+    expect(JSON.parse(io.out).articles.map((article: { path: string }) => article.path)).toEqual([
+      `${name}:content/server.md`,
+    ]);
+  });
+
+  it("impact apply of a docs repository's audit needs its checkout, and a code audit refuses one", async () => {
+    const { code, docs } = codeAndDocs();
+    const audit = join(code.dir, "audit.json");
+    writeFileSync(audit, JSON.stringify({ ...auditOf([]), docsRepository: { name: "website" } }));
+    const missing = await impact(code.dir, ["apply", audit]);
+    expect([missing.code, missing.io.err]).toEqual([
+      2,
+      'impact apply: this audit\'s articles are in the docs repository "website" (website:PATH); pass its checkout with --docs-repo DIR\n',
+    ]);
+    writeFileSync(audit, JSON.stringify(auditOf([])));
+    const extra = await impact(code.dir, ["apply", audit, "--docs-repo", docs.dir]);
+    expect(extra.code).toBe(2);
+    expect(extra.io.err).toMatch(/this audit's articles are in the code repository/);
+  });
+});
+
+describe("the tool host over a code repository and a docs repository", () => {
+  function hostOver(code: TestRepo, docs: TestRepo) {
+    const docsRepository = { name: "website", root: docs.dir };
+    return testToolHost(code.dir, {
+      workspace: new Workspace(code.dir, { docsRepository }),
+      sandbox: new SandboxPolicy({ root: code.dir, docsRepository }),
+      articlePath: "website:content/server.md",
+      docsGlobs: ["content/**/*.md"],
+      docsRepositoryName: "website",
+      changedFiles: ["src/server.ts"],
+    });
+  }
+  const signal = new AbortController().signal;
+  let number = 0;
+  const call = (name: string, args: object) => ({
+    id: `call_${++number}`,
+    type: "function" as const,
+    function: { name, arguments: JSON.stringify(args) },
+  });
+
+  it("reads code by its path and articles as website:PATH, each through the sandbox on its own real paths", async () => {
+    const { code, docs } = codeAndDocs();
+    docs.write({ ".env": "TOKEN=sk-test-not-a-real-key\n", "secret.md": "# outside the docs globs\n" });
+    symlinkSync(join(code.dir, "src/server.ts"), join(docs.dir, "content/escape.md"));
+    symlinkSync(join(docs.dir, ".env"), join(docs.dir, "content/env.md"));
+    const host = hostOver(code, docs);
+    const results = await host.execute(
+      [
+        call("read_file", { path: "src/server.ts" }),
+        call("read_file", { path: "website:content/server.md" }),
+        call("read_file", { path: "website:.env" }),
+        call("read_file", { path: "website:../" + basename(code.dir) + "/src/server.ts" }),
+        call("read_file", { path: "website:content/escape.md" }),
+        call("read_file", { path: "website:content/env.md" }),
+        call("list_files", { glob: "website:content/**" }),
+        call("search_repo", { pattern: "8080" }),
+      ],
+      signal,
+    );
+    expect(results[0]!.content).toContain("DEFAULT_PORT = 9090");
+    expect(results[1]!.content).toMatch(/^website:content\/server\.md/);
+    expect(results[2]!.ok).toBe(false);
+    expect(results[2]!.content).toContain('deny pattern ".env*"');
+    expect(results[3]!.content).toContain('contains ".."');
+    expect(results[4]!.content).toContain("outside the repository");
+    expect(results[5]!.content).toContain("symlink to a path that matches the deny pattern");
+    expect(results[6]!.content.split("\n")[0]).toBe("website:content/server.md");
+    expect(results[6]!.content).not.toContain("escape.md\n");
+    expect(results[7]!.content).toContain("website:content/server.md:");
+  });
+
+  it("edits only the article under work: a code file, or a docs-repository file outside the docs globs, is refused", async () => {
+    const { code, docs } = codeAndDocs();
+    const host = hostOver(code, docs);
+    const edit = (path: string) =>
+      call("edit_article", {
+        path,
+        edits: [{ old_string: "8080", new_string: "9090", reason: "the port" }],
+      });
+    const [codeEdit, otherEdit, articleEdit] = await host.execute(
+      [edit("src/server.ts"), edit("website:README.md"), edit("website:content/server.md")],
+      signal,
+    );
+    expect(codeEdit!.ok).toBe(false);
+    expect(otherEdit!.ok).toBe(false);
+    expect(articleEdit!.ok).toBe(true);
+    host.finish();
   });
 });

@@ -23,6 +23,8 @@ export interface AuditTrailOptions {
   instructions?: InstructionsSource[];
   /** Environment whose secret values are redacted from everything the audit holds. */
   env: Record<string, string | undefined>;
+  /** The separate docs repository whose `name:PATH` articles the audit holds. */
+  docsRepository?: { name: string };
 }
 
 export function emptyUsage(): ArticleUsage {
@@ -110,6 +112,9 @@ export class AuditTrail {
       ...(this.#options.shard ? { shard: { ...this.#options.shard } } : {}),
       articles,
       ...(this.#options.instructions?.length ? { instructions: this.#options.instructions } : {}),
+      ...(this.#options.docsRepository
+        ? { docsRepository: { name: this.#options.docsRepository.name } }
+        : {}),
       totals: computeTotals(articles, durationMs),
     };
     return AuditSchema.parse(audit);

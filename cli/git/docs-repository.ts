@@ -49,9 +49,12 @@ export async function openDocsRepository(input: {
     isDirectory = statSync(dir).isDirectory();
   } catch {}
   if (!isDirectory)
-    throw new UsageError(`${source}: no such directory (${dir}); clone the docs repository there, or fix the path`, {
-      code: "input",
-    });
+    throw new UsageError(
+      `${source}: no such directory (${dir}); clone the docs repository there, or fix the path`,
+      {
+        code: "input",
+      },
+    );
   let root: string;
   try {
     root = await repositoryRoot(dir);

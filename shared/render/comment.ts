@@ -2,7 +2,7 @@ import type { Audit, AuditArticle } from "../audit.js";
 import { lineText, readDiffLines } from "../diff/lines.js";
 import { escapeHtml, inertMarkdown, oneLine, shellWord } from "./escape.js";
 import { codeCell, fence, fenceMarks, lineSpan, plural, shortSha } from "./markdown.js";
-import { hasOwnSummary, renderSpend, shownStatus } from "./report.js";
+import { docsRepositoryNote, hasOwnSummary, renderSpend, shownStatus } from "./report.js";
 
 /** The hidden marker that identifies Impact's one comment on a pull request. */
 export const COMMENT_MARKER = "<!-- impact:comment -->";
@@ -68,6 +68,8 @@ export function renderComment(audit: Audit, options: RenderCommentOptions = {}):
 
 function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): string {
   const parts: string[] = [COMMENT_MARKER, `### ${verdict(audit)}`, ""];
+  const docs = docsRepositoryNote(audit);
+  if (docs !== undefined) parts.push(docs, "");
   if (folded.size > 0) {
     parts.push(
       `> [!NOTE]\n> ${plural(folded.size, "diff was", "diffs were")} folded (largest first) to stay under GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString("en-US")}-character comment limit; the audit artifact has ${folded.size === 1 ? "it" : "them"} in full.`,

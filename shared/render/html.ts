@@ -35,10 +35,17 @@ export function renderHtmlReport(audit: Audit, options: HtmlReportOptions = {}):
     "<h1>Impact report</h1>",
     `<p class="verdict verdict-${state}">${escapeHtml(verdictText(audit))}</p>`,
     `<p class="run">Change <code>${escapeHtml(range)}</code> · model <code>${escapeHtml(audit.model)}</code>${audit.shard ? ` · shard ${audit.shard.index}/${audit.shard.count}` : ""} · ${escapeHtml(renderSpend(audit.totals))} · ${audit.applied ? "patches applied to the working tree" : "patches not applied"}</p>`,
+    ...(audit.docsRepository
+      ? [
+          `<p class="run">The articles are in the docs repository <code>${escapeHtml(audit.docsRepository.name)}</code> (paths <code>${escapeHtml(audit.docsRepository.name)}:…</code>): their patches apply there, with <code>--docs-repo DIR</code> naming its checkout.</p>`,
+        ]
+      : []),
     "</header>",
     "<main>",
     articleTable(audit, articles),
-    ...(reviewable ? [reviewSection(options.auditPath ?? "audit.json")] : []),
+    ...(reviewable
+      ? [reviewSection(options.auditPath ?? "audit.json", audit.docsRepository !== undefined)]
+      : []),
     ...articles.map((article, index) => articleSection(article, index, links, reviewable)),
     "</main>",
     `<footer>Run <code>${escapeHtml(audit.runId)}</code>, ${escapeHtml(audit.startedAt)} to ${escapeHtml(audit.finishedAt)}.</footer>`,
@@ -214,8 +221,9 @@ function requestDiff(edit: AuditEdit): string {
 }
 
 /** Where the reviewer's choice becomes a command: filled by REVIEW_SCRIPT as boxes are ticked. */
-function reviewSection(auditPath: string): string {
-  const audit = shellWord(auditPath);
+function reviewSection(auditPath: string, docsRepository: boolean): string {
+  // An audit of a docs repository is applied to its checkout, which the reviewer names.
+  const audit = `${shellWord(auditPath)}${docsRepository ? " --docs-repo DIR" : ""}`;
   return `<section class="review" id="review" data-audit="${escapeHtml(audit)}">
 <h2>Review</h2>
 <p>Untick the edits you do not want (each edit below has a <em>keep</em> box), then run:</p>

@@ -31,6 +31,8 @@ export function renderReport(audit: Audit, options: ReportOptions = {}): string 
   const out: string[] = [];
   out.push(`${h(0)} Impact report`, "");
   out.push(renderRunLine(audit), "");
+  const docs = docsRepositoryNote(audit);
+  if (docs !== undefined) out.push(docs, "");
   out.push(renderSummaryTable(audit), "");
   const articles = sortArticles(audit.articles);
   for (const article of articles) {
@@ -49,6 +51,16 @@ export function renderRunLine(audit: Audit): string {
   if (audit.shard) parts.push(`shard ${audit.shard.index}/${audit.shard.count}`);
   parts.push(audit.applied ? "patches applied to the working tree" : "patches not applied");
   return `${parts.join(" · ")}.`;
+}
+
+/**
+ * The line that says where the edits go when the articles are in a separate docs repository
+ * (`--docs-repo`), in Markdown; undefined when they are in the code repository.
+ */
+export function docsRepositoryNote(audit: Pick<Audit, "docsRepository">): string | undefined {
+  const name = audit.docsRepository?.name;
+  if (name === undefined) return undefined;
+  return `The articles are in the docs repository ${code(name)} (paths ${code(`${name}:…`)}): their patches apply there, not to this repository (${code("impact apply AUDIT --docs-repo DIR")}).`;
 }
 
 /** The summary table: one row per article with its status, edit count and tokens. */
