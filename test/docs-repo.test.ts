@@ -175,6 +175,24 @@ describe("a code repository and a separate docs repository, end to end through t
   });
 });
 
+describe("plan --check with a docs repository", () => {
+  it("fails strict on the docs repository's stale article; advisory annotations name it in the title, on no file of the PR", async () => {
+    const { code, docs } = codeAndDocs();
+    const strict = await impact(code.dir, ["plan", "--check", "--docs-repo", docs.dir]);
+    expect(strict.code).toBe(3);
+    expect(strict.io.err).toContain("website:content/server.md");
+    const advisory = await impact(code.dir, ["plan", "--check=advisory", "--docs-repo", docs.dir, "--quiet"]);
+    expect(advisory.code).toBe(0);
+    const annotations = advisory.io.out.split("\n").filter((line) => line.startsWith("::warning"));
+    expect(annotations.length).toBeGreaterThan(0);
+    for (const line of annotations) {
+      // Workflow command properties escape ":" as %3A.
+      expect(line).toMatch(/^::warning title=Impact%3A website%3Acontent\/server\.md(%3A\d+)?::/);
+      expect(line).not.toContain("file=");
+    }
+  });
+});
+
 describe("bad --docs-repo input: one line, exit 2, nothing written", () => {
   it.each([
     [

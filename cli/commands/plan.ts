@@ -208,7 +208,8 @@ async function checkPlan(input: {
     return;
   }
   if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale));
-  for (const line of gate.checkAnnotations(stale)) write(`${line}\n`);
+  for (const line of gate.checkAnnotations(stale, { onFiles: plan.docsRepository === undefined }))
+    write(`${line}\n`);
   io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale))}\n`);
 }
 
