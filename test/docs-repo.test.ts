@@ -334,3 +334,46 @@ describe("the tool host over a code repository and a docs repository", () => {
     host.finish();
   });
 });
+
+describe("impact init --docs-repo", () => {
+  it("reads the docs repository's layout (a Docusaurus site with versions) and writes a config that plan then uses", async () => {
+    const docs = gitRepo({
+      "docs/server.md": SERVER_DOC,
+      "docs/intro.md": "# Intro\n",
+      "versioned_docs/version-1.0/server.md": SERVER_DOC,
+      "versions.json": '["1.0"]\n',
+      "CHANGELOG.md": "# Changelog\n",
+    });
+    const code = gitRepo({ "src/server.ts": "export const DEFAULT_PORT = 8080;\n" });
+    code.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
+    const { code: exit, io } = await impact(code.dir, ["init", "--docs-repo", docs.dir, "--json", "--write"]);
+    expect([exit, io.err]).toEqual([0, ""]);
+    const docsRepo = relative(code.dir, docs.dir);
+    const written = JSON.parse(readFileSync(join(code.dir, "impact.config.json"), "utf8"));
+    expect(written).toEqual(JSON.parse(io.out).config);
+    expect(written.docsRepo).toBe(docsRepo);
+    expect(written.versions).toEqual({ current: "docs" });
+    expect(written.docs).toContain("docs/**/*.md");
+    // The code repository is left as it was but for the config asked for.
+    expect(code.git("status", "--porcelain")).toBe("?? impact.config.json");
+
+    const plan = await impact(code.dir, ["plan", "--json"]);
+    expect(plan.code).toBe(0);
+    const name = basename(docs.dir);
+    const planned = JSON.parse(plan.io.out);
+    expect(planned.articles.map((article: { path: string }) => article.path)).toEqual([
+      `${name}:docs/server.md`,
+    ]);
+    // Only the current version is flagged; the older one is never edited.
+    expect(JSON.stringify(planned.articles)).not.toContain("versioned_docs");
+  });
+
+  it("says so in words, without a backtest", async () => {
+    const { code, docs } = codeAndDocs();
+    const { code: exit, io } = await impact(code.dir, ["init", "--docs-repo", docs.dir]);
+    expect(exit).toBe(0);
+    expect(io.out).toContain(`docsRepo  ${relative(code.dir, docs.dir)}`);
+    expect(io.out).toContain("No backtest:");
+    expect(existsSync(join(code.dir, ".impact"))).toBe(false);
+  });
+});
