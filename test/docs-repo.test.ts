@@ -1,7 +1,9 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
+import { parse } from "yaml";
 import { main } from "../cli/main.js";
 import { SandboxPolicy } from "../cli/run/sandbox.js";
 import { Workspace } from "../cli/run/workspace.js";
@@ -375,5 +377,136 @@ describe("impact init --docs-repo", () => {
     expect(io.out).toContain(`docsRepo  ${relative(code.dir, docs.dir)}`);
     expect(io.out).toContain("No backtest:");
     expect(existsSync(join(code.dir, ".impact"))).toBe(false);
+  });
+});
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+interface Step {
+  id?: string;
+  name?: string;
+  run?: string;
+}
+
+/** A step's bash script run as the runner would, asynchronously (the scripted model server answers in this process). */
+function runStepScript(script: string, cwd: string, env: Record<string, string>) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolvePromise) => {
+    execFile(
+      "bash",
+      ["--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+      {
+        cwd,
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "",
+          GIT_CONFIG_NOSYSTEM: "1",
+          GIT_CONFIG_GLOBAL: "/dev/null",
+          ...env,
+        },
+        encoding: "utf8",
+      },
+      (error, stdout, stderr) =>
+        resolvePromise({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** The action's "Run Impact" step with its inputs' defaults, and `inputs` over them. */
+async function runAction(cwd: string, inputs: Record<string, string>) {
+  const action = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as { runs: { steps: Step[] } };
+  const script = action.runs.steps.find((step) => step.id === "impact")!.run!;
+  const temp = makeTempDir("impact-action-docs-");
+  const output = join(temp, "output");
+  writeFileSync(output, "");
+  const result = await runStepScript(script, cwd, {
+    GITHUB_OUTPUT: output,
+    RUNNER_TEMP: temp,
+    IMPACT_BIN: join(inject("builtPackage"), "cli/bin.js"),
+    IMPACT_MODE: "run",
+    IMPACT_CHECK: "strict",
+    IMPACT_BASE: "",
+    IMPACT_HEAD: "",
+    IMPACT_AUDIT: ".impact/audit.json",
+    IMPACT_PATCH: ".impact/impact.patch",
+    IMPACT_APPLY: "false",
+    IMPACT_MODEL_INPUT: "",
+    IMPACT_SHARD: "",
+    IMPACT_SHARDS: "",
+    IMPACT_REPORT: ".impact/report.md",
+    IMPACT_PR: "",
+    IMPACT_DRY_RUN: "false",
+    IMPACT_ARGS: "",
+    IMPACT_DOCS_REPO: "",
+    IMPACT_DOCS_REF: "",
+    IMPACT_DOCS_TOKEN: "",
+    ...inputs,
+  });
+  return { ...result, outputs: readFileSync(output, "utf8"), temp };
+}
+
+describe("the action and the post-merge recipe with a docs repository given as a URL", () => {
+  it("clones the docs repository, applies the edits to the clone, and the recipe opens the pull request there", async () => {
+    const { code, docs } = codeAndDocs();
+    // The docs repository's origin: config docsRepo is its URL, which the action clones.
+    writeFileSync(
+      join(code.dir, "impact.config.json"),
+      JSON.stringify({ docs: ["content/**/*.md"], docsRepoName: "website", docsRepo: `file://${docs.dir}` }),
+    );
+    code.commit({ "impact.config.json": readFileSync(join(code.dir, "impact.config.json"), "utf8") });
+    const server = await startScriptedModelServer([...EDIT_WEBSITE_ARTICLE, ...EDIT_WEBSITE_ARTICLE]);
+    onTestFinished(() => server.close());
+    const base = code.git("rev-parse", "HEAD~2");
+    const model = { OPENAI_API_KEY: TEST_KEY, OPENAI_BASE_URL: server.url, IMPACT_MODEL: "test-model" };
+
+    // Without a model key: the plan only, over the cloned docs repository.
+    const planOnly = await runAction(code.dir, { IMPACT_BASE: base });
+    expect(planOnly.code).toBe(0);
+    expect(planOnly.stdout).toContain("website:content/server.md");
+
+    const run = await runAction(code.dir, { ...model, IMPACT_BASE: base, IMPACT_APPLY: "true" });
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    const clone = join(run.temp, "impact-docs", basename(docs.dir));
+    expect(run.outputs).toContain(`docs-repo=${clone}\n`);
+    expect(readFileSync(join(clone, "content/server.md"), "utf8")).toContain("port 9090 by default");
+    // Neither the code repository nor the docs repository's own checkout was written.
+    expect(code.git("status", "--porcelain")).toBe("");
+    expect(docs.git("status", "--porcelain")).toBe("");
+
+    // The recipe's last step, in the clone: a branch pushed to the docs repository, and its PR.
+    const workflow = parse(
+      readFileSync(join(ROOT, "docs/workflows/impact-post-merge-docs-repo.yml"), "utf8"),
+    ) as { jobs: Record<string, { env?: Record<string, string>; steps: Step[] }> };
+    const job = Object.values(workflow.jobs)[0]!;
+    const openPr = job.steps.find((step) => step.name === "Open or update the docs pull request")!;
+    const bin = makeTempDir("impact-fake-gh-");
+    const calls = join(bin, "calls.txt");
+    writeFileSync(
+      join(bin, "gh"),
+      `#!/bin/sh\necho "gh $*" >> "${calls}"\nfor a in "$@"; do [ "$prev" = "--body-file" ] && cat "$a" >> "${calls}"; prev="$a"; done\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    const opened = await runStepScript(openPr.run!, code.dir, {
+      PATH: `${bin}:${process.env.PATH ?? ""}`,
+      GH_TOKEN: "ghs_test-not-a-real-token",
+      DOCS_DIR: clone,
+      DOCS_REPOSITORY: job.env!.DOCS_REPOSITORY!,
+      BRANCH: "impact/docs",
+      AUDIT: ".impact/audit.json",
+      REPORT: "",
+      GITHUB_SHA: "c".repeat(40),
+      GITHUB_REPOSITORY: "acme/server",
+      RUNNER_TEMP: run.temp,
+    });
+    expect(opened.code).toBe(0);
+    expect(opened.stderr + opened.stdout).not.toContain("ghs_");
+    expect(docs.git("show", "impact/docs:content/server.md")).toContain("port 9090 by default");
+    const recorded = readFileSync(calls, "utf8");
+    expect(recorded).toContain(
+      "gh pr create --repo acme/website --head impact/docs --title docs: keep the docs true to the code",
+    );
+    expect(recorded).toContain("Doc updates proposed by Impact for acme/server@cccccccccccc.");
+    // The token never lands in the clone's config.
+    expect(readFileSync(join(clone, ".git/config"), "utf8")).not.toContain("ghs_");
+    expect(code.git("status", "--porcelain")).toBe("");
   });
 });
