@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Audit, type AuditArticle, type AuditEdit, editId } from "../audit.js";
 import { type DiffLineKind, readDiffLines } from "../diff/lines.js";
+import { pathInDocsRepository } from "../docs-repository.js";
 import { formatUsd } from "../model/prices.js";
 import { escapeHtml, shellWord } from "./escape.js";
 import { lineSpan, plural, shortSha } from "./markdown.js";
@@ -278,6 +279,9 @@ function evidenceLinker(audit: Audit, options: HtmlReportOptions): EvidenceLinke
     const match = LOCATION.exec(location);
     if (!linkable || !match) return shown;
     const [, path, start, end] = match;
+    // A docs repository's file (`website:content/x.md`) is not at the code repository's head.
+    const docsName = audit.docsRepository?.name;
+    if (docsName !== undefined && pathInDocsRepository(docsName, path!) !== undefined) return shown;
     const file = path!.split("/").map(encodeURIComponent).join("/");
     const anchor = start ? `#L${start}${end ? `-L${end}` : ""}` : "";
     const href = `${server}/${repository}/blob/${audit.head}/${file}${anchor}`;
