@@ -14,6 +14,11 @@ export interface DocsRepositoryRef {
 /** A docs repository's name: letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
 export const DOCS_REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** A git URL (`https://…`, `ssh://…`, `file://…`, `git@host:org/repo.git`) rather than a folder. */
+export function isGitUrl(location: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(location) || /^[\w.-]+@[\w.-]+:/.test(location);
+}
+
 /** The name a docs repository gets from its folder or clone URL (`../website`, `https://host/org/website.git`). */
 export function docsRepositoryName(location: string): string {
   const last =

@@ -4,15 +4,19 @@ import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
+import { tokenAuth } from "../backend/github-auth.js";
 import { main } from "../cli/main.js";
 import { SandboxPolicy } from "../cli/run/sandbox.js";
 import { Workspace } from "../cli/run/workspace.js";
 import { auditOf } from "./helpers/audit-fixture.js";
+import { startPullRequestBot } from "./helpers/bot.js";
+import { startFakeGitHub } from "./helpers/fake-github.js";
 import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
 import { captureIo } from "./helpers/io.js";
 import { TEST_KEY } from "./helpers/run-impact.js";
 import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
 import { testToolHost } from "./helpers/tool-host.js";
+import { pullRequestPayload } from "./helpers/webhook-delivery.js";
 
 /** An article of the docs repository that watches the code repository's src/server.ts. */
 const SERVER_DOC = `---
@@ -508,5 +512,41 @@ describe("the action and the post-merge recipe with a docs repository given as a
     // The token never lands in the clone's config.
     expect(readFileSync(join(clone, ".git/config"), "utf8")).not.toContain("ghs_");
     expect(code.git("status", "--porcelain")).toBe("");
+  });
+});
+
+describe("the PR bot with config docsRepo as a git URL", () => {
+  it("clones the docs repository beside the code and comments on the code pull request with the edits proposed for it", async () => {
+    const { code, docs } = codeAndDocs();
+    // The base commit's config names the docs repository by URL; the PR then changes the port.
+    const base = code.commit({
+      "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
+      "impact.config.json": JSON.stringify({
+        docs: ["content/**/*.md"],
+        docsRepoName: "website",
+        docsRepo: `file://${docs.dir}`,
+      }),
+    });
+    const head = code.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
+    const model = await startScriptedModelServer({ "website:content/server.md": EDIT_WEBSITE_ARTICLE });
+    onTestFinished(() => model.close());
+    const github = await startFakeGitHub({ token: "ghs_docs_not_a_real_token_0000" });
+    const bot = await startPullRequestBot({
+      secret: "whsec-docs-not-a-real-secret",
+      auth: tokenAuth("ghs_docs_not_a_real_token_0000"),
+      githubUrl: github.url,
+      modelUrl: model.url,
+      modelKey: TEST_KEY,
+    });
+    expect(await bot.deliver(pullRequestPayload({ base, head, cloneUrl: code.dir }), "docs-1")).toBe(202);
+    expect(bot.failures()).toEqual([]);
+    const comments = github.comments("acme/widgets", 42);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toContain("website:content/server.md");
+    expect(comments[0]!.body).toContain("The articles are in the docs repository `website`");
+    expect(comments[0]!.body).toContain("+It listens on port 9090 by default.");
+    // Proposed, not written: the docs repository itself is untouched.
+    expect(docs.git("status", "--porcelain")).toBe("");
+    expect(readFileSync(join(docs.dir, "content/server.md"), "utf8")).toContain("port 8080");
   });
 });

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ImpactConfig } from "../../shared/config.js";
-import { docsRepositoryName } from "../../shared/docs-repository.js";
+import { docsRepositoryName, isGitUrl } from "../../shared/docs-repository.js";
 import { GitError, UsageError } from "../../shared/errors.js";
 import { repositoryRoot } from "./repository.js";
 
@@ -11,11 +11,6 @@ export interface DocsRepository {
   root: string;
   /** The prefix of its paths in the plan, the audit and the tools (`website:content/x.md`). */
   name: string;
-}
-
-/** A git URL (`https://…`, `ssh://…`, `git@host:org/repo.git`, `file://…`) rather than a folder. */
-export function isGitUrl(location: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(location) || /^[\w.-]+@[\w.-]+:/.test(location);
 }
 
 /**
