@@ -178,6 +178,34 @@ describe("a code repository and a separate docs repository, end to end through t
     expect(apply.stdout).toBe("applied website:content/server.md\n");
     expect(readFileSync(join(docs.dir, "content/server.md"), "utf8")).toContain("port 9090 by default");
     expect(code.git("status", "--porcelain")).toBe("");
+
+    // Shards of a docs repository's run merge into one audit of it; mixed with a code audit, refused.
+    const merged = await impact(code.dir, [
+      "merge",
+      ".impact/audit.json",
+      ".impact/audit.json",
+      "--out",
+      ".impact/merged.json",
+      "--patch",
+      ".impact/merged.patch",
+    ]);
+    expect([merged.code, merged.io.err]).toEqual([0, ""]);
+    expect(JSON.parse(readFileSync(join(code.dir, ".impact/merged.json"), "utf8")).docsRepository).toEqual({
+      name: "website",
+    });
+    writeFileSync(
+      join(code.dir, ".impact/code.json"),
+      JSON.stringify({ ...audit, docsRepository: undefined }),
+    );
+    const mixed = await impact(code.dir, [
+      "merge",
+      ".impact/audit.json",
+      ".impact/code.json",
+      "--out",
+      ".impact/x.json",
+    ]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.io.err).toContain("audits are of different docs repositories (website and none)");
   });
 });
 
