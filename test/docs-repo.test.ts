@@ -38,12 +38,11 @@ function codeAndDocs(config: object = {}): { code: TestRepo; docs: TestRepo; bas
   const docs = gitRepo({
     "content/server.md": SERVER_DOC,
     "README.md": "# Website\n",
-    "impact-website-marker": "",
   });
   const code = gitRepo({
     "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
     "README.md": "# Server\n",
-    "impact.config.json": JSON.stringify({ docs: ["content/**/*.md"], docsRepoName: "website", ...config }),
+    "impact.config.json": JSON.stringify({ docs: ["content/**/*.md", "*.md"], docsRepoName: "website", ...config }),
   });
   const base = code.git("rev-parse", "HEAD");
   code.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n", "README.md": "# Server 2\n" });
@@ -68,6 +67,22 @@ describe("plan --docs-repo", () => {
       plan.articles.map((article: { path: string; status: string }) => [article.path, article.status]),
     ).toEqual([["website:content/server.md", "impacted"]]);
     expect(plan.articles[0].files).toEqual(["src/server.ts"]);
+    // The code's README.md changed too: not the docs repository's README.md, so nothing is touched.
+    expect(io.out).not.toContain("touched");
+
+    const explained = await impact(code.dir, [
+      "plan",
+      "--json",
+      "--docs-repo",
+      docs.dir,
+      "--explain",
+      "website:content/server.md",
+    ]);
+    expect(explained.code).toBe(0);
+    expect(JSON.parse(explained.io.out)).toMatchObject({
+      path: "website:content/server.md",
+      status: "impacted",
+    });
   });
 });
 
