@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 import { EditSchema } from "./edit/schema.js";
 import { ImpactReasonSchema } from "./plan.js";
 
@@ -131,7 +132,7 @@ export const AuditSchema = z.object({
    * in it, and their patches name PATH, so they apply there (`git apply`, `impact apply
    * --docs-repo DIR`). Absent: every article is in the code repository.
    */
-  docsRepository: z.object({ name: z.string() }).optional(),
+  docsRepository: z.object({ name: z.string().regex(DOCS_REPOSITORY_NAME) }).optional(),
   totals: AuditTotalsSchema,
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 
 /** `impact plan --json` and the plan handed to the runner. */
 export const ImpactKindSchema = z.enum(["attention", "mapping", "reference", "history"]);
@@ -71,7 +72,7 @@ export const ImpactPlanSchema = z.object({
    * The separate docs repository the articles are in (`--docs-repo`): every article path is
    * `name:path` in it; the changed files are the code repository's.
    */
-  docsRepository: z.object({ name: z.string() }).optional(),
+  docsRepository: z.object({ name: z.string().regex(DOCS_REPOSITORY_NAME) }).optional(),
 });
 
 /** @public */

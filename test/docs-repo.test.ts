@@ -42,7 +42,11 @@ function codeAndDocs(config: object = {}): { code: TestRepo; docs: TestRepo; bas
   const code = gitRepo({
     "src/server.ts": "export const DEFAULT_PORT = 8080;\n",
     "README.md": "# Server\n",
-    "impact.config.json": JSON.stringify({ docs: ["content/**/*.md", "*.md"], docsRepoName: "website", ...config }),
+    "impact.config.json": JSON.stringify({
+      docs: ["content/**/*.md", "*.md"],
+      docsRepoName: "website",
+      ...config,
+    }),
   });
   const base = code.git("rev-parse", "HEAD");
   code.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n", "README.md": "# Server 2\n" });
@@ -154,6 +158,11 @@ describe("a code repository and a separate docs repository, end to end through t
     const run = await builtImpact(code.dir, ["run", "--apply", "--docs-repo", docs.dir], env);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
+    // The first message says how the two repositories' paths are told apart.
+    const first = server.requests[0]!.body.messages!.find((message) => message.role === "user");
+    expect(String(first?.content)).toContain(
+      'The docs are in the repository "website", whose paths start with `website:`',
+    );
     // The model read code from the code repository and the article from the docs repository.
     const toolResults = server.requests[1]!.body.messages!.filter((message) => message.role === "tool");
     expect(String(toolResults[0]!.content)).toContain("export const DEFAULT_PORT = 9090;");

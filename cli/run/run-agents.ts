@@ -99,6 +99,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
       : {}),
     ...(options.price ? { price: options.price } : {}),
     ...(options.instructions ? { instructions: options.instructions } : {}),
+    ...(docsRepository ? { docsRepositoryName: docsRepository.name } : {}),
     ...(styleCheck ? { styleCheckKey: styleCheck.key } : {}),
     ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
   });
