@@ -4,19 +4,19 @@ import { basename, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
-import { tokenAuth } from "../backend/github-auth.js";
-import { main } from "../cli/main.js";
-import { SandboxPolicy } from "../cli/run/sandbox.js";
-import { Workspace } from "../cli/run/workspace.js";
-import { auditOf } from "./helpers/audit-fixture.js";
-import { startPullRequestBot } from "./helpers/bot.js";
-import { startFakeGitHub } from "./helpers/fake-github.js";
-import { gitRepo, makeTempDir, type TestRepo } from "./helpers/git-repo.js";
-import { captureIo } from "./helpers/io.js";
-import { TEST_KEY } from "./helpers/run-impact.js";
-import { type ScriptStep, startScriptedModelServer } from "./helpers/scripted-model-server.js";
-import { testToolHost } from "./helpers/tool-host.js";
-import { pullRequestPayload } from "./helpers/webhook-delivery.js";
+import { tokenAuth } from "../../backend/github-auth.js";
+import { main } from "../../cli/main.js";
+import { SandboxPolicy } from "../../cli/run/sandbox.js";
+import { Workspace } from "../../cli/run/workspace.js";
+import { auditOf } from "../helpers/audit-fixture.js";
+import { startPullRequestBot } from "../helpers/bot.js";
+import { startFakeGitHub } from "../helpers/fake-github.js";
+import { gitRepo, makeTempDir, type TestRepo } from "../helpers/git-repo.js";
+import { captureIo } from "../helpers/io.js";
+import { TEST_KEY } from "../helpers/run-impact.js";
+import { type ScriptStep, startScriptedModelServer } from "../helpers/scripted-model-server.js";
+import { testToolHost } from "../helpers/tool-host.js";
+import { pullRequestPayload } from "../helpers/webhook-delivery.js";
 
 /** An article of the docs repository that watches the code repository's src/server.ts. */
 const SERVER_DOC = `---
@@ -436,7 +436,7 @@ describe("impact init --docs-repo", () => {
   });
 });
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 interface Step {
   id?: string;
