@@ -132,7 +132,16 @@ export const AuditSchema = z.object({
    * in it, and their patches name PATH, so they apply there (`git apply`, `impact apply
    * --docs-repo DIR`). Absent: every article is in the code repository.
    */
-  docsRepository: z.object({ name: z.string().regex(DOCS_REPOSITORY_NAME) }).optional(),
+  docsRepository: z
+    .object({
+      name: z.string().regex(DOCS_REPOSITORY_NAME),
+      /** The docs repository's checked-out commit the articles were read from. */
+      head: z
+        .string()
+        .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
+        .optional(),
+    })
+    .optional(),
   totals: AuditTotalsSchema,
 });
 

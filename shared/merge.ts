@@ -69,7 +69,7 @@ export function mergeAudits(audits: readonly Audit[]): Audit {
     model: models.join(","),
     applied: audits.every((audit) => audit.applied),
     articles,
-    ...(first.docsRepository ? { docsRepository: { name: first.docsRepository.name } } : {}),
+    ...(first.docsRepository ? { docsRepository: { ...first.docsRepository } } : {}),
     totals: computeTotals(articles, durationMs),
   };
   return merged;

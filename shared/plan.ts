@@ -72,7 +72,16 @@ export const ImpactPlanSchema = z.object({
    * The separate docs repository the articles are in (`--docs-repo`): every article path is
    * `name:path` in it; the changed files are the code repository's.
    */
-  docsRepository: z.object({ name: z.string().regex(DOCS_REPOSITORY_NAME) }).optional(),
+  docsRepository: z
+    .object({
+      name: z.string().regex(DOCS_REPOSITORY_NAME),
+      /** The docs repository's checked-out commit the articles were read from. */
+      head: z
+        .string()
+        .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
+        .optional(),
+    })
+    .optional(),
 });
 
 /** @public */

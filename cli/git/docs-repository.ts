@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { ImpactConfig } from "../../shared/config.js";
 import { docsRepositoryName, isGitUrl } from "../../shared/docs-repository.js";
 import { GitError, UsageError } from "../../shared/errors.js";
-import { repositoryRoot } from "./repository.js";
+import { gitAt, repositoryRoot, resolveCommit } from "./repository.js";
 
 /** The checkout of a separate docs repository: where its articles are, and the prefix of its paths. */
 export interface DocsRepository {
@@ -11,6 +11,8 @@ export interface DocsRepository {
   root: string;
   /** The prefix of its paths in the plan, the audit and the tools (`website:content/x.md`). */
   name: string;
+  /** Its checked-out commit, when it has one: what the articles were read at. */
+  head?: string;
 }
 
 /**
@@ -65,5 +67,10 @@ export async function openDocsRepository(input: {
       `${source} is the code repository itself; leave it out when the docs live beside the code`,
       { code: "input" },
     );
-  return { root, name: input.config.docsRepoName ?? docsRepositoryName(root) };
+  const head = await resolveCommit(gitAt(root), "HEAD");
+  return {
+    root,
+    name: input.config.docsRepoName ?? docsRepositoryName(root),
+    ...(head === undefined ? {} : { head }),
+  };
 }

@@ -193,7 +193,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     // has input of its own still to check).
     if (!options.deferState) await workdir.save();
     if (docsRepository) {
-      nameDocsRepositoryPaths(plan, docsRepository.name);
+      nameDocsRepositoryPaths(plan, docsRepository);
       if (explanation) explanation.path = docsRepositoryPath(docsRepository.name, explanation.path);
     }
     return {
@@ -216,14 +216,14 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
  * and names the repository, once detection (which works on the docs repository's own paths)
  * is done. The change's files stay as they are: they are the code repository's.
  */
-function nameDocsRepositoryPaths(plan: ImpactPlan, name: string): void {
+function nameDocsRepositoryPaths(plan: ImpactPlan, { name, head }: DocsRepository): void {
   const named = (path: string) => docsRepositoryPath(name, path);
   for (const article of [...plan.articles, ...plan.related]) {
     article.path = named(article.path);
     if (article.models) article.models = article.models.map(named);
   }
   for (const weak of plan.weak ?? []) weak.path = named(weak.path);
-  plan.docsRepository = { name };
+  plan.docsRepository = { name, ...(head === undefined ? {} : { head }) };
 }
 
 /**

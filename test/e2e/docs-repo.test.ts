@@ -8,7 +8,9 @@ import { tokenAuth } from "../../backend/github-auth.js";
 import { main } from "../../cli/main.js";
 import { SandboxPolicy } from "../../cli/run/sandbox.js";
 import { Workspace } from "../../cli/run/workspace.js";
-import { auditOf } from "../helpers/audit-fixture.js";
+import { renderHtmlReport } from "../../shared/render/html.js";
+import { renderReport } from "../../shared/render/report.js";
+import { auditArticle, auditOf } from "../helpers/audit-fixture.js";
 import { startPullRequestBot } from "../helpers/bot.js";
 import { startFakeGitHub } from "../helpers/fake-github.js";
 import { gitRepo, makeTempDir, type TestRepo } from "../helpers/git-repo.js";
@@ -66,7 +68,7 @@ describe("plan --docs-repo", () => {
     expect(io.err).toBe("");
     expect(exit).toBe(0);
     const plan = JSON.parse(io.out);
-    expect(plan.docsRepository).toEqual({ name: "website" });
+    expect(plan.docsRepository).toEqual({ name: "website", head: docs.git("rev-parse", "HEAD") });
     expect(
       plan.articles.map((article: { path: string; status: string }) => [article.path, article.status]),
     ).toEqual([["website:content/server.md", "impacted"]]);
@@ -171,7 +173,8 @@ describe("a code repository and a separate docs repository, end to end through t
     expect(readFileSync(join(docs.dir, "content/server.md"), "utf8")).toContain("port 9090 by default");
     expect(code.git("status", "--porcelain")).toBe("");
     const audit = JSON.parse(readFileSync(join(code.dir, ".impact/audit.json"), "utf8"));
-    expect(audit.docsRepository).toEqual({ name: "website" });
+    // The docs repository's commit the articles were read at.
+    expect(audit.docsRepository).toEqual({ name: "website", head: docs.git("rev-parse", "HEAD") });
     expect(audit.applied).toBe(true);
     expect(
       audit.articles.map((article: { path: string; status: string }) => [article.path, article.status]),
@@ -193,7 +196,20 @@ describe("a code repository and a separate docs repository, end to end through t
     const comment = await builtImpact(code.dir, ["comment", ".impact/audit.json", "--pr", "7", "--dry-run"]);
     expect(comment.code).toBe(0);
     expect(comment.stdout).toContain("website:content/server.md");
-    expect(comment.stdout).toContain("docs repository");
+    expect(comment.stdout).toContain("The articles are in the docs repository `website` (paths `website:…`)");
+    // With the docs repository's GitHub name, the comment links it.
+    const named = await builtImpact(code.dir, [
+      "comment",
+      ".impact/audit.json",
+      "--pr",
+      "7",
+      "--dry-run",
+      "--docs-repo",
+      "acme/website",
+    ]);
+    expect(named.stdout).toContain(
+      "The articles are in the docs repository `website` on GitHub, [acme/website](https://github.com/acme/website)",
+    );
 
     // impact apply of the same audit on a fresh docs checkout: the docs repository again.
     docs.git("checkout", "--", "content/server.md");
@@ -214,9 +230,9 @@ describe("a code repository and a separate docs repository, end to end through t
       ".impact/merged.patch",
     ]);
     expect([merged.code, merged.io.err]).toEqual([0, ""]);
-    expect(JSON.parse(readFileSync(join(code.dir, ".impact/merged.json"), "utf8")).docsRepository).toEqual({
-      name: "website",
-    });
+    expect(JSON.parse(readFileSync(join(code.dir, ".impact/merged.json"), "utf8")).docsRepository).toEqual(
+      audit.docsRepository,
+    );
     writeFileSync(
       join(code.dir, ".impact/code.json"),
       JSON.stringify({ ...audit, docsRepository: undefined }),
@@ -230,6 +246,60 @@ describe("a code repository and a separate docs repository, end to end through t
     ]);
     expect(mixed.code).toBe(2);
     expect(mixed.io.err).toContain("audits are of different docs repositories (website and none)");
+  });
+});
+
+describe("report --docs-repo OWNER/NAME", () => {
+  it("links evidence in the docs repository to its commit on GitHub, and code evidence to the code's head", () => {
+    const head = "a".repeat(40);
+    const docsHead = "b".repeat(40);
+    const audit = auditOf(
+      [
+        auditArticle("website:content/server.md", {
+          edits: [
+            {
+              kind: "replace",
+              reason: "the port",
+              startLine: 8,
+              endLine: 8,
+              evidence: ["src/server.ts:1", "website:content/intro.md:3"],
+            },
+          ],
+        }),
+      ],
+      { head, docsRepository: { name: "website", head: docsHead } },
+    );
+    const html = renderHtmlReport(audit, { repository: "acme/server", docsRepository: "acme/website" });
+    expect(html).toContain(`href="https://github.com/acme/server/blob/${head}/src/server.ts#L1"`);
+    expect(html).toContain(`href="https://github.com/acme/website/blob/${docsHead}/content/intro.md#L3"`);
+    expect(html).toContain(
+      'on GitHub, <a href="https://github.com/acme/website" rel="noreferrer">acme/website</a>',
+    );
+    // Without the docs repository's name, its evidence is shown, never linked into the code repository.
+    const unnamed = renderHtmlReport(audit, { repository: "acme/server" });
+    expect(unnamed).not.toContain("acme/server/blob/" + head + "/website:");
+    expect(unnamed).toContain("<code>website:content/intro.md:3</code>");
+    expect(renderReport(audit, { docsRepository: { fullName: "acme/website" } })).toContain(
+      "[acme/website](https://github.com/acme/website)",
+    );
+  });
+
+  it("refuses a --docs-repo that is no OWNER/NAME, in one line", async () => {
+    const { code } = codeAndDocs();
+    writeFileSync(join(code.dir, "audit.json"), JSON.stringify(auditOf([])));
+    for (const command of ["report", "comment"]) {
+      const refused = await impact(code.dir, [
+        command,
+        "audit.json",
+        "--docs-repo",
+        "../website",
+        ...(command === "comment" ? ["--dry-run"] : []),
+      ]);
+      expect(refused.code).toBe(2);
+      expect(refused.io.err).toContain(
+        '--docs-repo takes the docs repository on GitHub as OWNER/NAME, got "../website"',
+      );
+    }
   });
 });
 
