@@ -303,6 +303,30 @@ describe("report --docs-repo OWNER/NAME", () => {
   });
 });
 
+describe("impact dismiss with a docs repository", () => {
+  it("takes the article as the plan names it (website:PATH) and records the docs repository's own path", async () => {
+    const { code, docs } = codeAndDocs();
+    const config = {
+      docs: ["content/**/*.md"],
+      docsRepoName: "website",
+      docsRepo: relative(code.dir, docs.dir),
+    };
+    writeFileSync(join(code.dir, "impact.config.json"), JSON.stringify(config));
+    const dismissed = await impact(code.dir, [
+      "dismiss",
+      "website:content/server.md",
+      "--reason",
+      "the port is generated",
+    ]);
+    expect([dismissed.code, dismissed.io.err]).toEqual([0, ""]);
+    expect(JSON.parse(readFileSync(join(code.dir, "impact.config.json"), "utf8")).dismissed).toEqual([
+      { article: "content/server.md", reason: "the port is generated" },
+    ]);
+    const plan = await impact(code.dir, ["plan", "--json"]);
+    expect(JSON.parse(plan.io.out).articles).toEqual([]);
+  });
+});
+
 describe("plan --check with a docs repository", () => {
   it("fails strict on the docs repository's stale article; advisory annotations name it in the title, on no file of the PR", async () => {
     const { code, docs } = codeAndDocs();
