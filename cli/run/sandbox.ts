@@ -53,6 +53,8 @@ export class SandboxPolicy {
   #realRoot: Promise<string> | undefined;
   /** A separate docs repository: paths `name:PATH` are its own, checked by the same rules on its root. */
   readonly #docs: { name: string; policy: SandboxPolicy } | undefined;
+  /** How refusals name this policy's paths: `NAME:` for the docs repository's, as the model wrote them. */
+  readonly #shownPrefix: string;
 
   /**
    * `docsRepository`: the checkout of a separate docs repository, whose paths are written
@@ -63,12 +65,19 @@ export class SandboxPolicy {
     root: string;
     deny?: readonly string[];
     docsRepository?: { name: string; root: string };
+    /** Internal: the prefix refusals show before a path (the docs repository's policy). */
+    shownPrefix?: string;
   }) {
     this.root = options.root;
+    this.#shownPrefix = options.shownPrefix ?? "";
     const docs = options.docsRepository;
     this.#docs = docs && {
       name: docs.name,
-      policy: new SandboxPolicy({ root: docs.root, ...(options.deny ? { deny: options.deny } : {}) }),
+      policy: new SandboxPolicy({
+        root: docs.root,
+        shownPrefix: docsRepositoryPath(docs.name, ""),
+        ...(options.deny ? { deny: options.deny } : {}),
+      }),
     };
     this.denyPatterns = [...new Set([...DEFAULT_DENY_GLOBS, ...(options.deny ?? [])])];
     for (const pattern of this.denyPatterns) {
@@ -93,7 +102,8 @@ export class SandboxPolicy {
       const check = docs.policy.checkSyntax(docs.path);
       return check.ok ? { ok: true, path: docsRepositoryPath(docs.name, check.path) } : check;
     }
-    const shown = JSON.stringify(asked.length > 200 ? `${asked.slice(0, 200)}…` : asked);
+    const named = `${this.#shownPrefix}${asked}`;
+    const shown = JSON.stringify(named.length > 200 ? `${named.slice(0, 200)}…` : named);
     const refuse = (
       code: "invalid" | "nul" | "absolute" | "home" | "backslash" | "encoded" | "traversal",
       why: string,
@@ -161,7 +171,7 @@ export class SandboxPolicy {
     if (!syntax.ok) return syntax;
     const root = await this.realRoot();
     const absolute = syntax.path === "." ? this.root : join(this.root, syntax.path);
-    const shown = JSON.stringify(syntax.path);
+    const shown = JSON.stringify(`${this.#shownPrefix}${syntax.path}`);
     let realPath: string;
     try {
       realPath = await realPathOfDeepestExisting(absolute);

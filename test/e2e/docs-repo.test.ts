@@ -459,7 +459,7 @@ describe("the tool host over a code repository and a docs repository", () => {
     expect(results[0]!.content).toContain("DEFAULT_PORT = 9090");
     expect(results[1]!.content).toMatch(/^website:content\/server\.md/);
     expect(results[2]!.ok).toBe(false);
-    expect(results[2]!.content).toContain('deny pattern ".env*"');
+    expect(results[2]!.content).toContain('Refused: "website:.env" matches the deny pattern ".env*"');
     expect(results[3]!.content).toContain('contains ".."');
     expect(results[4]!.content).toContain("outside the repository");
     expect(results[5]!.content).toContain("symlink to a path that matches the deny pattern");
