@@ -389,6 +389,11 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
     const more = plan.dropped.length > 20 ? `, and ${plan.dropped.length - 20} more` : "";
     lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
   }
+  if (plan.docsRepository)
+    lines.push(
+      "",
+      `Articles named ${printable(plan.docsRepository.name)}:PATH are in the docs repository (--docs-repo); the change is this repository's.`,
+    );
   return `${lines.join("\n")}\n`;
 }
 

@@ -332,6 +332,10 @@ describe("plan --check with a docs repository", () => {
     const { code, docs } = codeAndDocs();
     const strict = await impact(code.dir, ["plan", "--check", "--docs-repo", docs.dir]);
     expect(strict.code).toBe(3);
+    expect(strict.io.out).toContain("website:content/server.md");
+    expect(strict.io.out).toContain(
+      "Articles named website:PATH are in the docs repository (--docs-repo); the change is this repository's.\n",
+    );
     expect(strict.io.err).toContain("website:content/server.md");
     const advisory = await impact(code.dir, ["plan", "--check=advisory", "--docs-repo", docs.dir, "--quiet"]);
     expect(advisory.code).toBe(0);
