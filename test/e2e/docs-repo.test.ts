@@ -15,7 +15,7 @@ import { startPullRequestBot } from "../helpers/bot.js";
 import { startFakeGitHub } from "../helpers/fake-github.js";
 import { gitRepo, makeTempDir, type TestRepo } from "../helpers/git-repo.js";
 import { captureIo } from "../helpers/io.js";
-import { TEST_KEY } from "../helpers/run-impact.js";
+import { runWithScript, TEST_KEY } from "../helpers/run-impact.js";
 import { type ScriptStep, startScriptedModelServer } from "../helpers/scripted-model-server.js";
 import { testToolHost } from "../helpers/tool-host.js";
 import { pullRequestPayload } from "../helpers/webhook-delivery.js";
@@ -277,7 +277,7 @@ describe("report --docs-repo OWNER/NAME", () => {
     );
     // Without the docs repository's name, its evidence is shown, never linked into the code repository.
     const unnamed = renderHtmlReport(audit, { repository: "acme/server" });
-    expect(unnamed).not.toContain("acme/server/blob/" + head + "/website:");
+    expect(unnamed).not.toContain(`acme/server/blob/${head}/website:`);
     expect(unnamed).toContain("<code>website:content/intro.md:3</code>");
     expect(renderReport(audit, { docsRepository: { fullName: "acme/website" } })).toContain(
       "[acme/website](https://github.com/acme/website)",
@@ -300,6 +300,23 @@ describe("report --docs-repo OWNER/NAME", () => {
         '--docs-repo takes the docs repository on GitHub as OWNER/NAME, got "../website"',
       );
     }
+  });
+});
+
+describe("the Vale check with a docs repository", () => {
+  it("reads the docs repository's .vale.ini, where its articles' style lives", async () => {
+    const { code, docs } = codeAndDocs();
+    docs.commit({ ".vale.ini": "MinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = Vale\n" });
+    const bin = makeTempDir("impact-vale-");
+    const log = join(bin, "calls.log");
+    writeFileSync(join(bin, "vale"), `#!/bin/sh\necho "ARGS $*" >> '${log}'\ncat > /dev/null\necho '{}'\n`, {
+      mode: 0o755,
+    });
+    const run = await runWithScript(code.dir, EDIT_WEBSITE_ARTICLE, ["--docs-repo", docs.dir], {
+      PATH: `${bin}:${process.env.PATH ?? ""}`,
+    });
+    expect([run.code, run.io.err]).toEqual([0, ""]);
+    expect(readFileSync(log, "utf8")).toContain(`ARGS --config=${join(docs.dir, ".vale.ini")} --output=JSON`);
   });
 });
 
@@ -452,7 +469,7 @@ describe("the tool host over a code repository and a docs repository", () => {
         call("read_file", { path: "src/server.ts" }),
         call("read_file", { path: "website:content/server.md" }),
         call("read_file", { path: "website:.env" }),
-        call("read_file", { path: "website:../" + basename(code.dir) + "/src/server.ts" }),
+        call("read_file", { path: `website:../${basename(code.dir)}/src/server.ts` }),
         call("read_file", { path: "website:content/escape.md" }),
         call("read_file", { path: "website:content/env.md" }),
         call("list_files", { glob: "website:content/**" }),
