@@ -5,12 +5,6 @@
  * report all use it; a run without a docs repository has no prefixed path at all.
  */
 
-/** What an audit or a plan says of the docs repository its prefixed paths are in. */
-export interface DocsRepositoryRef {
-  /** The prefix of its paths, before the colon. */
-  name: string;
-}
-
 /** A docs repository's name: letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
 export const DOCS_REPOSITORY_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
