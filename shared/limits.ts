@@ -247,3 +247,12 @@ export const MAX_USAGE_TOKENS = 100_000_000;
  */
 export const FRONTMATTER_MAX_NESTING = 64;
 export const FRONTMATTER_MAX_INDENT = 256;
+
+/**
+ * A name at least this many code files of the base declare (tests and docs left out) is
+ * boilerplate, not evidence (cli/plan/boilerplate-names.ts): `code` and `name` in every error
+ * class, `request` in every transport.
+ */
+export const BOILERPLATE_DECLARING_FILES = 5;
+/** The change's names asked about at most (one `git grep` at the base holds them all). */
+export const MAX_BOILERPLATE_CANDIDATES = 200;

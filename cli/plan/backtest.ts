@@ -8,6 +8,7 @@ import { ImpactKindSchema, type ImpactPlan } from "../../shared/plan.js";
 import { gitAt, isShallow, resolveCommit } from "../git/repository.js";
 import type { Workdir } from "../workdir/workdir.js";
 import { articleSelector, listArticles, readArticles } from "./articles.js";
+import { boilerplateNames } from "./boilerplate-names.js";
 import { selectEvidence } from "./detect/evidence.js";
 import type { Dropped } from "./detect/references.js";
 import { type ArticleText, detectImpact } from "./detector.js";
@@ -205,17 +206,18 @@ async function planAtParent(input: {
   /** Where mined histories are kept (the workdir's history cache), if anywhere. */
   historyCache?: NonNullable<Parameters<typeof mineHistory>[2]>["cache"];
 }): Promise<{ articles: ArticleText[]; plan: ImpactPlan }> {
-  const [articles, history] = await Promise.all([
+  const [articles, history, boilerplate] = await Promise.all([
     readArticles(input.repoRoot, input.articlePaths, { revision: input.parent }),
     // The parent's own history only: the commit being replayed and its future stay unseen.
     mineHistory(input.repoRoot, input.parent, { cache: input.historyCache }),
+    boilerplateNames(input.repoRoot, { base: input.parent, symbols: input.changeSet.symbols }, input.config),
   ]);
   const plan = detectImpact({
     changeSet: input.changeSet,
     articles,
     config: input.config,
     history: history.commits,
-    genericNames: input.genericNames,
+    genericNames: [...input.genericNames, ...boilerplate],
     minScore: input.minScore,
   });
   return { articles, plan };

@@ -17,6 +17,7 @@ import {
   termKeys,
 } from "./article-index.js";
 import { listArticleEntries, readArticles } from "./articles.js";
+import { boilerplateNames } from "./boilerplate-names.js";
 import type { Dropped } from "./detect/references.js";
 import { type ArticleText, detectImpact, type Explanation, explainImpact, textLookups } from "./detector.js";
 import { genericNames } from "./generic-names.js";
@@ -136,6 +137,8 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     });
     const generic = await genericPromise;
     const changeSet = await changeSetPromise;
+    // Names many code files of the base declare (one git grep), while the articles are read.
+    const boilerplatePromise = boilerplateNames(repoRoot, changeSet, config);
     const articles = await readNeededArticles({
       repoRoot: docsRoot,
       revision,
@@ -152,7 +155,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       changeSet,
       articles,
       config,
-      genericNames: generic,
+      genericNames: [...generic, ...(await boilerplatePromise)],
       minScore: options.minScore,
       history: history?.commits,
       ...(docsRepository ? { articlesElsewhere: true } : {}),

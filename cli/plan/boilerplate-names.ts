@@ -1,0 +1,82 @@
+import picomatch from "picomatch";
+import type { ChangeSet } from "../../shared/changeset.js";
+import type { ImpactConfig } from "../../shared/config.js";
+import { BOILERPLATE_DECLARING_FILES, MAX_BOILERPLATE_CANDIDATES } from "../../shared/limits.js";
+import { gitAt } from "../git/repository.js";
+import type { Dropped } from "./detect/references.js";
+import { languageOf } from "./symbols/languages/index.js";
+
+/**
+ * Kinds whose names many files may declare alike (not a flag, a variable of the environment
+ * or a message). A class, interface, type or enum is declared once: what many files write
+ * at a line's start under its name is its use (Go's keyed literals, `Task: …`).
+ */
+const DECLARED_KINDS = new Set(["function", "method", "constant", "variable", "member", "config"]);
+
+/** Keywords and modifiers that may stand before a declared name at the start of a line. */
+const PREFIX =
+  "^[[:space:]]*(((export|pub|async|static|readonly|public|private|protected|override|declare|abstract|def|fn|func|function|class|struct|interface|type|const|let|var|enum|trait)[[:space:]]+)|func[[:space:]]*\\([^)]*\\)[[:space:]]*)*";
+
+/**
+ * The names the change could flag an article with that many code files of the base declare:
+ * boilerplate, not evidence (`code` and `name` in every error class, `meta` and `create` in
+ * every lint rule, `request` in every transport). A name counts as declared by a file when
+ * a line of it starts with the name, after keywords and modifiers (`def`, `override`,
+ * `func (c *T)`), followed by `(`, `:`, `=`, `<`, `?`, `!` or `{`. Code files are those a
+ * language is read for, less the docs and `evidence.ignore` (tests, fixtures). Names the
+ * change removed or renamed away are never asked about: an article writing one is stale
+ * however common it is. One `git grep` at the base, for the change's candidate names only.
+ */
+export async function boilerplateNames(
+  repoRoot: string,
+  changeSet: Pick<ChangeSet, "base" | "symbols">,
+  config: Pick<ImpactConfig, "docs" | "evidence">,
+): Promise<Dropped[]> {
+  const candidates = candidateNames(changeSet);
+  if (candidates.length === 0) return [];
+  const pattern = `${PREFIX}(${candidates.join("|")})[[:space:]]*[(:=<?!{]`;
+  let output: string;
+  try {
+    output = await gitAt(repoRoot).raw(["grep", "-I", "-o", "-E", "-e", pattern, changeSet.base, "--"]);
+  } catch {
+    return []; // No match (git grep exits 1), or no base to search: nothing is boilerplate.
+  }
+  const ignored = picomatch([...config.docs, ...config.evidence.ignore], { dot: true });
+  const names = new Set(candidates);
+  const files = new Map<string, Set<string>>();
+  const prefix = `${changeSet.base}:`;
+  for (const line of output.split("\n")) {
+    if (!line.startsWith(prefix)) continue;
+    const rest = line.slice(prefix.length);
+    const colon = rest.indexOf(":");
+    if (colon < 0) continue;
+    const path = rest.slice(0, colon);
+    if (languageOf(path) === undefined || ignored(path)) continue;
+    const name = /([\w$]+)[\s]*[(:=<?!{]$/.exec(rest.slice(colon + 1))?.[1];
+    if (name === undefined || !names.has(name)) continue;
+    const set = files.get(name) ?? new Set<string>();
+    set.add(path);
+    files.set(name, set);
+  }
+  return [...files]
+    .filter(([, paths]) => paths.size >= BOILERPLATE_DECLARING_FILES)
+    .sort(([left], [right]) => left.localeCompare(right))
+    .map(([symbol, paths]) => ({ symbol, why: `declared by ${paths.size} code files: boilerplate` }));
+}
+
+/** The names of changed declarations (and the siblings of added ones) an article could be flagged by, less the gone ones. */
+function candidateNames(changeSet: Pick<ChangeSet, "symbols">): string[] {
+  const gone = new Set<string>();
+  const names = new Set<string>();
+  for (const symbol of changeSet.symbols) {
+    if (!DECLARED_KINDS.has(symbol.kind) || symbol.private) continue;
+    if (symbol.change === "removed") gone.add(symbol.name);
+    else if (symbol.change === "renamed" && symbol.oldName) gone.add(symbol.oldName);
+    if (symbol.change === "added") for (const sibling of symbol.siblings ?? []) names.add(sibling);
+    else names.add(symbol.name);
+  }
+  return [...names]
+    .filter((name) => !gone.has(name) && /^[A-Za-z_$][\w$]*$/.test(name) && !name.includes("$"))
+    .sort()
+    .slice(0, MAX_BOILERPLATE_CANDIDATES);
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { main } from "../../../cli/main.js";
+import { ImpactPlanSchema } from "../../../shared/plan.js";
+import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
+import { captureIo } from "../../helpers/io.js";
+
+type Plan = z.infer<typeof ImpactPlanSchema>;
+
+async function planJson(repo: TestRepo): Promise<Plan> {
+  const io = captureIo(repo.dir);
+  const code = await main(["plan", "--json", "--min-score", "0"], io);
+  expect(code, io.err).toBe(0);
+  return ImpactPlanSchema.parse(JSON.parse(io.out));
+}
+
+const flagged = (plan: Plan) =>
+  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
+
+/** An error class per file, each declaring `code` (got's errors, eslint's rules' `meta`). */
+function errorClass(name: string, code: string, extra = ""): string {
+  return `export class ${name}Error extends Error {\n\tcode = '${code}';\n${extra}}\n`;
+}
+
+describe("names many code files declare are boilerplate", { timeout: 120_000 }, () => {
+  it("does not flag a page for a change to a name five code files declare; a rare name and a removed one still flag", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "src/errors/read.ts": errorClass("Read", "ERR_READ", "\tretryLimit = 2;\n"),
+      "src/errors/write.ts": errorClass("Write", "ERR_WRITE"),
+      "src/errors/parse.ts": errorClass("Parse", "ERR_PARSE"),
+      "src/errors/timeout.ts": errorClass("Timeout", "ERR_TIMEOUT"),
+      "src/errors/cancel.ts": errorClass("Cancel", "ERR_CANCEL", "\tlegacyCode = 'X';\n"),
+      // Tests declare it too, but tests are no code that counts.
+      "test/errors.test.ts": errorClass("Fake", "ERR_FAKE"),
+      "docs/errors.md": "# Errors\n\nEvery error has a `code` property, like `ERR_READ`.\n",
+      "docs/retry.md": "# Retry\n\nA read error sets `retryLimit` to the retries left.\n",
+      "docs/legacy.md": "# Legacy\n\nA cancelled request sets `legacyCode`.\n",
+    });
+    repo.commit({
+      "src/errors/read.ts": errorClass("Read", "ERR_READ_FAILED", "\tretryLimit = 3;\n"),
+      "src/errors/cancel.ts": errorClass("Cancel", "ERR_CANCEL"),
+    });
+    const plan = await planJson(repo);
+    // `code` is declared by 5 code files: its new value in one of them is no evidence.
+    expect(flagged(plan)).toEqual(["docs/legacy.md", "docs/retry.md"]);
+    expect(plan.dropped).toContainEqual({ symbol: "code", why: "declared by 5 code files: boilerplate" });
+  });
+
+  it("keeps a name four code files declare as evidence", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "src/errors/read.ts": errorClass("Read", "ERR_READ"),
+      "src/errors/write.ts": errorClass("Write", "ERR_WRITE"),
+      "src/errors/parse.ts": errorClass("Parse", "ERR_PARSE"),
+      "test/timeout.test.ts": errorClass("Timeout", "ERR_TIMEOUT"),
+      "docs/errors.md": "# Errors\n\nEvery error has a `code` property, like `ERR_READ`.\n",
+    });
+    repo.commit({ "src/errors/read.ts": errorClass("Read", "ERR_READ_FAILED") });
+    expect(flagged(await planJson(repo))).toEqual(["docs/errors.md"]);
+  });
+});
