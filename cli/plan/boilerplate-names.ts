@@ -4,7 +4,7 @@ import type { ImpactConfig } from "../../shared/config.js";
 import { BOILERPLATE_DECLARING_FILES, MAX_BOILERPLATE_CANDIDATES } from "../../shared/limits.js";
 import { gitAt } from "../git/repository.js";
 import type { Dropped } from "./detect/references.js";
-import { languageOf } from "./symbols/languages/index.js";
+import { type Language, languageOf } from "./symbols/languages/index.js";
 
 /**
  * Kinds whose names many files may declare alike (not a flag, a variable of the environment
@@ -12,6 +12,18 @@ import { languageOf } from "./symbols/languages/index.js";
  * at a line's start under its name is its use (Go's keyed literals, `Task: …`).
  */
 const DECLARED_KINDS = new Set(["function", "method", "constant", "variable", "member", "config"]);
+
+/** The files of each language, as git pathspecs: a name is boilerplate among files of its own language. */
+const LANGUAGE_FILES: Record<Language, string[]> = {
+  typescript: ["*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs"],
+  python: ["*.py", "*.pyi"],
+  go: ["*.go"],
+  rust: ["*.rs"],
+  java: ["*.java"],
+  ruby: ["*.rb", "*.rake"],
+  csharp: ["*.cs"],
+  php: ["*.php"],
+};
 
 /** Keywords and modifiers that may stand before a declared name at the start of a line. */
 const PREFIX =
@@ -32,12 +44,22 @@ export async function boilerplateNames(
   changeSet: Pick<ChangeSet, "base" | "symbols">,
   config: Pick<ImpactConfig, "docs" | "evidence">,
 ): Promise<Dropped[]> {
-  const candidates = candidateNames(changeSet);
+  const { names: candidates, languages } = candidateNames(changeSet);
   if (candidates.length === 0) return [];
   const pattern = `${PREFIX}(${candidates.join("|")})[[:space:]]*[(:=<?!{]`;
   let output: string;
   try {
-    output = await gitAt(repoRoot).raw(["grep", "-I", "-o", "-E", "-e", pattern, changeSet.base, "--"]);
+    output = await gitAt(repoRoot).raw([
+      "grep",
+      "-I",
+      "-o",
+      "-E",
+      "-e",
+      pattern,
+      changeSet.base,
+      "--",
+      ...[...languages].flatMap((language) => LANGUAGE_FILES[language]),
+    ]);
   } catch {
     return []; // No match (git grep exits 1), or no base to search: nothing is boilerplate.
   }
@@ -65,18 +87,27 @@ export async function boilerplateNames(
 }
 
 /** The names of changed declarations (and the siblings of added ones) an article could be flagged by, less the gone ones. */
-function candidateNames(changeSet: Pick<ChangeSet, "symbols">): string[] {
+function candidateNames(changeSet: Pick<ChangeSet, "symbols">): {
+  names: string[];
+  languages: Set<Language>;
+} {
   const gone = new Set<string>();
   const names = new Set<string>();
+  const languages = new Set<Language>();
   for (const symbol of changeSet.symbols) {
-    if (!DECLARED_KINDS.has(symbol.kind) || symbol.private) continue;
+    const language = languageOf(symbol.file);
+    if (!DECLARED_KINDS.has(symbol.kind) || symbol.private || language === undefined) continue;
+    languages.add(language);
     if (symbol.change === "removed") gone.add(symbol.name);
     else if (symbol.change === "renamed" && symbol.oldName) gone.add(symbol.oldName);
     if (symbol.change === "added") for (const sibling of symbol.siblings ?? []) names.add(sibling);
     else names.add(symbol.name);
   }
-  return [...names]
-    .filter((name) => !gone.has(name) && /^[A-Za-z_$][\w$]*$/.test(name) && !name.includes("$"))
-    .sort()
-    .slice(0, MAX_BOILERPLATE_CANDIDATES);
+  return {
+    names: [...names]
+      .filter((name) => !gone.has(name) && /^[A-Za-z_][\w]*$/.test(name))
+      .sort()
+      .slice(0, MAX_BOILERPLATE_CANDIDATES),
+    languages,
+  };
 }
