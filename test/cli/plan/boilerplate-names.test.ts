@@ -59,4 +59,20 @@ describe("names many code files declare are boilerplate", { timeout: 120_000 }, 
     repo.commit({ "src/errors/read.ts": errorClass("Read", "ERR_READ_FAILED") });
     expect(flagged(await planJson(repo))).toEqual(["docs/errors.md"]);
   });
+
+  it("counts a type as declared once: the lines that start with its name elsewhere are its uses (keyed literals)", async () => {
+    const uses = (name: string) => `export const ${name} = {\n\tHooks: {},\n};\n`;
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "src/hooks.ts": "export interface Hooks {\n\tbeforeRequest: string[];\n}\n",
+      "src/a.ts": uses("a"),
+      "src/b.ts": uses("b"),
+      "src/c.ts": uses("c"),
+      "src/d.ts": uses("d"),
+      "src/e.ts": uses("e"),
+      "docs/hooks.md": "# Hooks\n\nThe `Hooks` type holds every hook.\n",
+    });
+    repo.commit({ "src/hooks.ts": "export interface Hooks {\n\tbeforeRequest: number[];\n}\n" });
+    expect(flagged(await planJson(repo))).toEqual(["docs/hooks.md"]);
+  });
 });
