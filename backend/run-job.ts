@@ -49,7 +49,7 @@ export interface PipelineOptions {
    */
   headCheck?: GitHubClient;
   /** Told the model usage of each finished `impact run` (the metrics). */
-  onUsage?: (usage: { promptTokens: number; completionTokens: number; costUsd?: number }) => void;
+  onUsage?: (usage: { promptTokens: number; completionTokens: number; costUsd?: number | undefined }) => void;
   /** Whole-job time limit (clone, run, comment). */
   timeoutMs: number;
   /** Where clones go; default the system temp dir. */

@@ -77,7 +77,7 @@ export function createLogger(
   return pino(
     {
       level,
-      base: undefined,
+      base: null,
       redact: {
         paths: ["*.authorization", "*.headers.authorization", "*.token", "*.apiKey", "*.secret"],
         censor: "[redacted]",

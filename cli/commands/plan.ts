@@ -210,7 +210,7 @@ function toRepoPath(path: string): string {
 const score = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(2));
 
 /** The bar of one change in words: the minimum, or the share of the strongest article that raised it. */
-function bar(plan: { minScore?: number; threshold?: number }): string {
+function bar(plan: { minScore?: number | undefined; threshold?: number | undefined }): string {
   const minimum = `the minimum ${score(plan.minScore)}`;
   if (plan.threshold === undefined || plan.minScore === undefined || plan.threshold <= plan.minScore)
     return minimum;

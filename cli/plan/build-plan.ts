@@ -25,19 +25,19 @@ import { moveOlderVersionsToRelated, versionLayout } from "./versioned-docs.js";
 
 export interface BuildPlanOptions {
   repo: string;
-  base?: string;
-  head?: string;
+  base?: string | undefined;
+  head?: string | undefined;
   /** A unified diff file to read instead of asking git, or "-" for standard input. */
-  diff?: string;
+  diff?: string | undefined;
   /** A config file path (default: impact.config.json at the repository root, optional). */
-  config?: string;
+  config?: string | undefined;
   readStdin: () => Promise<string>;
   /** Where symbols are extracted; the caller closes it (default: a worker started and closed here). */
   extractor?: SymbolExtractor;
   /** Overrides the config's `minScore`. */
-  minScore?: number;
+  minScore?: number | undefined;
   /** An article to explain: every signal considered for it (`impact plan --explain`). */
-  explain?: string;
+  explain?: string | undefined;
   /** The environment the state key is read from (default: the process's). */
   env?: Record<string, string | undefined>;
   /**

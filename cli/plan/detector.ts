@@ -33,9 +33,9 @@ export interface DetectInput {
   /** Names this repository uses everywhere (its package's own name): never evidence. */
   genericNames?: Dropped[];
   /** Overrides `config.minScore` (`--min-score`), as the whole bar: no share of the strongest article applies. */
-  minScore?: number;
+  minScore?: number | undefined;
   /** The base's own history (never commits after it), for history reasons. */
-  history?: HistoryCommit[];
+  history?: HistoryCommit[] | undefined;
 }
 
 /** Every signal considered for one article, for `impact plan --explain`. */

@@ -32,10 +32,10 @@ import {
 
 export interface ChangeSetOptions {
   repo: string;
-  base?: string;
-  head?: string;
+  base?: string | undefined;
+  head?: string | undefined;
   /** A unified diff to use instead of asking git. */
-  diffText?: string;
+  diffText?: string | undefined;
   /** Where symbols are extracted (default: in-process). */
   extractor?: SymbolExtractor;
   /** Size caps (config `limits`); files past them are skipped, not read. */
@@ -164,7 +164,7 @@ function withoutSkipped(files: ChangedFile[], skipped: readonly SkippedFile[]): 
   return files.filter((file) => !left.has(file.path));
 }
 
-type BlobShas = Map<string, { before?: string; after?: string }>;
+type BlobShas = Map<string, { before?: string | undefined; after?: string | undefined }>;
 
 /**
  * The declarations of file versions parsed before, read only when the change has code to

@@ -37,7 +37,7 @@ export interface AgentToolHostOptions {
   /** Deny patterns added to the defaults (only when no `sandbox` is given). */
   deny?: string[];
   allowCreate: boolean;
-  limits?: Partial<ToolLimits>;
+  limits?: Partial<Record<keyof ToolLimits, number | undefined>>;
   /** Docs templates (config `templates`): what edits to this article must keep. */
   templates?: readonly Template[];
   /** The after-edit style check shared by the run's articles (Vale); absent: none. */

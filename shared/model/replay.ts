@@ -26,7 +26,7 @@ const RecordedResponseSchema = z.object({
   message: z.object({
     role: z.literal("assistant"),
     content: z.string().nullable(),
-    tool_calls: z.array(ToolCallSchema).optional(),
+    tool_calls: z.array(ToolCallSchema).exactOptional(),
   }),
   finishReason: z.string().nullable(),
   usage: z.object({
