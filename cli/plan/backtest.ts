@@ -118,7 +118,7 @@ export async function runBacktest(options: {
       repo: repoRoot,
       base: candidate.parent,
       head: candidate.sha,
-      ...(workdir ? { workdir } : {}),
+      workdir,
     });
     // The window (which commits, and the articles they changed) comes from the window's config alone.
     const windowArticles = await listArticles(repoRoot, windowConfig, { revision: candidate.parent });

@@ -55,7 +55,7 @@ export interface BuiltPlan {
   /** Where the article text came from: the working tree, or the head commit's blobs. */
   articleSource: { kind: "worktree" } | { kind: "revision"; revision: string };
   /** With `explain`: every signal considered for that article. */
-  explanation?: Explanation;
+  explanation?: Explanation | undefined;
   /** The repository's `.impact/`, whose cache writes wait for `workdir.save()`. */
   workdir: Workdir;
 }
@@ -162,7 +162,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       repoRoot,
       articleSource,
       workdir,
-      ...(explanation ? { explanation } : {}),
+      explanation,
     };
   } finally {
     if (options.extractor === undefined) extractor.close();

@@ -78,7 +78,7 @@ export function checkAnnotations(articles: readonly PlannedArticle[]): string[] 
     const located = [...byLine].filter(([line]) => line !== undefined);
     const entries = located.length > 0 ? located : [[undefined, [...byLine.values()].flat()] as const];
     for (const [line, said] of entries) {
-      const properties = { file: article.path, ...(line === undefined ? {} : { line }), title: "Impact" };
+      const properties = { file: article.path, line, title: "Impact" };
       const shown = said.slice(0, MAX_REASONS_PER_ANNOTATION).join("; ") || "changed code it documents";
       const more =
         said.length > MAX_REASONS_PER_ANNOTATION

@@ -25,7 +25,7 @@ export interface ConfigProposal {
     ignore: string[];
     mappings: Mapping[];
     minScore?: number;
-    versions?: { current: string };
+    versions?: { current: string } | undefined;
   };
   proposals: Proposal[];
 }
@@ -158,7 +158,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
       docs,
       ignore,
       mappings: mappings.map((entry) => entry.mapping),
-      ...(current === undefined ? {} : { versions: { current } }),
+      versions: current === undefined ? undefined : { current },
     },
     proposals,
   };

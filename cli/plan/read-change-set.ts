@@ -43,7 +43,7 @@ export interface ChangeSetOptions {
   /** Told the resolved base and head as soon as git has them, before the diff is read (work that needs only the revisions starts then). */
   onRange?: (range: { base: string; head: string }) => void;
   /** Where the declaration cache lives; absent: every file version is parsed. */
-  workdir?: Workdir;
+  workdir?: Workdir | undefined;
 }
 
 interface DiffLimits {
@@ -391,14 +391,7 @@ async function symbolsOf(
       file,
       before: file.status === "added" ? "" : (blobs.get(specOf(file, "base")) ?? ""),
       after: file.status === "deleted" ? "" : (blobs.get(specOf(file, "head")) ?? ""),
-      ...(knownBefore || knownAfter
-        ? {
-            known: {
-              ...(knownBefore ? { before: knownBefore } : {}),
-              ...(knownAfter ? { after: knownAfter } : {}),
-            },
-          }
-        : {}),
+      known: knownBefore || knownAfter ? { before: knownBefore, after: knownAfter } : undefined,
     };
   });
   const results = await extractor.extract(jobs);

@@ -11,7 +11,7 @@ import { languageOf } from "../symbols/languages/index.js";
  */
 export interface StaleMark {
   terms: readonly string[];
-  hunk?: string;
+  hunk?: string | undefined;
   list?: number;
   /** The article line it contradicts, once located (locateStale). */
   line?: number;
@@ -32,7 +32,7 @@ export function surfaceChange(
   symbols: readonly ChangedSymbol[],
   /** An explicit tie (attention): a file whose declarations are not read counts as changed surface. */
   unreadIsSurface = false,
-): { terms: string[]; hunk?: string } | undefined {
+): { terms: string[]; hunk?: string | undefined } | undefined {
   const changed = symbols.filter(
     (symbol) =>
       symbol.file === file.path &&
@@ -72,9 +72,8 @@ export function hunkAt(file: ChangedFile, line: number | undefined): string | un
   return hunk ? `${file.path} ${hunk.header}` : undefined;
 }
 
-function hunkField(file: ChangedFile, line: number | undefined): { hunk?: string } {
-  const hunk = hunkAt(file, line);
-  return hunk === undefined ? {} : { hunk };
+function hunkField(file: ChangedFile, line: number | undefined): { hunk?: string | undefined } {
+  return { hunk: hunkAt(file, line) };
 }
 
 /** The changed files by path (old paths too), to find a symbol's hunk. */

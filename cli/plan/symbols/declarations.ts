@@ -138,7 +138,7 @@ function named(
   return {
     name: declaration.name,
     kind: declaration.kind,
-    ...(declaration.parent === undefined ? {} : { parent: declaration.parent }),
+    parent: declaration.parent,
     ...(isPrivate(declaration) ? { private: true } : {}),
   };
 }
