@@ -18,7 +18,7 @@ export interface AuditTrailOptions {
   base: string;
   head: string;
   model: string;
-  shard?: Shard;
+  shard?: Shard | undefined;
   /** The project's style instructions every first message carried (by path and hash). */
   instructions?: InstructionsSource[];
   /** Environment whose secret values are redacted from everything the audit holds. */

@@ -65,8 +65,7 @@ export interface Git {
  * few calls a plan makes take to run.
  */
 export function gitAt(dir: string): Git {
-  const raw = async (args: string[], input?: string) =>
-    (await runGit(dir, args, input === undefined ? {} : { input })).text;
+  const raw = async (args: string[], input?: string) => (await runGit(dir, args, { input })).text;
   return { dir, raw, revparse: async (args) => (await raw(["rev-parse", ...args])).trim() };
 }
 

@@ -41,7 +41,7 @@ export interface AgentToolHostOptions {
   /** Docs templates (config `templates`): what edits to this article must keep. */
   templates?: readonly Template[];
   /** The after-edit style check shared by the run's articles (Vale); absent: none. */
-  styleCheck?: StyleCheck;
+  styleCheck?: StyleCheck | undefined;
 }
 
 export interface ToolCallResult {
@@ -182,7 +182,7 @@ export class AgentToolHost {
       markDone: () => {
         this.#done = true;
       },
-      ...(this.#options.styleCheck ? { styleCheck: this.#options.styleCheck } : {}),
+      styleCheck: this.#options.styleCheck,
     };
   }
 

@@ -17,9 +17,9 @@ export interface FirstMessageInput {
   diffTokens?: number;
   articleTokens?: number;
   /** The project's style guidance (cli/run/instructions.ts), already delimited; absent: none. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** A new article's models (existing articles of its mapping) with their text. */
-  models?: readonly { path: string; content: string }[];
+  models?: readonly { path: string; content: string }[] | undefined;
 }
 
 /**

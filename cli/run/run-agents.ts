@@ -54,7 +54,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
   const readIgnored = readIgnoredMatcher(config);
   const workspace = new Workspace(repoRoot, {
     readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
-    ...(readIgnored ? { readIgnored } : {}),
+    readIgnored,
   });
   const results = options.cache
     ? new ResultCacheFolder({
@@ -80,25 +80,24 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
       changeSet,
       config,
       allowCreate: options.allowCreate,
-      ...(styleCheck ? { styleCheck } : {}),
+      styleCheck,
     }),
     allowCreate: options.allowCreate,
     ...limits,
-    ...(options.progress ? { progress: options.progress } : {}),
-    ...(results && options.cache
-      ? {
-          cache: {
+    progress: options.progress,
+    cache:
+      results && options.cache
+        ? {
             results,
             impactVersion: options.cache.impactVersion,
             endpoint: options.cache.endpoint,
             config: answerConfig(config),
-          },
-        }
-      : {}),
-    ...(options.price ? { price: options.price } : {}),
-    ...(options.instructions ? { instructions: options.instructions } : {}),
-    ...(styleCheck ? { styleCheckKey: styleCheck.key } : {}),
-    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+          }
+        : undefined,
+    price: options.price,
+    instructions: options.instructions,
+    styleCheckKey: styleCheck?.key,
+    maxCostUsd: options.maxCostUsd,
   });
   const articles = await runner.run(toRun, options.signal);
   await results?.prune();

@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path";
 import type { AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
+import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
@@ -18,7 +19,7 @@ export interface ToolHostSessionOptions {
   config: ImpactConfig;
   allowCreate: boolean;
   /** The after-edit style check (Vale) for every article; absent: none. */
-  styleCheck?: StyleCheck;
+  styleCheck?: StyleCheck | undefined;
 }
 
 /**
@@ -96,7 +97,7 @@ function articleHost(
     allowCreate,
     limits: options.config.limits,
     templates: options.config.templates,
-    ...(options.styleCheck ? { styleCheck: options.styleCheck } : {}),
+    styleCheck: options.styleCheck,
   });
 }
 
@@ -193,15 +194,17 @@ class ToolHostSession implements ArticleSession {
   #auditEdits(path: string): AuditEdit[] {
     return this.#host.edits
       .filter((edit: RecordedEdit) => edit.path === path)
-      .map((edit) => ({
-        kind: edit.kind,
-        reason: edit.reason,
-        startLine: edit.startLine,
-        endLine: edit.endLine,
-        evidence: edit.evidence,
-        toolCallId: edit.toolCallId,
-        ...(this.#turnOf.has(edit.toolCallId) ? { turn: this.#turnOf.get(edit.toolCallId)! } : {}),
-        ...(edit.request ? { request: edit.request } : {}),
-      }));
+      .map((edit) =>
+        omitUndefined({
+          kind: edit.kind,
+          reason: edit.reason,
+          startLine: edit.startLine,
+          endLine: edit.endLine,
+          evidence: edit.evidence,
+          toolCallId: edit.toolCallId,
+          turn: this.#turnOf.get(edit.toolCallId),
+          request: edit.request,
+        }),
+      );
   }
 }

@@ -65,7 +65,11 @@ export class Workspace {
    */
   constructor(
     root: string,
-    options: { maxFileBytes?: number; readBudget?: ReadBudget; readIgnored?: (path: string) => boolean } = {},
+    options: {
+      maxFileBytes?: number;
+      readBudget?: ReadBudget;
+      readIgnored?: ((path: string) => boolean) | undefined;
+    } = {},
   ) {
     this.root = root;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
@@ -74,10 +78,7 @@ export class Workspace {
   }
 
   #listRepository(): Promise<string[]> {
-    this.#fileList ??= listRepositoryFiles(
-      this.root,
-      this.#readIgnored ? { ignoredMatching: this.#readIgnored } : {},
-    );
+    this.#fileList ??= listRepositoryFiles(this.root, { ignoredMatching: this.#readIgnored });
     return this.#fileList;
   }
 

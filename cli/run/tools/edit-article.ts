@@ -25,7 +25,7 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
   const file = await loadCheckedTextFile(context.articlePath, context);
   if (!file.ok) return file;
   const outcome = applyEdits(file.content, args.edits, {
-    ...(args.expected_hash === undefined ? {} : { expectedHash: args.expected_hash }),
+    expectedHash: args.expected_hash,
     maxArticleChars: context.limits.articleChars,
     maxGrowthChars: context.limits.editGrowthChars,
     format: articleFormat(context.articlePath),
@@ -54,7 +54,7 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
       endLine: applied.endLine,
       toolCallId: context.toolCallId,
       path: context.articlePath,
-      ...(edit ? { request: edit } : {}),
+      request: edit,
     });
   }
   if (args.done) context.markDone();
