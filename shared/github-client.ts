@@ -19,7 +19,7 @@ export interface GitHubClientOptions {
    */
   token?: string | undefined;
   /** REST API root; default https://api.github.com (GitHub Enterprise: https://HOST/api/v3). */
-  apiUrl?: string;
+  apiUrl?: string | undefined;
   /** Milliseconds per second of `retry-after`; tests shrink it. Default 1000. */
   retryAfterBaseMs?: number;
   /**

@@ -153,8 +153,8 @@ function configFile(proposal: ConfigProposal): Record<string, unknown> {
     ...(docs.length > 0 ? { docs } : {}),
     ...(extendsIgnores ? { ignore } : {}),
     ...(mappings.length > 0 ? { mappings } : {}),
-    ...(minScore === undefined ? {} : { minScore }),
-    ...(versions ? { versions } : {}),
+    minScore,
+    versions,
   };
 }
 

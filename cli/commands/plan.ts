@@ -110,7 +110,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       extractor,
       minScore,
       env: io.env,
-      ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
+      explain: values.explain === undefined ? undefined : toRepoPath(values.explain),
     }).finally(() => extractor.close());
     if (explanation) {
       // A path that names nothing is a typo, not an article "with no reason to change".

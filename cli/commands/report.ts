@@ -42,8 +42,9 @@ reviewer unticks edits to get the impact apply --only/--exclude command for the 
       io.stdout(
         renderHtmlReport(audit, {
           auditPath: positionals[0]!,
-          ...(repository ? { repository } : {}),
-          ...(io.env.GITHUB_SERVER_URL ? { serverUrl: io.env.GITHUB_SERVER_URL } : {}),
+          repository,
+          // An empty variable is unset.
+          serverUrl: io.env.GITHUB_SERVER_URL || undefined,
         }),
       );
     } else io.stdout(renderReport(audit));

@@ -24,7 +24,7 @@ export interface ConfigProposal {
     docs: string[];
     ignore: string[];
     mappings: Mapping[];
-    minScore?: number;
+    minScore?: number | undefined;
     versions?: { current: string } | undefined;
   };
   proposals: Proposal[];

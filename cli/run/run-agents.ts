@@ -33,10 +33,10 @@ export interface AgentRunOptions {
    * The result cache (the workdir's, or `--cache-dir`), with the parts of every key the
    * command knows: Impact's version and the endpoint's identity. Absent: no cache.
    */
-  cache?: { store: CacheStore; impactVersion: string; endpoint: string };
+  cache?: { store: CacheStore; impactVersion: string; endpoint: string } | undefined;
   /** The model's price, for `usage.costUsd` and `--max-cost`. */
-  price?: ModelPrice;
-  maxCostUsd?: number;
+  price?: ModelPrice | undefined;
+  maxCostUsd?: number | undefined;
   /** The project's style instructions (loadInstructions); absent: none. */
   instructions?: ProjectInstructions;
   /** Problems that do not stop the run (a corrupt cache entry). */

@@ -125,7 +125,7 @@ export function plannedArticles(
 /** Which of the plan's articles a run covers and runs; decided once, before any model is needed. */
 export function selectArticles(
   articles: readonly PlannedArticle[],
-  options: { only?: string; shard?: Shard; includeTouched: boolean },
+  options: { only?: string | undefined; shard?: Shard | undefined; includeTouched: boolean },
 ): ArticleSelection {
   const only = options.only ? picomatch(options.only, { dot: true }) : null;
   const covered = articles.filter(

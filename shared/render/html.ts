@@ -8,9 +8,9 @@ import { hasOwnSummary, renderSpend, shownStatus, sortArticles } from "./report.
 
 export interface HtmlReportOptions {
   /** `owner/name` on GitHub: evidence becomes links to the head commit's files. */
-  repository?: string;
+  repository?: string | undefined;
   /** Default https://github.com (GitHub Enterprise: its own URL). */
-  serverUrl?: string;
+  serverUrl?: string | undefined;
   /** The audit file as the reviewer names it, for the `impact apply` command the page composes. */
   auditPath?: string;
 }
