@@ -134,7 +134,7 @@ export function turnRoutes(router: RouterDeps, options: { logger: Logger; now?: 
           message: {
             role: "assistant",
             content: response.message.content,
-            ...(response.message.tool_calls ? { tool_calls: response.message.tool_calls } : {}),
+            tool_calls: response.message.tool_calls,
           },
           usage: response.usage,
           finishReason: response.finishReason,
