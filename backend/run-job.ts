@@ -59,7 +59,7 @@ export interface PipelineOptions {
    * each PR's comment, and each repository's result cache, kept within `cacheBytes` per
    * repository. Absent: every job searches for its comment and runs with no cache.
    */
-  state?: { store: PipelineStore; cacheBytes: number };
+  state?: { store: PipelineStore; cacheBytes: number } | undefined;
   logger: Logger;
 }
 
