@@ -84,12 +84,9 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
         if (!values.quiet) io.stderr(`impact comment: ${message}\n`);
       },
     });
-    const result = await upsertPullRequestComment(
-      client,
-      { owner, repo, number },
-      rendered?.body ?? null,
-      { commentId },
-    );
+    const result = await upsertPullRequestComment(client, { owner, repo, number }, rendered?.body ?? null, {
+      commentId,
+    });
 
     let suggested: number | undefined;
     if (values.suggestions && rendered) {
