@@ -352,11 +352,8 @@ function markStale(input: {
       }
       const file = files.get(signal.source);
       const hunk = signal.stale.hunk ?? (file && hunkAt(file, undefined));
-      signal.stale = {
-        ...signal.stale,
-        ...(line === undefined ? {} : { line }),
-        ...(hunk === undefined ? {} : { hunk }),
-      };
+      // A mark located before keeps its line when this pass finds none.
+      signal.stale = { ...signal.stale, line: line ?? signal.stale.line, hunk };
     }
   }
 }

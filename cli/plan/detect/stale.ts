@@ -14,7 +14,7 @@ export interface StaleMark {
   hunk?: string | undefined;
   list?: number;
   /** The article line it contradicts, once located (locateStale). */
-  line?: number;
+  line?: number | undefined;
 }
 
 /** Changes that alter what callers and readers see: the surface the docs describe. */

@@ -23,7 +23,7 @@ export interface Declaration {
   /** Not part of the file's interface (a private member): outlined, but never a changed symbol. */
   hidden?: boolean;
   /** For members and keys: the interface, type, object or function they belong to. */
-  parent?: string;
+  parent?: string | undefined;
   /** The doc comment before it, whitespace-normalised ("" or absent without one). */
   doc?: string;
 }
