@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 import { EditSchema } from "./edit/schema.js";
 import { ImpactReasonSchema } from "./plan.js";
 
@@ -126,6 +127,21 @@ export const AuditSchema = z.object({
   articles: z.array(AuditArticleSchema),
   /** The project's style instructions every article's first message carried, by path and hash. */
   instructions: z.array(InstructionsSourceSchema).optional(),
+  /**
+   * The separate docs repository of the run (`--docs-repo`): articles written `name:PATH` are
+   * in it, and their patches name PATH, so they apply there (`git apply`, `impact apply
+   * --docs-repo DIR`). Absent: every article is in the code repository.
+   */
+  docsRepository: z
+    .object({
+      name: z.string().regex(DOCS_REPOSITORY_NAME),
+      /** The docs repository's checked-out commit the articles were read from. */
+      head: z
+        .string()
+        .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
+        .optional(),
+    })
+    .optional(),
   totals: AuditTotalsSchema,
 });
 

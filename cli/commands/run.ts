@@ -46,8 +46,11 @@ const OPTIONS = {
     value: "FILE",
     help: "the combined patch (default: .impact/impact.patch in the repository)",
   },
-  apply: { type: "boolean", help: "write the edits to the working tree after a run that completed" },
-  ...settingOptions(["model", "concurrency", "maxTurns"]),
+  apply: {
+    type: "boolean",
+    help: "write the edits to the working tree after a run that completed (the docs repository's, with --docs-repo)",
+  },
+  ...settingOptions(["docsRepo", "model", "concurrency", "maxTurns"]),
   only: { type: "string", value: "GLOB", help: "only the articles whose path matches GLOB" },
   shard: {
     type: "string",
@@ -189,6 +192,8 @@ async function planRun(values: RunValues, io: CommandIo, flags: { repo: string; 
     config: values.config === undefined ? undefined : resolve(io.cwd, values.config),
     readStdin: io.readStdin,
     env: io.env,
+    docsRepo: values["docs-repo"],
+    cwd: io.cwd,
     // Cache writes wait until the rest of the input (the model, the budget) was checked.
     deferState: true,
   });

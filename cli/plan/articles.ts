@@ -2,6 +2,7 @@ import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs"
 import { join } from "node:path";
 import picomatch from "picomatch";
 import type { ImpactConfig } from "../../shared/config.js";
+import { pathInDocsRepository } from "../../shared/docs-repository.js";
 import { extensionOf, isDocumentationExtension } from "../../shared/formats/index.js";
 import { gitAt, type ListedFile, listRepositoryEntries, readBlobs, treeBlobShas } from "../git/repository.js";
 
@@ -21,6 +22,21 @@ export function articleSelector(config: Pick<ImpactConfig, "docs" | "ignore">): 
   const isIgnored =
     config.ignore.length > 0 ? picomatch(config.ignore, { dot: true, nocase: true }) : () => false;
   return (path) => isDoc(path) && !isIgnored(path);
+}
+
+/**
+ * `isArticle` for a run whose articles are in a separate docs repository named `name`: only
+ * its `name:PATH` paths can be articles, judged by PATH. Without a name, `isArticle` itself.
+ */
+export function docsRepositoryArticles(
+  isArticle: ArticleSelector,
+  name: string | undefined,
+): ArticleSelector {
+  if (name === undefined) return isArticle;
+  return (path) => {
+    const inside = pathInDocsRepository(name, path);
+    return inside !== undefined && isArticle(inside);
+  };
 }
 
 /**

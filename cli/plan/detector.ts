@@ -37,6 +37,11 @@ export interface DetectInput {
   minScore?: number | undefined;
   /** The base's own history (never commits after it), for history reasons. */
   history?: HistoryCommit[] | undefined;
+  /**
+   * The articles are in a separate docs repository: no changed file is an article (a
+   * `README.md` of the code is not the docs repository's `README.md`), so none is touched.
+   */
+  articlesElsewhere?: boolean;
 }
 
 /** Every signal considered for one article, for `impact plan --explain`. */
@@ -124,7 +129,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   };
   const warnings: string[] = [];
 
-  const evidence = selectEvidence(changeSet, articlePaths, config);
+  const evidence = selectEvidence(changeSet, input.articlesElsewhere ? new Set() : articlePaths, config);
   const sweeps = findSweeps(evidence.files);
   // How the changed files and the articles changed together before the base.
   const coupling = input.history
@@ -191,6 +196,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     scores.set(path, scaled ? roundScore(score * scaled.factor) : score);
   }
   const isTouched = (path: string) => {
+    if (input.articlesElsewhere) return false;
     const own = changed.get(path);
     return own !== undefined && own.status !== "deleted" && own.path === path;
   };

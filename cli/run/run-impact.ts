@@ -51,6 +51,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     shard: options.shard,
     instructions: instructions.sources,
     env: options.env,
+    ...(options.built.docsRepository ? { docsRepository: options.built.docsRepository } : {}),
   });
 
   const { covered, toRun } = options.selection;
@@ -86,7 +87,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     const apply = await import("../audit/apply-audit.js");
     // The same all-or-nothing, hash-checked write as `impact apply`, from the audit itself.
     try {
-      await apply.applyAudit(audit, repoRoot, config);
+      await apply.applyAudit(audit, repoRoot, config, options.built.docsRepository);
       audit = trail.build(finishedAt, true);
     } catch (error) {
       if (!(error instanceof apply.StaleFiles)) throw error;

@@ -87,6 +87,8 @@ export interface ImpactAgentRunnerOptions {
   cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string } | undefined;
   /** The project's style instructions, in every first message and in the result key. */
   instructions?: ProjectInstructions | undefined;
+  /** The name of a separate docs repository (`name:PATH`), said in every first message; absent: none. */
+  docsRepositoryName?: string | undefined;
   /** The after-edit style check's key (StyleCheck.key): its findings shape the answer too. */
   styleCheckKey?: string | undefined;
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
@@ -193,6 +195,7 @@ export class ImpactAgentRunner {
         changeSet: this.#options.changeSet,
         instructions: this.#options.instructions?.text,
         models: session.models,
+        docsRepositoryName: this.#options.docsRepositoryName,
       });
       const key = this.#options.cache
         ? resultKey({
