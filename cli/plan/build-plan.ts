@@ -4,6 +4,7 @@ import { DEFAULT_DOCS_GLOBS, type ImpactConfig } from "../../shared/config.js";
 import { docsRepositoryPath, pathInDocsRepository } from "../../shared/docs-repository.js";
 import { UsageError } from "../../shared/errors.js";
 import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
+import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { type DocsRepository, openDocsRepository } from "../git/docs-repository.js";
@@ -155,7 +156,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       genericNames: generic,
       minScore: options.minScore,
       history: history?.commits,
-      ...(docsRepository ? { articlesElsewhere: true } : {}),
+      articlesElsewhere: docsRepository !== undefined,
     };
     const explain =
       docsRepository && options.explain !== undefined
@@ -223,7 +224,7 @@ function nameDocsRepositoryPaths(plan: ImpactPlan, { name, head }: DocsRepositor
     if (article.models) article.models = article.models.map(named);
   }
   for (const weak of plan.weak ?? []) weak.path = named(weak.path);
-  plan.docsRepository = { name, ...(head === undefined ? {} : { head }) };
+  plan.docsRepository = omitUndefined({ name, head });
 }
 
 /**

@@ -51,7 +51,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     shard: options.shard,
     instructions: instructions.sources,
     env: options.env,
-    ...(options.built.docsRepository ? { docsRepository: options.built.docsRepository } : {}),
+    docsRepository: options.built.docsRepository,
   });
 
   const { covered, toRun } = options.selection;

@@ -38,7 +38,7 @@ export function toolHostSessions(
   const sandbox = new SandboxPolicy({
     root: options.root,
     deny: options.config.deny,
-    ...(options.docsRepository ? { docsRepository: options.docsRepository } : {}),
+    docsRepository: options.docsRepository,
   });
   return async (article) => {
     // The article's text goes to the model in the first message: the read policy of the tools

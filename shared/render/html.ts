@@ -227,10 +227,7 @@ function requestDiff(edit: AuditEdit): string {
 function docsRepositoryLink(options: HtmlReportOptions): string {
   const repository = options.docsRepository;
   if (repository === undefined || !/^[\w.-]+\/[\w.-]+$/.test(repository)) return "";
-  const href = gitHubUrl({
-    fullName: repository,
-    ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
-  });
+  const href = gitHubUrl({ fullName: repository, serverUrl: options.serverUrl || undefined });
   if (!/^https?:\/\//.test(href)) return "";
   return ` on GitHub, <a href="${escapeHtml(href)}" rel="noreferrer">${escapeHtml(repository)}</a>`;
 }
