@@ -7,6 +7,7 @@ import { articleSelector } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
+import { dependencyChanges, dependencyLookups, dependencySignals } from "./detect/dependencies.js";
 import { dismissalLookup } from "./detect/dismissed.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
@@ -162,6 +163,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
+  dependencySignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -416,7 +418,13 @@ export function textLookups(
   return {
     // The prose rule ranks only the articles that write one of its words as a whole word.
     terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files)],
-    substrings: [...lookups.substrings, ...versions, ...links],
+    // Dependencies a manifest added or removed: scoped and path-like names are no single word.
+    substrings: [
+      ...lookups.substrings,
+      ...versions,
+      ...links,
+      ...dependencyLookups(dependencyChanges(evidence.files)),
+    ],
   };
 }
 
