@@ -12,7 +12,7 @@ import { languageOf } from "../symbols/languages/index.js";
 export interface StaleMark {
   terms: readonly string[];
   hunk?: string | undefined;
-  list?: number;
+  list?: number | undefined;
   /** The article line it contradicts, once located (locateStale). */
   line?: number | undefined;
 }
