@@ -38,9 +38,11 @@ const NAMED_SLOW_TESTS = [
   "test/cli/commands/run.test.ts",
   // `impact run` against the scripted model in every test (vale: with a stand-in vale process).
   // A file that mixes whole command runs with quick tests keeps the runs apart in a
-  // NAME.run.test.ts beside it, listed here (init: `impact init` backtests a plan of every commit).
+  // NAME.run.test.ts beside it, listed here (init and backtest: `impact init` and `impact plan
+  // --backtest` replay a plan of every commit of the history).
   "test/cli/commands/apply.run.test.ts",
   "test/cli/commands/init.run.test.ts",
+  "test/cli/plan/backtest.run.test.ts",
   "test/cli/plan/detect/new-articles.run.test.ts",
   "test/cli/run/instructions.test.ts",
   "test/cli/run/result-cache.test.ts",
