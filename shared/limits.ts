@@ -41,6 +41,15 @@ export const DEFAULT_ROUTER_TIMEOUT_MS = 180_000;
  */
 export const DEFAULT_MIN_SCORE = 0.3;
 
+/**
+ * A change that removes or renames at least this many public names, written by at least
+ * SWEEP_MIN_ARTICLES flagged articles, is shown as one sweep (cli/plan/name-sweep.ts): the
+ * articles listed under one line saying what the change did, not as independent findings.
+ */
+export const SWEEP_MIN_NAMES = 10;
+/** Flagged articles writing an old name that make a sweep (with SWEEP_MIN_NAMES). */
+export const SWEEP_MIN_ARTICLES = 10;
+
 /** Output of one git command kept at most (a diff has its own cap, DEFAULT_DIFF_BYTES). */
 export const GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** How long an idle object reader waits for the command's next read before its git process ends. */

@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { InstructionsSource } from "../../shared/audit.js";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
-import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
+import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
+import { sweepTitle } from "../../shared/render/sweep.js";
 import { settingFlag } from "../../shared/settings.js";
 import type { CommandIo } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
@@ -240,6 +241,10 @@ export function renderExplanation(
       : `${explanation.path} ${verdict}`,
   );
   if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
+  if (explanation.sweep)
+    lines.push(
+      `Sweep: ${explanation.sweep.title}; this article writes ${explanation.sweep.names.join(", ")} (listed under the sweep)`,
+    );
   if (explanation.olderVersion)
     lines.push(
       `Scored at ${explanation.olderVersion.factor} of its reasons: ${explanation.olderVersion.folder} documents an older version than ${explanation.olderVersion.newest}`,
@@ -345,7 +350,13 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
       `${plural(impacted, "article")} impacted, ${touched} touched${fresh} by the change (${range})`,
       "",
     );
-    lines.push(...table(articleRows(plan.articles)));
+    // A sweep's articles are listed under it, not as rows of their own (those with other stale evidence stay).
+    const rows = plan.articles.filter((article) => !onlyInSweep(article));
+    if (rows.length > 0) lines.push(...table(articleRows(rows)));
+    for (const sweep of plan.sweeps ?? []) {
+      if (rows.length > 0) lines.push("");
+      lines.push(...sweepLines(sweep));
+    }
     if (created.length > 0) {
       lines.push("", "New articles (impact run --allow-create writes them, following their models):");
       for (const article of created)
@@ -378,6 +389,36 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
     lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** Articles listed under a sweep in the table's place; the rest are in `impact plan --json`. */
+const MAX_SWEEP_ROWS = 50;
+
+/** Whether an article is flagged only by a sweep (so it is listed under the sweep, not in the table). */
+function onlyInSweep(article: PlannedArticle): boolean {
+  const stale = article.impact.filter((reason) => reason.stale);
+  return (
+    article.status === "impacted" && stale.length > 0 && stale.every((reason) => reason.sweep !== undefined)
+  );
+}
+
+/** A sweep for people: one line saying what the change did, then its articles with the old names they write. */
+function sweepLines(sweep: Sweep): string[] {
+  const files = sweep.files.slice(0, 3).join(", ");
+  const moreFiles = sweep.files.length > 3 ? `, and ${sweep.files.length - 3} more` : "";
+  const lines = [`Sweep: ${sweepTitle(sweep)} (declared in ${files}${moreFiles}):`];
+  const rows = sweep.articles
+    .slice(0, MAX_SWEEP_ROWS)
+    .map((article) => [
+      `  ${article.path}${article.line === undefined ? "" : `:${article.line}`}`,
+      article.names.join(", "),
+    ]);
+  lines.push(...table(rows.map((row) => row.map(printable))));
+  if (sweep.articles.length > MAX_SWEEP_ROWS)
+    lines.push(
+      `  and ${(sweep.articles.length - MAX_SWEEP_ROWS).toLocaleString("en-US")} more (all of them: impact plan --json)`,
+    );
+  return lines.map(printable);
 }
 
 function table(rows: string[][]): string[] {

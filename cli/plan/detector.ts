@@ -2,6 +2,7 @@ import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset
 import type { Dismissal, ImpactConfig } from "../../shared/config.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle, Tier } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
+import { sweepTitle } from "../../shared/render/sweep.js";
 import { articleSelector } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
@@ -21,6 +22,7 @@ import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
+import { nameSweep } from "./name-sweep.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 import { olderVersionScaling, versionLayout } from "./versioned-docs.js";
 
@@ -63,6 +65,8 @@ export interface Explanation {
   droppedNames: Dropped[];
   /** The config's `dismissed` entries for this article (`impact dismiss`). */
   dismissed: Dismissal[];
+  /** Set when the plan lists the article under a sweep (`sweeps`): the sweep in words, and the old names it writes. */
+  sweep?: { title: string; names: string[] };
 }
 
 /**
@@ -209,6 +213,18 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     if (!isTouched(path) && isStale(path) && !relatedOlder?.has(path)) best = Math.max(best, score);
   // An explicit --min-score is this run's whole bar; the configured one rises with the best article.
   const threshold = input.minScore ?? scoreThreshold(minScore, best);
+  // A big rename is one finding: its articles are grouped under it (flagged all the same).
+  const sweep = nameSweep({
+    symbols: changeSet.symbols,
+    evidence: new Set(evidence.files.map((file) => file.path)),
+    signals,
+    flagged: (path) =>
+      !isTouched(path) && isStale(path) && !relatedOlder?.has(path) && (scores.get(path) ?? 0) >= threshold,
+  });
+  const reasonOf = (signal: Signal) => ({
+    ...reasonOfSignal(signal),
+    ...(sweep?.member(signal) ? { sweep: sweep.sweep.id } : {}),
+  });
   for (const path of sortedArticles) {
     const touched = isTouched(path);
     const found = signals.get(path) ?? [];
@@ -249,6 +265,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     minScore,
     threshold,
     weak,
+    ...(sweep ? { sweeps: [sweep.sweep] } : {}),
   };
   if (explainPath === undefined) return { plan };
   const entry =
@@ -257,6 +274,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const weakEntry = weak.find((article) => article.path === explainPath);
   const found = signals.get(explainPath) ?? [];
   const olderVersion = older.get(explainPath);
+  const inSweep = sweep?.sweep.articles.find((article) => article.path === explainPath);
   return {
     plan,
     explanation: {
@@ -288,12 +306,13 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       ignoredFiles: evidence.ignored,
       droppedNames: plan.dropped,
       dismissed: config.dismissed.filter((entry) => entry.article === explainPath),
+      ...(sweep && inSweep ? { sweep: { title: sweepTitle(sweep.sweep), names: inSweep.names } } : {}),
     },
   };
 }
 
 /** A signal as a plan reason: stale evidence carries the article line it contradicts and the hunk. */
-function reasonOf(signal: Signal): ImpactReason & { score: number } {
+function reasonOfSignal(signal: Signal): ImpactReason & { score: number } {
   return {
     kind: signal.kind,
     source: signal.source,
