@@ -8,7 +8,7 @@ import {
   type InstructionsSource,
 } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
-import type { ImpactReason } from "../../shared/plan.js";
+import type { ImpactReason, Sweep } from "../../shared/plan.js";
 import { redactSecrets, redactSecretValues } from "../../shared/redact.js";
 import type { Shard } from "../../shared/shard.js";
 
@@ -21,6 +21,8 @@ export interface AuditTrailOptions {
   shard?: Shard;
   /** The project's style instructions every first message carried (by path and hash). */
   instructions?: InstructionsSource[];
+  /** The plan's sweeps, their articles limited to this run's (shared/plan.ts SweepSchema). */
+  sweeps?: Sweep[];
   /** Environment whose secret values are redacted from everything the audit holds. */
   env: Record<string, string | undefined>;
 }
@@ -110,6 +112,7 @@ export class AuditTrail {
       ...(this.#options.shard ? { shard: { ...this.#options.shard } } : {}),
       articles,
       ...(this.#options.instructions?.length ? { instructions: this.#options.instructions } : {}),
+      ...(this.#options.sweeps?.length ? { sweeps: this.#options.sweeps } : {}),
       totals: computeTotals(articles, durationMs),
     };
     return AuditSchema.parse(audit);

@@ -5,7 +5,7 @@ import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
-import { sweepTitle } from "../../shared/render/sweep.js";
+import { sweepTitle, sweptOnly } from "../../shared/render/sweep.js";
 import { settingFlag } from "../../shared/settings.js";
 import type { CommandIo } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
@@ -396,10 +396,7 @@ const MAX_SWEEP_ROWS = 50;
 
 /** Whether an article is flagged only by a sweep (so it is listed under the sweep, not in the table). */
 function onlyInSweep(article: PlannedArticle): boolean {
-  const stale = article.impact.filter((reason) => reason.stale);
-  return (
-    article.status === "impacted" && stale.length > 0 && stale.every((reason) => reason.sweep !== undefined)
-  );
+  return article.status === "impacted" && sweptOnly(article.impact);
 }
 
 /** A sweep for people: one line saying what the change did, then its articles with the old names they write. */

@@ -1,4 +1,4 @@
-import type { Sweep } from "../plan.js";
+import type { ImpactReason, Sweep } from "../plan.js";
 
 /** Kinds of names in the plural, for a sweep's title. */
 const KIND_PLURALS: Record<string, [string, string]> = {
@@ -28,4 +28,27 @@ export function sweepTitle(sweep: Sweep): string {
     .filter(Boolean);
   const articles = sweep.articles.length;
   return `${byChange.join(" and ")}; ${count(articles)} ${articles === 1 ? "article names" : "articles name"} an old name`;
+}
+
+/**
+ * Whether an article is flagged by a sweep alone: every stale reason it has belongs to one.
+ * Such articles are listed under their sweep instead of on rows of their own; an article
+ * with other stale evidence keeps its row.
+ */
+export function sweptOnly(reasons: readonly ImpactReason[]): boolean {
+  const stale = reasons.filter((reason) => reason.stale);
+  return stale.length > 0 && stale.every((reason) => reason.sweep !== undefined);
+}
+
+/** An article's reasons with those of a sweep said once, as the sweep's title. */
+export function collapseSweepReasons(
+  reasons: readonly ImpactReason[],
+  sweeps: readonly Sweep[],
+): { reasons: ImpactReason[]; sweeps: string[] } {
+  const titles = new Map(sweeps.map((sweep) => [sweep.id, sweepTitle(sweep)]));
+  const own = reasons.filter((reason) => reason.sweep === undefined || !titles.has(reason.sweep));
+  const named = [
+    ...new Set(reasons.flatMap((reason) => (reason.sweep && titles.has(reason.sweep) ? [reason.sweep] : []))),
+  ];
+  return { reasons: own, sweeps: named.map((id) => titles.get(id)!) };
 }
