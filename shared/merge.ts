@@ -1,9 +1,9 @@
 import type { Audit, AuditArticle, AuditTotals } from "./audit.js";
-import type { Sweep } from "./plan.js";
 import { UsageError } from "./errors.js";
 import { contentHash } from "./hash.js";
 import { roundUsd } from "./model/prices.js";
 import { patchHeaderProblem } from "./patch.js";
+import type { Sweep } from "./plan.js";
 
 /**
  * Merges the audits of sharded runs into one (pure). Every article appears once, sorted
