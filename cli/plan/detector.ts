@@ -3,6 +3,7 @@ import type { Dismissal, ImpactConfig } from "../../shared/config.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle, Tier } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
 import { sweepTitle } from "../../shared/render/sweep.js";
+import { resolveSetting } from "../../shared/settings.js";
 import { articleSelector } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
@@ -91,7 +92,9 @@ export function explainImpact(
 
 function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; explanation?: Explanation } {
   const { changeSet, articles, config } = input;
-  const minScore = input.minScore ?? config.minScore;
+  // The one precedence (shared/settings.ts): --min-score, then config minScore, then the default.
+  const bar = resolveSetting("minScore", { flags: { "min-score": input.minScore }, config });
+  const minScore = bar.value;
   const articlePaths = new Set(articles.map((article) => article.path));
   const sortedArticles = [...articlePaths].sort();
   const changed = new Map<string, ChangedFile>();
@@ -212,7 +215,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   for (const [path, score] of scores)
     if (!isTouched(path) && isStale(path) && !relatedOlder?.has(path)) best = Math.max(best, score);
   // An explicit --min-score is this run's whole bar; the configured one rises with the best article.
-  const threshold = input.minScore ?? scoreThreshold(minScore, best);
+  const threshold = bar.from === "flag" ? minScore : scoreThreshold(minScore, best);
   // A big rename is one finding: its articles are grouped under it (flagged all the same).
   const sweep = nameSweep({
     symbols: changeSet.symbols,
