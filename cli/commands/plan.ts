@@ -225,7 +225,7 @@ export function renderExplanation(
 ): string {
   const lines: string[] = [];
   const verdict = !explanation.isArticle
-    ? "is not an article (not matched by the docs globs, or matched by ignore)"
+    ? "is not an article"
     : explanation.status === "none"
       ? "has no reason to change"
       : explanation.status === "weak"
@@ -240,7 +240,7 @@ export function renderExplanation(
       ? `${explanation.path} is related, not flagged: ${explanation.related}; versions.editOlder: true makes it a candidate`
       : `${explanation.path} ${verdict}`,
   );
-  if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
+  lines.push(`Tier: ${explanation.why}`);
   if (explanation.sweep)
     lines.push(
       `Sweep: ${explanation.sweep.title}; this article writes ${explanation.sweep.names.join(", ")} (listed under the sweep)`,

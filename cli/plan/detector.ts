@@ -4,7 +4,7 @@ import type { ImpactPlan, ImpactReason, PlannedArticle, Tier } from "../../share
 import { plural } from "../../shared/render/markdown.js";
 import { sweepTitle } from "../../shared/render/sweep.js";
 import { resolveSetting } from "../../shared/settings.js";
-import { articleSelector } from "./articles.js";
+import { articleSelector, whyNotArticle } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
@@ -107,12 +107,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const droppedSignals: DroppedSignal[] = [];
   // What a person dismissed (`impact dismiss`) never counts; --explain shows it dropped.
   const dismissed = dismissalLookup(config.dismissed);
+  /** Why the explained article's dismissed reasons were dismissed (`impact dismiss --reason`). */
+  const dismissedReasons = new Set<string>();
   const sink: SignalSink = {
     add: (signal) => {
       const dismissal = dismissed(signal.article, signal.source);
       if (dismissal) {
-        if (signal.article === explainPath)
+        if (signal.article === explainPath) {
           droppedSignals.push({ ...signal, why: `dismissed in the config: ${dismissal.reason}` });
+          dismissedReasons.add(dismissal.reason);
+        }
         return;
       }
       const list = signals.get(signal.article);
@@ -278,22 +282,26 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const found = signals.get(explainPath) ?? [];
   const olderVersion = older.get(explainPath);
   const inSweep = sweep?.sweep.articles.find((article) => article.path === explainPath);
+  const isArticle = articlePaths.has(explainPath) || entry?.status === "new";
   return {
     plan,
     explanation: {
       path: explainPath,
-      isArticle: articlePaths.has(explainPath) || entry?.status === "new",
+      isArticle,
       status: entry ? entry.status : weakEntry ? "weak" : "none",
       ...(entry?.tier ? { tier: entry.tier } : {}),
-      why: tierWhy({
-        tier: entry?.tier,
-        touched: entry?.status === "touched",
-        stale: isStale(explainPath),
-        score: entry?.score ?? weakEntry?.score ?? 0,
-        threshold,
-        minScore,
-        any: found.length > 0,
-      }),
+      why: isArticle
+        ? tierWhy({
+            tier: entry?.tier,
+            touched: entry?.status === "touched",
+            stale: isStale(explainPath),
+            score: entry?.score ?? weakEntry?.score ?? 0,
+            threshold,
+            minScore,
+            any: found.length > 0,
+            dismissed: [...dismissedReasons],
+          })
+        : `not listed: ${whyNotArticle(config, explainPath)}`,
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,
       threshold,
@@ -394,8 +402,12 @@ function tierWhy(input: {
   threshold: number;
   minScore: number;
   any: boolean;
+  /** Why the article's dismissed reasons were dismissed, if any were. */
+  dismissed: readonly string[];
 }): string {
   if (input.tier === "new") return "new: a mapping calls for this article, which does not exist yet";
+  if (!input.any && !input.touched && input.dismissed.length > 0)
+    return `not listed: every reason the change gives was dismissed in the config (${input.dismissed.join("; ")})`;
   if (!input.any && !input.touched) return "no reason: nothing in the change concerns this article";
   if (input.touched)
     return `touched: the change edits it already${input.stale ? " (it has stale-statement evidence)" : ""}`;
