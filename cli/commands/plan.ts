@@ -197,9 +197,9 @@ async function checkPlan(input: {
     write(`${printable(gate.acknowledgementLine(acknowledgement, stale.length))}\n`);
     return;
   }
-  if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale));
+  if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale, plan.sweeps));
   for (const line of gate.checkAnnotations(stale)) write(`${line}\n`);
-  io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale))}\n`);
+  io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale, plan.sweeps))}\n`);
 }
 
 /** `--explain ./docs/a.md` and `docs\\a.md` name the same article as `docs/a.md`. */
