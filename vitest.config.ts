@@ -1,56 +1,54 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import LongestFirstSequencer from "./test/sequencer.js";
 
-/**
- * The slow test files: those that start real processes (the built CLI, and so the package
- * build of test/global-setup.ts; `impact serve`; a browser; Bun; a packed install), and those
- * that drive a whole chain over HTTP or a database in process (`impact run` against the
- * scripted model, the PR bot and its GitHub App, the state store). `npm run test:unit` (the
- * `unit` project) leaves them out for a fast inner loop; `npm test` and CI run both projects.
- */
-const NAMED_SLOW_TESTS = [
-  "test/bun.test.ts",
-  "test/edit-command.test.ts",
-  // The reference parsers run as processes (docutils) over hundreds of generated documents.
-  "test/format-outlines.test.ts",
-  "test/github-app.test.ts",
-  "test/hostile-resources.test.ts", // resource bombs, each run to its cap
-  "test/hostile-state.test.ts", // whole runs against the scripted model, twice per machine key
-  "test/html-report.test.ts",
-  "test/mcp.test.ts",
-  "test/package.test.ts",
-  "test/pipes.test.ts",
-  "test/plan-built.test.ts",
-  "test/run-script.test.ts",
-  "test/run.test.ts",
-  "test/serve-drain.test.ts",
-  "test/serve-postgres.test.ts",
-  "test/serve-restart.test.ts",
-  "test/signals.test.ts",
-  "test/state-store.test.ts",
-  "test/webhook-e2e.test.ts",
-  "test/webhook.test.ts",
-  "test/workflows.test.ts",
-];
+/** Where the test files live (the layout is CONTRIBUTING's "Tests" and test/repo/layout.test.ts). */
+const TEST_FILES = readdirSync(fileURLToPath(new URL("test", import.meta.url)), {
+  recursive: true,
+  encoding: "utf8",
+})
+  .filter((name) => name.endsWith(".test.ts"))
+  .map((name) => `test/${name.split(sep).join("/")}`)
+  .sort();
 
 /**
- * Every file that starts the built package is slow too, named here or not: only the slow
- * project builds it, so a unit file asking for it would get no path.
+ * The slow test files: everything in test/e2e/ (the tests that start real processes: the built
+ * CLI, and so the package build of test/global-setup.ts; `impact serve`; a browser; Bun; a
+ * packed install), and the in-process files named here, which drive a whole chain over HTTP or
+ * a database (`impact run` against the scripted model, the PR bot and its GitHub App, the
+ * state store) or a large generated input. `npm run test:unit` (the `unit` project) leaves them
+ * out for a fast inner loop; `npm test` and CI run both projects.
  */
-const SLOW_TESTS = [
-  ...new Set([
-    ...NAMED_SLOW_TESTS,
-    ...readdirSync(fileURLToPath(new URL("test", import.meta.url)))
-      .filter((name) => name.endsWith(".test.ts"))
-      .filter((name) =>
-        readFileSync(new URL(`test/${name}`, import.meta.url), "utf8").includes('inject("builtPackage")'),
-      )
-      .map((name) => `test/${name}`),
-  ]),
+const NAMED_SLOW_TESTS = [
+  "test/backend/github-app.test.ts",
+  "test/backend/store/state-store.test.ts",
+  "test/backend/webhook.test.ts",
+  "test/cli/commands/run.test.ts",
+  "test/cli/run/run-impact-sweeps.test.ts", // impact run against the scripted model, twice
+  "test/hostile/hostile-resources.test.ts", // resource bombs, each run to its cap
+  "test/hostile/hostile-state.test.ts", // whole runs against the scripted model, twice per machine key
+  // The reference parsers run as processes (docutils) over hundreds of generated documents.
+  "test/shared/formats/format-outlines.test.ts",
 ];
+
+for (const file of NAMED_SLOW_TESTS) {
+  if (!TEST_FILES.includes(file))
+    throw new Error(`vitest.config.ts names ${file} as slow; there is no such file`);
+}
+
+/**
+ * Every file that starts the built package is slow too, wherever it is: only the slow project
+ * builds it, so a unit file asking for it would get no path.
+ */
+const SLOW_TESTS = TEST_FILES.filter(
+  (file) =>
+    file.startsWith("test/e2e/") ||
+    NAMED_SLOW_TESTS.includes(file) ||
+    readFileSync(new URL(file, import.meta.url), "utf8").includes('inject("builtPackage")'),
+);
 
 export default defineConfig({
   test: {

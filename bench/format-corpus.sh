@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Clones the documentation repositories of test/fixtures/formats/corpus.json at their pinned
-# commits into node_modules/.cache/format-corpus, where test/format-corpus.test.ts compares
+# commits into node_modules/.cache/format-corpus, where test/shared/formats/format-corpus.test.ts compares
 # the reST and AsciiDoc outlines with docutils and Asciidoctor.js on their real pages.
 # Their files are never committed here.
 set -euo pipefail

@@ -34,7 +34,7 @@ export async function run(): Promise<void> {
     );
   }
 
-  // Why the outline is a block scanner (checked against mdast in test/outline.test.ts):
+  // Why the outline is a block scanner (checked against mdast in test/shared/markdown/outline.test.ts):
   // the full parser on a tenth of the article, for comparison.
   const sample = article.slice(0, PARSER_SAMPLE_BYTES);
   const parse = () =>

@@ -8,14 +8,14 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * has left its timings in the cache (never in CI's fresh clone).
  */
 const LONGEST_FIRST = [
-  "test/serve-restart.test.ts",
-  "test/serve-postgres.test.ts",
-  "test/package.test.ts",
-  "test/serve-drain.test.ts",
-  "test/webhook-e2e.test.ts",
-  "test/run.test.ts",
-  "test/bun.test.ts",
-  "test/html-report.test.ts",
+  "test/e2e/serve-restart.test.ts",
+  "test/e2e/serve-postgres.test.ts",
+  "test/e2e/package.test.ts",
+  "test/e2e/serve-drain.test.ts",
+  "test/e2e/webhook-e2e.test.ts",
+  "test/cli/commands/run.test.ts",
+  "test/e2e/bun.test.ts",
+  "test/e2e/html-report.test.ts",
 ];
 
 export default class LongestFirstSequencer extends BaseSequencer {

@@ -1,0 +1,64 @@
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { main } from "../../../cli/main.js";
+import { fixScript, portRepo } from "../../helpers/audit-fixture.js";
+import { makeTempDir } from "../../helpers/git-repo.js";
+import { captureIo } from "../../helpers/io.js";
+import { runWithScript } from "../../helpers/run-impact.js";
+
+/**
+ * Runs `action` with a `git` first on PATH that logs its arguments, then runs the real git.
+ * Returns each logged call's arguments, in order.
+ */
+async function gitCallsOf(action: () => Promise<unknown>): Promise<string[]> {
+  const shim = makeTempDir("impact-git-shim-");
+  const log = join(shim, "calls.log");
+  const realGit = (process.env.PATH ?? "")
+    .split(delimiter)
+    .map((dir) => join(dir, "git"))
+    .find((path) => {
+      try {
+        return readFileSync(path).length > 0;
+      } catch {
+        return false;
+      }
+    });
+  if (!realGit) throw new Error("no git on PATH");
+  writeFileSync(log, "");
+  writeFileSync(join(shim, "git"), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`);
+  chmodSync(join(shim, "git"), 0o755);
+  const path = process.env.PATH;
+  process.env.PATH = `${shim}${delimiter}${path ?? ""}`;
+  try {
+    await action();
+  } finally {
+    process.env.PATH = path;
+  }
+  return readFileSync(log, "utf8").split("\n").filter(Boolean);
+}
+
+/**
+ * Each git process costs a run about 20 ms of CPU, and the test suite runs hundreds of plans.
+ * These caps only go down: a change that needs another process says so here.
+ */
+const PLAN_GIT_PROCESSES = 4;
+const RUN_GIT_PROCESSES = 5;
+
+describe("git processes per command", () => {
+  it(`impact plan starts at most ${PLAN_GIT_PROCESSES}`, async () => {
+    const repo = portRepo(["alpha", "beta"]);
+    const calls = await gitCallsOf(async () => expect(await main(["plan"], captureIo(repo.dir))).toBe(0));
+    expect(calls.length, calls.join("\n")).toBeLessThanOrEqual(PLAN_GIT_PROCESSES);
+    // The change is read once: one diff, one batch of blobs.
+    expect(calls.filter((call) => / diff /.test(call))).toHaveLength(1);
+  });
+
+  it(`impact run starts at most ${RUN_GIT_PROCESSES}`, async () => {
+    const repo = portRepo(["alpha", "beta"]);
+    const calls = await gitCallsOf(async () =>
+      expect((await runWithScript(repo.dir, fixScript(["alpha", "beta"]))).code).toBe(0),
+    );
+    expect(calls.length, calls.join("\n")).toBeLessThanOrEqual(RUN_GIT_PROCESSES);
+  });
+});

@@ -1,0 +1,120 @@
+import { rmSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { main } from "../../../../cli/main.js";
+import { ImpactPlanSchema } from "../../../../shared/plan.js";
+import { gitRepo, type TestRepo } from "../../../helpers/git-repo.js";
+import { captureIo } from "../../../helpers/io.js";
+import { cacheEntryPath } from "../../../helpers/state.js";
+
+async function planJson(repo: TestRepo, args: string[] = []) {
+  const io = captureIo(repo.dir);
+  const code = await main(["plan", "--json", ...args], io);
+  expect(code, io.err).toBe(0);
+  return ImpactPlanSchema.parse(JSON.parse(io.out));
+}
+
+/** The plan with no article index left from an earlier plan (a fresh checkout). */
+async function coldPlanJson(repo: TestRepo) {
+  rmSync(cacheEntryPath(repo.dir, "articles", "index.bin"), { force: true });
+  return planJson(repo);
+}
+
+const flagged = (plan: z.infer<typeof ImpactPlanSchema>) =>
+  plan.articles
+    .filter((article) => article.status === "impacted")
+    .map((article) => article.path)
+    .sort();
+
+const details = (plan: z.infer<typeof ImpactPlanSchema>, path: string) =>
+  plan.articles.find((article) => article.path === path)?.impact.map((reason) => reason.detail) ?? [];
+
+const FLAGS_GO = (groupFlags: string) =>
+  [
+    "package flags",
+    "",
+    'import "github.com/spf13/pflag"',
+    "",
+    "func Parse() {",
+    '\tpflag.StringVarP(&Output, "output", "o", "", "Sets output style: [interleaved|group].")',
+    groupFlags,
+    '\tpflag.BoolVar(&Silent, "silent", false, "Prints less.")',
+    "}",
+    "",
+  ].join("\n");
+
+const GROUP_BEGIN = '\tpflag.StringVar(&Begin, "output-group-begin", "", "Printed before a group.")';
+
+/** A CLI whose flags are declared by name in quotes, with a reference page and a guide. */
+function flagsRepo(): TestRepo {
+  return gitRepo({
+    "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+    "internal/flags/flags.go": FLAGS_GO(GROUP_BEGIN),
+    "docs/cli.md":
+      "# CLI\n\n| flag | |\n|---|---|\n| `--output` | output style |\n| `--output-group-begin` | before |\n",
+    "docs/guide.md": "# Guide\n\nThe output group begins with a line.\n",
+  });
+}
+
+// Each test builds a real repository and runs the whole plan; slow on a loaded machine.
+describe("declared names: flags, keys and tags the code names in quotes", { timeout: 120_000 }, () => {
+  it("flags the page writing --output-group-begin when the flag is removed, not the page saying it in prose", async () => {
+    const repo = flagsRepo();
+    repo.commit({ "internal/flags/flags.go": FLAGS_GO("") });
+    const plan = await coldPlanJson(repo);
+    expect(flagged(plan)).toEqual(["docs/cli.md"]);
+    expect(details(plan, "docs/cli.md")).toEqual([
+      "writes --output-group-begin (declared in quotes, removed)",
+    ]);
+  });
+
+  it("takes no evidence from a declaration whose line changed but whose name stays", async () => {
+    const repo = flagsRepo();
+    repo.commit({ "internal/flags/flags.go": FLAGS_GO(GROUP_BEGIN.replace("before a group", "first")) });
+    const plan = await coldPlanJson(repo);
+    expect(plan.articles).toEqual([]);
+    expect(plan.weak).toEqual([]);
+  });
+
+  it("finds the same pages when the article index is warm", async () => {
+    const repo = flagsRepo();
+    // The first plan writes the article index; the articles' blobs stay the same after it.
+    await coldPlanJson(repo);
+    repo.commit({ "internal/flags/flags.go": FLAGS_GO("") });
+    const warm = await planJson(repo);
+    expect(flagged(warm)).toEqual(["docs/cli.md"]);
+    expect(warm).toEqual(await coldPlanJson(repo));
+  });
+
+  it("flags the page documenting the siblings of an added table key, and not one naming a single sibling", async () => {
+    const funcs = (extra: string) =>
+      `package templater\n\nvar funcs = map[string]any{\n${extra}\t"joinPath": filepath.Join,\n\t"relPath":  filepath.Rel,\n\t"splitList": strings.Split,\n}\n`;
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "internal/templater/funcs.go": funcs(""),
+      "docs/templating.md": "# Templating\n\n- `joinPath`: joins\n- `relPath`: relative path\n",
+      "docs/guide.md": "# Guide\n\nUse `joinPath` to build paths.\n",
+    });
+    repo.commit({ "internal/templater/funcs.go": funcs('\t"absPath":  filepath.Abs,\n') });
+    const plan = await coldPlanJson(repo);
+    expect(flagged(plan)).toEqual(["docs/templating.md"]);
+    expect(details(plan, "docs/templating.md")).toEqual([
+      "absPath (declared, added); the article documents joinPath, relPath",
+    ]);
+  });
+
+  it("flags the page writing a struct tag's key as code when the field is removed", async () => {
+    const task = (extra: string) =>
+      `package ast\n\ntype Task struct {\n\tCmds []string \`yaml:"cmds"\`\n${extra}\tDir string \`yaml:"dir"\`\n}\n`;
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "taskfile/ast/task.go": task('\tIgnoreError bool `yaml:"ignore_error"`\n'),
+      "docs/schema.md": "# Schema\n\n- `cmds`: the commands\n- `ignore_error`: goes on after a failure\n",
+      "docs/usage.md": "# Usage\n\nTo ignore an error, see the schema.\n",
+    });
+    repo.commit({ "taskfile/ast/task.go": task("") });
+    const plan = await coldPlanJson(repo);
+    expect(flagged(plan)).toEqual(["docs/schema.md"]);
+    expect(details(plan, "docs/schema.md")).toEqual(["writes ignore_error (declared in quotes, removed)"]);
+  });
+});
