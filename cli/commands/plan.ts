@@ -351,7 +351,7 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
       "",
     );
     // A sweep's articles are listed under it, not as rows of their own (those with other stale evidence stay).
-    const rows = plan.articles.filter((article) => !onlyInSweep(article));
+    const rows = plan.articles.filter((article) => !onlyInSweep(article, plan.sweeps));
     if (rows.length > 0) lines.push(...table(articleRows(rows)));
     for (const sweep of plan.sweeps ?? []) {
       if (rows.length > 0) lines.push("");
@@ -395,8 +395,8 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
 const MAX_SWEEP_ROWS = 50;
 
 /** Whether an article is flagged only by a sweep (so it is listed under the sweep, not in the table). */
-function onlyInSweep(article: PlannedArticle): boolean {
-  return article.status === "impacted" && sweptOnly(article.impact);
+function onlyInSweep(article: PlannedArticle, sweeps: readonly Sweep[] = []): boolean {
+  return article.status === "impacted" && sweptOnly(article.impact, sweeps);
 }
 
 /** A sweep for people: one line saying what the change did, then its articles with the old names they write. */

@@ -78,7 +78,7 @@ function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): 
   }
   parts.push("| Article | Status | Edits |", "|---|---|---|");
   const sweeps = audit.sweeps ?? [];
-  const swept = (article: AuditArticle) => sweeps.length > 0 && sweptOnly(article.impact);
+  const swept = (article: AuditArticle) => sweptOnly(article.impact, sweeps);
   for (const article of audit.articles) {
     if (swept(article)) continue;
     parts.push(`| ${codeCell(article.path)} | ${statusLabel(article)} | ${article.edits.length} |`);

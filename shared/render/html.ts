@@ -93,7 +93,7 @@ function articleTable(audit: Audit, articles: readonly AuditArticle[]): string {
   if (articles.length === 0) return "<p>No impacted articles.</p>";
   const withCost = audit.totals.costUsd !== undefined;
   const headings = ["Article", "Status", "Score", "Edits", "Tokens", ...(withCost ? ["Cost"] : [])];
-  const swept = (article: AuditArticle) => (audit.sweeps?.length ?? 0) > 0 && sweptOnly(article.impact);
+  const swept = (article: AuditArticle) => sweptOnly(article.impact, audit.sweeps);
   const rows = articles.flatMap((article, index) => {
     if (swept(article)) return [];
     const tokens = article.usage.promptTokens + article.usage.completionTokens;

@@ -70,7 +70,7 @@ export function renderSummaryTable(audit: Audit): string {
     `|---|---|---:|---:|${withCost ? "---:|" : ""}`,
   );
   for (const article of sortArticles(audit.articles)) {
-    if ((audit.sweeps?.length ?? 0) > 0 && sweptOnly(article.impact)) continue;
+    if (sweptOnly(article.impact, audit.sweeps)) continue;
     const tokens = article.usage.promptTokens + article.usage.completionTokens;
     const cost = article.usage.costUsd === undefined ? "" : formatUsd(article.usage.costUsd);
     lines.push(

@@ -35,9 +35,9 @@ export function sweepTitle(sweep: Sweep): string {
  * Such articles are listed under their sweep instead of on rows of their own; an article
  * with other stale evidence keeps its row.
  */
-export function sweptOnly(reasons: readonly ImpactReason[]): boolean {
+export function sweptOnly(reasons: readonly ImpactReason[], sweeps: readonly Sweep[] = []): boolean {
   const stale = reasons.filter((reason) => reason.stale);
-  return stale.length > 0 && stale.every((reason) => reason.sweep !== undefined);
+  return stale.length > 0 && stale.every((reason) => sweeps.some((sweep) => sweep.id === reason.sweep));
 }
 
 /** An article's reasons with those of a sweep said once, as the sweep's title. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { renderPlan } from "../../../cli/commands/plan.js";
 import { main } from "../../../cli/main.js";
 import { ImpactPlanSchema } from "../../../shared/plan.js";
 import { sweepTitle } from "../../../shared/render/sweep.js";
@@ -66,6 +67,15 @@ describe("a big rename is one sweep", () => {
     expect(check.err).toContain(
       "13 articles probably need an update that this change did not make: docs/mixed.md, docs/unit0.md, docs/unit1.md, docs/unit10.md, docs/unit11.md and 8 more; 13 of them under one sweep (renamed 12 functions; 13 articles name an old name)",
     );
+  });
+
+  it("keeps every row when the plan names no sweep its reasons point at (a plan cut down by hand)", async () => {
+    const repo = renameRepo(12);
+    const parsed = ImpactPlanSchema.parse(JSON.parse((await plan(repo, ["--json"])).out));
+    const { sweeps: _dropped, ...withoutSweeps } = parsed;
+    const text = renderPlan(withoutSweeps);
+    expect(text).not.toContain("Sweep:");
+    expect(text).toMatch(/^docs\/unit3\.md\s+impacted/m);
   });
 
   it("says under --explain that the article is listed under the sweep", async () => {
