@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { BENCH_CLI, random, WORDS } from "./generate.js";
 import { BENCH_GIT_ENV } from "./git-env.js";
 
 /**
@@ -32,20 +33,6 @@ const START_GOAL_MS = 250;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const GIT_ENV = { ...process.env, ...BENCH_GIT_ENV };
-
-/** A deterministic pseudo-random generator, so every run builds the same repository. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const WORDS =
-  "the a to of and in is for with that this on be as it by are from or an can you your when each will which if one all use set value file run order data build change page read note see step user item list key case".split(
-    " ",
-  );
 
 function symbolName(file: number, index: number): string {
   return `compute${["Index", "Route", "Budget", "Schema"][index]}For${file}Module`;
@@ -162,17 +149,15 @@ export async function run(): Promise<void> {
 }
 
 /** `impact plan --json` in `dir` by the CLI `bin`: the measure and the impacted articles' paths. */
-function plan(dir: string, bin = BIN): Measure & { articles: Set<string> } {
+function plan(dir: string, bin = BENCH_CLI): Measure & { articles: Set<string> } {
   const result = measure(process.execPath, [bin, "plan", "--json", "--repo", dir], dir);
   const articles = (JSON.parse(result.stdout) as { articles: { path: string }[] }).articles;
   return { ...result, articles: new Set(articles.map((article) => article.path)) };
 }
 
-/** The CLI measured: this build, or another one's `cli/bin.js` (to measure a baseline, such as main's, the same way). */
-const BIN = process.env.IMPACT_BENCH_CLI ?? join(here, "..", "cli", "bin.js");
 /**
  * Another build's `cli/bin.js` (such as main's) measured in the same run, each of its runs
- * right after the same run of BIN, so that load on the machine hits both alike.
+ * right after the same run of BENCH_CLI, so that load on the machine hits both alike.
  */
 const BASELINE = process.env.IMPACT_BENCH_BASELINE_CLI;
 
@@ -210,7 +195,7 @@ async function planAgainstRipgrep(): Promise<void> {
     const warmRuns: Measure[] = [];
     const baselineWarmRuns: Measure[] = [];
     for (const [bin, runs] of [
-      [BIN, warmRuns],
+      [BENCH_CLI, warmRuns],
       ...(BASELINE ? [[BASELINE, baselineWarmRuns] as const] : []),
     ] as const) {
       rmSync(cache, { recursive: true, force: true });
@@ -298,8 +283,8 @@ async function runColdStart(): Promise<void> {
     };
     for (let attempt = 0; attempt < START_RUNS; attempt += 1) {
       times.node.push(measure(process.execPath, ["-e", "0"], dir).ms);
-      times.version.push(measure(process.execPath, [BIN, "--version"], dir).ms);
-      times.run.push(measure(process.execPath, [BIN, "run", "--quiet"], dir).ms);
+      times.version.push(measure(process.execPath, [BENCH_CLI, "--version"], dir).ms);
+      times.run.push(measure(process.execPath, [BENCH_CLI, "run", "--quiet"], dir).ms);
       if (!BASELINE) continue;
       times.baselineVersion.push(measure(process.execPath, [BASELINE, "--version"], dir).ms);
       times.baselineRun.push(measure(process.execPath, [BASELINE, "run", "--quiet"], dir).ms);

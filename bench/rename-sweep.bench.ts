@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BENCH_CLI, random, WORDS } from "./generate.js";
 import { BENCH_GIT_ENV } from "./git-env.js";
 
 /**
@@ -30,20 +31,6 @@ const SHAPE = 1;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const GIT_ENV = { ...process.env, ...BENCH_GIT_ENV };
-const BIN = process.env.IMPACT_BENCH_CLI ?? join(here, "..", "cli", "bin.js");
-
-const WORDS =
-  "the a to of and in is for with that this on be as it by are from or an can you your when each will which if one all use set value file run order data build change page read note see step user item list key case".split(
-    " ",
-  );
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const VERBS = ["resolve", "render", "measure", "collect"];
 const functionName = (file: number, index: number, renamed: boolean) =>
@@ -138,7 +125,7 @@ export async function run(): Promise<void> {
   const built = ((performance.now() - started) / 1000).toFixed(1);
   const answer = articlesNamingOldNames(dir);
   const planStarted = performance.now();
-  const result = spawnSync(process.execPath, [BIN, "plan", "--json", "--repo", dir], {
+  const result = spawnSync(process.execPath, [BENCH_CLI, "plan", "--json", "--repo", dir], {
     cwd: dir,
     encoding: "utf8",
     maxBuffer: 512 * 1024 * 1024,

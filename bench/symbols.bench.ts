@@ -9,13 +9,13 @@ const COPIES = 25;
 const FILES_PER_RUN = 20;
 
 const CORPUS: { language: Language; file: string; path: string }[] = [
-  { language: "python", file: "after.py", path: "a.py" },
-  { language: "go", file: "after.go", path: "a.go" },
-  { language: "rust", file: "after.rs", path: "a.rs" },
-  { language: "java", file: "After.java", path: "A.java" },
-  { language: "ruby", file: "after.rb", path: "a.rb" },
-  { language: "csharp", file: "after.cs", path: "a.cs" },
-  { language: "php", file: "after.php", path: "a.php" },
+  { language: "python", file: "before.py", path: "a.py" },
+  { language: "go", file: "before.go", path: "a.go" },
+  { language: "rust", file: "before.rs", path: "a.rs" },
+  { language: "java", file: "Before.java", path: "A.java" },
+  { language: "ruby", file: "before.rb", path: "a.rb" },
+  { language: "csharp", file: "before.cs", path: "a.cs" },
+  { language: "php", file: "before.php", path: "a.php" },
 ];
 
 const REGEX_LANGUAGES = new Set<string>(["python", "go", "rust", "java"]);

@@ -1,10 +1,12 @@
+import { blankName } from "../../cli/plan/symbols/declarations.js";
 import type { SymbolKind } from "../../shared/changeset.js";
 
 /**
  * The per-language regular expressions that read declarations before the parsers did, kept
  * here only as the symbol bench's baseline (the product no longer uses them). One line at a
  * time, no nesting, no ranges: fast, and blind to multi-line signatures, decorators and
- * members. Frozen copy; do not extend.
+ * members. Frozen copy; do not extend. A signature is blanked and normalised by the product's
+ * own blankName, so the bench compares what the two readers find, not how they spell it.
  */
 export type RegexLanguage = "python" | "go" | "rust" | "java";
 
@@ -13,29 +15,6 @@ interface RegexDeclaration {
   kind: SymbolKind;
   line: number;
   signature: string;
-}
-
-function normalise(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-function blankName(text: string, name: string): string {
-  // The first whole-word occurrence of the name; indexOf, since a RegExp per declaration adds up.
-  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
-    if (isWordChar(text.charCodeAt(at - 1)) || isWordChar(text.charCodeAt(at + name.length))) continue;
-    return normalise(`${text.slice(0, at)}\u0000${text.slice(at + name.length)}`);
-  }
-  return normalise(text);
-}
-
-function isWordChar(code: number): boolean {
-  return (
-    (code >= 48 && code <= 57) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    code === 95 ||
-    code === 36
-  );
 }
 
 const JAVA_NOT_NAMES = new Set(["if", "for", "while", "switch", "catch", "return", "new", "else", "throw"]);

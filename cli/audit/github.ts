@@ -142,21 +142,28 @@ async function markedCommentBySearch(
 }
 
 async function listIssueComments(client: GitHubClient, target: PullRequestTarget): Promise<IssueComment[]> {
-  const all: IssueComment[] = [];
   // Bounded: 100 pages of 100 comments is more than any PR this bot should be on.
-  for (let page = 1; page <= 100; page++) {
-    const response = await call(() =>
-      client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
-        owner: target.owner,
-        repo: target.repo,
-        issue_number: target.number,
-        per_page: PAGE_SIZE,
-        page,
-      }),
-    );
-    const comments = response.data as IssueComment[];
-    all.push(...comments);
-    if (comments.length < PAGE_SIZE) break;
+  return listPages<IssueComment>(100, (page) =>
+    client.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      owner: target.owner,
+      repo: target.repo,
+      issue_number: target.number,
+      per_page: PAGE_SIZE,
+      page,
+    }),
+  );
+}
+
+/** The items of a paged GitHub list, page 1 on, until a page comes back short or `maxPages` were read. */
+async function listPages<Item>(
+  maxPages: number,
+  request: (page: number) => Promise<{ data: unknown }>,
+): Promise<Item[]> {
+  const all: Item[] = [];
+  for (let page = 1; page <= maxPages; page++) {
+    const items = (await call(() => request(page))).data as Item[];
+    all.push(...items);
+    if (items.length < PAGE_SIZE) break;
   }
   return all;
 }
@@ -218,23 +225,19 @@ export async function pullRequestDiffLines(
   client: GitHubClient,
   target: PullRequestTarget,
 ): Promise<Map<string, Set<number>>> {
-  const lines = new Map<string, Set<number>>();
   // GitHub lists at most 3,000 files of a pull request, 100 a page.
-  for (let page = 1; page <= 30; page++) {
-    const response = await call(() =>
-      client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", {
-        owner: target.owner,
-        repo: target.repo,
-        pull_number: target.number,
-        per_page: PAGE_SIZE,
-        page,
-      }),
-    );
-    const files = response.data as Array<{ filename: string; patch?: string }>;
-    for (const file of files) {
-      if (file.patch) lines.set(file.filename, diffRightLines(file.patch));
-    }
-    if (files.length < PAGE_SIZE) break;
+  const files = await listPages<{ filename: string; patch?: string }>(30, (page) =>
+    client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", {
+      owner: target.owner,
+      repo: target.repo,
+      pull_number: target.number,
+      per_page: PAGE_SIZE,
+      page,
+    }),
+  );
+  const lines = new Map<string, Set<number>>();
+  for (const file of files) {
+    if (file.patch) lines.set(file.filename, diffRightLines(file.patch));
   }
   return lines;
 }
@@ -250,21 +253,18 @@ export async function postReviewSuggestions(
   suggestions: readonly ReviewSuggestion[],
 ): Promise<number> {
   if (suggestions.length === 0) return 0;
-  const existing = new Set<string>();
-  for (let page = 1; page <= 100; page++) {
-    const response = await call(() =>
-      client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
-        owner: target.owner,
-        repo: target.repo,
-        pull_number: target.number,
-        per_page: PAGE_SIZE,
-        page,
-      }),
-    );
-    const comments = response.data as Array<{ path: string; line?: number | null; body: string }>;
-    for (const comment of comments) existing.add(`${comment.path}:${comment.line ?? ""}:${comment.body}`);
-    if (comments.length < PAGE_SIZE) break;
-  }
+  const comments = await listPages<{ path: string; line?: number | null; body: string }>(100, (page) =>
+    client.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
+      owner: target.owner,
+      repo: target.repo,
+      pull_number: target.number,
+      per_page: PAGE_SIZE,
+      page,
+    }),
+  );
+  const existing = new Set(
+    comments.map((comment) => `${comment.path}:${comment.line ?? ""}:${comment.body}`),
+  );
   const fresh = suggestions.filter((item) => !existing.has(`${item.path}:${item.line}:${item.body}`));
   if (fresh.length === 0) return 0;
   await call(() =>

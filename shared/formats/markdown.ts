@@ -1,6 +1,6 @@
 import { scanFences } from "../markdown/fences.js";
 import { LineIndex } from "../markdown/lines.js";
-import { outlineMarkdown } from "../markdown/outline.js";
+import { type Outline, outlineMarkdown } from "../markdown/outline.js";
 import { mdxOpaqueLines } from "./mdx-blocks.js";
 import type { ArticleFormat, ArticleLink } from "./types.js";
 
@@ -82,20 +82,34 @@ function fenceUnclosed(content: string) {
 
 const fenceBlocks = (content: string) => scanFences(content).blocks;
 
+/**
+ * A format of the Markdown family: YAML frontmatter, checklists, fences that must close, and
+ * mkdocstrings `:::` references. Its links, anchors and references come from its own outline
+ * and opaque ranges, the only parts in which Markdown and MDX differ.
+ */
+function markdownFamily(
+  format: Pick<ArticleFormat, "name" | "extensions" | "opaque"> & { outline: (content: string) => Outline },
+): ArticleFormat {
+  const { outline, opaque } = format;
+  return {
+    ...format,
+    metadata: { kind: "yaml" },
+    checklists: true,
+    unclosedBlock: fenceUnclosed,
+    links: (content) => markdownLinks(content, opaque),
+    anchors: (content) => headingAnchors(outline(content).sections),
+    references: (content) => mkdocstringsReferences(content, opaque(content)),
+    referenceMarkers: [":::"],
+  };
+}
+
 /** CommonMark with GFM tables and YAML frontmatter: today's scanner. */
-export const markdownFormat: ArticleFormat = {
+export const markdownFormat = markdownFamily({
   name: "Markdown",
   extensions: [".md", ".markdown"],
   outline: (content) => outlineMarkdown(content),
   opaque: fenceBlocks,
-  metadata: { kind: "yaml" },
-  checklists: true,
-  unclosedBlock: fenceUnclosed,
-  links: (content) => markdownLinks(content, fenceBlocks),
-  anchors: (content) => headingAnchors(outlineMarkdown(content).sections),
-  references: (content) => mkdocstringsReferences(content, fenceBlocks(content)),
-  referenceMarkers: [":::"],
-};
+});
 
 /** Offset ranges of MDX's opaque lines (ESM, JSX blocks, expressions) and its fences. */
 function mdxOpaque(content: string): [number, number][] {
@@ -118,16 +132,9 @@ function mdxOutline(content: string) {
  * MDX: Markdown plus ESM (`import`/`export`), JSX blocks and `{…}` expressions, which are
  * opaque. YAML frontmatter, when there is one, stays the first thing in the file.
  */
-export const mdxFormat: ArticleFormat = {
+export const mdxFormat = markdownFamily({
   name: "MDX",
   extensions: [".mdx"],
   outline: mdxOutline,
   opaque: mdxOpaque,
-  metadata: { kind: "yaml" },
-  checklists: true,
-  unclosedBlock: fenceUnclosed,
-  links: (content) => markdownLinks(content, mdxOpaque),
-  anchors: (content) => headingAnchors(mdxOutline(content).sections),
-  references: (content) => mkdocstringsReferences(content, mdxOpaque(content)),
-  referenceMarkers: [":::"],
-};
+});

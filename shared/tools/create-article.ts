@@ -11,7 +11,6 @@ export const CreateArticleArgsSchema = z.strictObject({
   content: z.string().min(1).describe("The whole Markdown text of the new article."),
   reason: z.string().min(1).describe("Why the change needs a new article (one sentence)."),
 });
-export type CreateArticleArgs = z.infer<typeof CreateArticleArgsSchema>;
 
 export const createArticleSpec = defineToolSpec({
   name: "create_article",

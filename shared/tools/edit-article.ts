@@ -23,7 +23,6 @@ export const EditArticleArgsSchema = z.strictObject({
       "true when this call finishes the article (saves a round trip); it takes effect only if the call succeeds.",
     ),
 });
-export type EditArticleArgs = z.infer<typeof EditArticleArgsSchema>;
 
 export const editArticleSpec = defineToolSpec({
   name: "edit_article",

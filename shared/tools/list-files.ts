@@ -7,7 +7,6 @@ export const ListFilesArgsSchema = z.strictObject({
     .min(1)
     .describe('A glob over repository-relative paths, such as "docs/**/*.md" or "src/*".'),
 });
-export type ListFilesArgs = z.infer<typeof ListFilesArgsSchema>;
 
 export const listFilesSpec = defineToolSpec({
   name: "list_files",

@@ -4,7 +4,6 @@ import { defineToolSpec, PATH_DESCRIPTION } from "./spec.js";
 export const OutlineArticleArgsSchema = z.strictObject({
   path: z.string().min(1).describe(PATH_DESCRIPTION),
 });
-export type OutlineArticleArgs = z.infer<typeof OutlineArticleArgsSchema>;
 
 export const outlineArticleSpec = defineToolSpec({
   name: "outline_article",

@@ -13,7 +13,6 @@ export const ReadFileArgsSchema = z.strictObject({
       'A declaration of a code file, as outline_article lists it ("Client::fetch", or a bare name when unique): returns just its lines, doc comment and decorators included. On an article, a section path ("Usage::Options") returns that section. Not with offset or limit.',
     ),
 });
-export type ReadFileArgs = z.infer<typeof ReadFileArgsSchema>;
 
 export const readFileSpec = defineToolSpec({
   name: "read_file",

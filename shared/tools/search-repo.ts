@@ -16,7 +16,6 @@ export const SearchRepoArgsSchema = z.strictObject({
     .optional()
     .describe("Treat pattern as a JavaScript regular expression. Default false (literal text)."),
 });
-export type SearchRepoArgs = z.infer<typeof SearchRepoArgsSchema>;
 
 export const searchRepoSpec = defineToolSpec({
   name: "search_repo",

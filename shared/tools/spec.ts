@@ -18,5 +18,8 @@ export function defineToolSpec<Schema extends z.ZodType, const Name extends stri
   return spec;
 }
 
+/** The arguments a tool's code receives: what its schema parses the model's JSON into. */
+export type ToolArgs<Spec extends ToolSpec> = z.infer<Spec["parameters"]>;
+
 /** A repository-relative POSIX path, as every tool takes it. */
 export const PATH_DESCRIPTION = 'Repository-relative POSIX path, such as "docs/guide.md".';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { appAuth, JOB_PERMISSIONS } from "../../backend/github-auth.js";
 import { createGitHubClient } from "../../shared/github-client.js";
 import { fixScript, portRepo } from "../helpers/audit-fixture.js";
@@ -30,6 +30,8 @@ function appKey() {
 }
 
 async function appBot(options: {
+  /** The head of pull request 42 of acme/widgets, as GitHub answers the head check. */
+  head?: string;
   appId?: string;
   privateKey?: string;
   script?: Parameters<typeof startScriptedModelServer>[0];
@@ -43,6 +45,7 @@ async function appBot(options: {
     },
   });
   const upstream = await startScriptedModelServer(options.script ?? fixScript(["alpha"]));
+  onTestFinished(() => upstream.close());
   const bot = await startPullRequestBot({
     secret: SECRET,
     auth: appAuth({
@@ -55,7 +58,14 @@ async function appBot(options: {
     modelKey: KEY,
     app: true,
   });
+  if (options.head) github.setPull("acme/widgets", 42, { head: options.head });
   return { github, upstream, ...bot };
+}
+
+/** A pull request whose head changes the port docs/alpha.md states: its repository and its two commits. */
+function alphaPull() {
+  const repo = portRepo(["alpha"]);
+  return { repo, base: repo.git("rev-parse", "HEAD~1"), head: repo.git("rev-parse", "HEAD") };
 }
 
 describe("docs/github-app.md", () => {
@@ -69,11 +79,8 @@ describe("docs/github-app.md", () => {
 
 describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub issuing installation tokens)", () => {
   it("runs each job with its own installation token, scoped to the delivery's repository, and revokes it", async () => {
-    const repo = portRepo(["alpha"]);
-    const head = repo.git("rev-parse", "HEAD");
-    const base = repo.git("rev-parse", "HEAD~1");
-    const bot = await appBot({});
-    bot.github.setPull("acme/widgets", 42, { head });
+    const { repo, base, head } = alphaPull();
+    const bot = await appBot({ head });
 
     expect(await bot.deliver(payload({ base, head, cloneUrl: repo.dir }), "app-1")).toBe(202);
     expect(bot.failures()).toEqual([]);
@@ -105,15 +112,11 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
       ),
     ).toBe(204);
     expect(bot.github.issued).toHaveLength(1);
-    await bot.upstream.close();
   }, 300_000);
 
   it("asks GitHub through the one client, which tries a head check answered 502 again instead of failing the job", async () => {
-    const repo = portRepo(["alpha"]);
-    const head = repo.git("rev-parse", "HEAD");
-    const base = repo.git("rev-parse", "HEAD~1");
-    const bot = await appBot({});
-    bot.github.setPull("acme/widgets", 42, { head });
+    const { repo, base, head } = alphaPull();
+    const bot = await appBot({ head });
     bot.github.failNext({ status: 502, message: "Bad Gateway" });
     expect(await bot.deliver(payload({ base, head, cloneUrl: repo.dir }), "retry-1")).toBe(202);
     expect(bot.failures()).toEqual([]);
@@ -123,15 +126,11 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
     ]);
     expect(bot.github.comments("acme/widgets", 42)).toHaveLength(1);
     expect(bot.github.issued[0]?.revoked).toBe(true);
-    await bot.upstream.close();
   }, 300_000);
 
   it("drops a replayed delivery of an old head (asks the API), so the comment keeps the current head's result", async () => {
-    const repo = portRepo(["alpha"]);
-    const base = repo.git("rev-parse", "HEAD~1");
-    const oldHead = repo.git("rev-parse", "HEAD");
-    const bot = await appBot({});
-    bot.github.setPull("acme/widgets", 42, { head: oldHead });
+    const { repo, base, head: oldHead } = alphaPull();
+    const bot = await appBot({ head: oldHead });
     const captured = payload({ base, head: oldHead, cloneUrl: repo.dir, action: "reopened" });
     expect(await bot.deliver(payload({ base, head: oldHead, cloneUrl: repo.dir }), "first")).toBe(202);
     expect(bot.github.comments("acme/widgets", 42)).toHaveLength(1);
@@ -158,17 +157,13 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
     // ... and again with another fresh id: now the body itself is a duplicate.
     expect(await bot.deliver(captured, "replayed-2")).toBe(204);
     expect(bot.upstream.requests).toHaveLength(1);
-    await bot.upstream.close();
   }, 300_000);
 
   it("logs one clear line for a suspended installation, a wrong app id or a malformed key, and keeps serving", async () => {
-    const repo = portRepo(["alpha"]);
-    const head = repo.git("rev-parse", "HEAD");
-    const base = repo.git("rev-parse", "HEAD~1");
+    const { repo, base, head } = alphaPull();
 
-    const suspended = await appBot({});
+    const suspended = await appBot({ head });
     suspended.github.setPull("acme/widgets", 43, { head });
-    suspended.github.setPull("acme/widgets", 42, { head });
     expect(
       await suspended.deliver(
         payload({ base, head, cloneUrl: repo.dir, number: 43, installation: SUSPENDED }),
@@ -185,14 +180,12 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
     expect(await suspended.deliver(payload({ base, head, cloneUrl: repo.dir }), "s-2")).toBe(202);
     expect(suspended.github.comments("acme/widgets", 42)).toHaveLength(1);
     expect(suspended.failures()).toHaveLength(1);
-    await suspended.upstream.close();
 
     const wrongId = await appBot({ appId: "999" });
     expect(await wrongId.deliver(payload({ base, head, cloneUrl: repo.dir }), "w-1")).toBe(202);
     expect(wrongId.failures().map((entry) => entry.error)).toEqual([
       "GitHub refused an installation token (HTTP 401: A JSON web token could not be decoded): the App's JWT was rejected; check GITHUB_APP_ID (999) and that the private key belongs to that App",
     ]);
-    await wrongId.upstream.close();
 
     const malformed = await appBot({
       privateKey: "-----BEGIN RSA PRIVATE KEY-----\nnot a key\n-----END RSA PRIVATE KEY-----\n",
@@ -202,6 +195,5 @@ describe("the PR bot as a GitHub App (the CLI in process, real git, fake GitHub 
       "the App's private key is not a PEM private key: use the .pem file GitHub generated for the App",
     ]);
     expect(await malformed.store.job("m-1")).toMatchObject({ state: "failed" });
-    await malformed.upstream.close();
   }, 300_000);
 });

@@ -224,14 +224,14 @@ describe("GitHub webhook", () => {
   });
 });
 
-function job(number: number, deliveryId: string, repository = "acme/widgets"): PullRequestJob {
-  return {
-    deliveryId,
-    repository: { fullName: repository, cloneUrl: "/dev/null" },
-    number,
-    headSha: HEAD_SHA,
-    baseSha: BASE_SHA,
-  };
+/** A job of pull request `number` of acme/widgets, cloned from `source.cloneUrl` at its two commits. */
+function job(
+  number: number,
+  deliveryId: string,
+  source = { cloneUrl: "/dev/null", baseSha: BASE_SHA, headSha: HEAD_SHA },
+): PullRequestJob {
+  const { cloneUrl, baseSha, headSha } = source;
+  return { deliveryId, repository: { fullName: "acme/widgets", cloneUrl }, number, headSha, baseSha };
 }
 
 /**
@@ -324,7 +324,6 @@ describe("PullRequestQueue", () => {
     const held = heldJobs();
     const { queue, store } = await tempQueue({
       maxPending: 2,
-      logger: createLogger(() => {}, {}),
       run: held.run,
     });
     expect(await queue.enqueue(job(1, "a"))).toBe("queued"); // runs at once
@@ -358,7 +357,6 @@ describe("PullRequestQueue", () => {
     const held = heldJobs();
     const { queue, store } = await tempQueue({
       maxPending: 5,
-      logger: createLogger(() => {}, {}),
       run: held.run,
     });
     await queue.enqueue(job(1, "a"));
@@ -610,13 +608,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       state: { store, cacheBytes: 4000 },
     });
     await pipeline(
-      {
-        deliveryId: "cache-1",
-        repository: { fullName: "acme/widgets", cloneUrl: `file://${source.dir}` },
-        number: 5,
-        headSha: head,
-        baseSha: base,
-      },
+      job(5, "cache-1", { cloneUrl: `file://${source.dir}`, baseSha: base, headSha: head }),
       new AbortController().signal,
     );
     expect(calls()[0]!.cacheFiles).toEqual([`${key("a")}.json`]);
@@ -648,13 +640,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       logger,
     });
     await pipeline(
-      {
-        deliveryId: "x",
-        repository: { fullName: "acme/widgets", cloneUrl: `file://${source.dir}` },
-        number: 5,
-        headSha: head,
-        baseSha: base,
-      },
+      job(5, "x", { cloneUrl: `file://${source.dir}`, baseSha: base, headSha: head }),
       new AbortController().signal,
     );
     const calls = readCalls();
@@ -671,13 +657,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
       githubToken: GITHUB_TOKEN,
     });
     const pending = pipeline(
-      {
-        deliveryId: "x",
-        repository: { fullName: "acme/widgets", cloneUrl: source.dir },
-        number: 5,
-        headSha: head,
-        baseSha: base,
-      },
+      job(5, "x", { cloneUrl: source.dir, baseSha: base, headSha: head }),
       new AbortController().signal,
     );
     await expect(pending).rejects.toThrow("impact run exited with code 2");
@@ -685,13 +665,7 @@ describe("the PR bot end to end (fake CLI, real git)", () => {
     expect(calls.map((call) => call.command)).toEqual(["run"]);
     await expect(
       pipeline(
-        {
-          deliveryId: "y",
-          repository: { fullName: "acme/widgets", cloneUrl: source.dir },
-          number: 5,
-          headSha: "3".repeat(40),
-          baseSha: base,
-        },
+        job(5, "y", { cloneUrl: source.dir, baseSha: base, headSha: "3".repeat(40) }),
         new AbortController().signal,
       ),
     ).rejects.toThrow(/^git fetch failed: /);

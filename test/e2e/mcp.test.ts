@@ -94,39 +94,30 @@ describe("impact mcp, through the SDK's client over stdio", () => {
 
   it("applies an edit on disk, refuses a stale hash, a near miss and a non-unique match, writing nothing then", async () => {
     const before = article();
-    const stale = await client.callTool({
-      name: "edit_article",
-      arguments: {
-        path: "docs/guide.md",
+    const refusals = [
+      {
         expected_hash: "0000000000000000",
-        edits: [{ old_string: "npm install impact", new_string: "npm install impact-docs", reason }],
+        edit: { old_string: "npm install impact", new_string: "npm install impact-docs" },
+        says: `current hash ${contentHash(before)}`,
       },
-    });
-    expect(stale.isError).toBe(true);
-    expect(textOf(stale)).toContain(`current hash ${contentHash(before)}`);
-    expect(article()).toBe(before);
-
-    const nearMiss = await client.callTool({
-      name: "edit_article",
-      arguments: {
-        path: "docs/guide.md",
-        edits: [{ old_string: "Run `npm  install impact`.", new_string: "x", reason }],
+      {
+        edit: { old_string: "Run `npm  install impact`.", new_string: "x" },
+        says: "Closest near-miss at line 5",
       },
-    });
-    expect(nearMiss.isError).toBe(true);
-    expect(textOf(nearMiss)).toContain("Closest near-miss at line 5");
-    expect(article()).toBe(before);
-
-    const notUnique = await client.callTool({
-      name: "edit_article",
-      arguments: {
-        path: "docs/guide.md",
-        edits: [{ old_string: "Run impact run.", new_string: "Run impact.", reason }],
+      {
+        edit: { old_string: "Run impact run.", new_string: "Run impact." },
+        says: "old_string matches 2 times (lines 9, 10)",
       },
-    });
-    expect(notUnique.isError).toBe(true);
-    expect(textOf(notUnique)).toContain("old_string matches 2 times (lines 9, 10)");
-    expect(article()).toBe(before);
+    ];
+    for (const { edit, says, ...hash } of refusals) {
+      const refused = await client.callTool({
+        name: "edit_article",
+        arguments: { path: "docs/guide.md", ...hash, edits: [{ ...edit, reason }] },
+      });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain(says);
+      expect(article()).toBe(before);
+    }
 
     const applied = await client.callTool({
       name: "edit_article",

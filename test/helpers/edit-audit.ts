@@ -1,28 +1,11 @@
 import { expect } from "vitest";
 import { gitRepo, type TestRepo } from "./git-repo.js";
+import { serverArticle } from "./port-change.js";
 import { runWithScript } from "./run-impact.js";
 
-export const GUIDE = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# Server
+export const GUIDE = serverArticle("Server", "The port is 8080.\n\nThe host is localhost.\n");
 
-The port is 8080.
-
-The host is localhost.
-`;
-
-export const FAQ = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# FAQ
-
-Which port? 8080.
-`;
+export const FAQ = serverArticle("FAQ", "Which port? 8080.\n");
 
 /** A run whose model makes three edits to the guide (the third rewrites what the second wrote) and one to the FAQ. */
 export async function auditedRepo(): Promise<TestRepo> {

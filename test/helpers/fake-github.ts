@@ -91,24 +91,8 @@ export async function startFakeGitHub(options: { token?: string; app?: FakeApp }
   let nextId = 1000;
   const pullFiles = new Map<string, Array<{ filename: string; patch?: string }>>();
   const reviews = new Map<string, FakeReviewComment[]>();
-  const reviewThread = (repository: string, number: number) => {
-    const key = `${repository}#${number}`;
-    let list = reviews.get(key);
-    if (!list) {
-      list = [];
-      reviews.set(key, list);
-    }
-    return list;
-  };
-  const thread = (repository: string, number: number) => {
-    const key = `${repository}#${number}`;
-    let list = threads.get(key);
-    if (!list) {
-      list = [];
-      threads.set(key, list);
-    }
-    return list;
-  };
+  const reviewThread = (repository: string, number: number) => listOf(reviews, repository, number);
+  const thread = (repository: string, number: number) => listOf(threads, repository, number);
   const addComment = (repository: string, number: number, body: string, login: string) => {
     const id = nextId++;
     const comment: FakeComment = {
@@ -357,4 +341,15 @@ function verifiedClaims(jwt: string, key: KeyObject): { iss?: unknown; exp?: num
   };
   if (typeof claims.exp !== "number" || claims.exp * 1000 < Date.now()) return undefined;
   return claims;
+}
+
+/** The list kept for pull request `number` of `repository`, made empty on first use. */
+function listOf<Item>(lists: Map<string, Item[]>, repository: string, number: number): Item[] {
+  const key = `${repository}#${number}`;
+  let list = lists.get(key);
+  if (!list) {
+    list = [];
+    lists.set(key, list);
+  }
+  return list;
 }

@@ -29,13 +29,7 @@ export async function runWithScript(
 ): Promise<ScriptedRun> {
   const server = await startScriptedModelServer(script);
   onTestFinished(() => server.close());
-  const io = captureIo(dir, {
-    OPENAI_API_KEY: TEST_KEY,
-    OPENAI_BASE_URL: server.url,
-    IMPACT_MODEL: "test-model",
-    ...env,
-  });
-  const code = await main(["run", ...args], io);
+  const { code, io } = await runAgainst(server, dir, args, env);
   let audit: Audit | undefined;
   try {
     audit = AuditSchema.parse(JSON.parse(readFileSync(join(dir, ".impact/audit.json"), "utf8")));
@@ -73,13 +67,7 @@ export async function scriptedRuns(): Promise<{
     async run(dir, script, args, env = {}) {
       current = script;
       offset = server.requests.length;
-      const io = captureIo(dir, {
-        OPENAI_API_KEY: TEST_KEY,
-        OPENAI_BASE_URL: server.url,
-        IMPACT_MODEL: "test-model",
-        ...env,
-      });
-      const code = await main(["run", ...args], io);
+      const { code, io } = await runAgainst(server, dir, args, env);
       const calledFor = server.requests
         .slice(offset)
         .map((request) => request.article ?? "")
@@ -87,4 +75,20 @@ export async function scriptedRuns(): Promise<{
       return { code, io, calledFor };
     },
   };
+}
+
+/** `impact run ARGS` in process in `dir` against `server`, with the test model settings (`env` adds to or replaces them). */
+async function runAgainst(
+  server: ScriptedModelServer,
+  dir: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; io: CapturedIo }> {
+  const io = captureIo(dir, {
+    OPENAI_API_KEY: TEST_KEY,
+    OPENAI_BASE_URL: server.url,
+    IMPACT_MODEL: "test-model",
+    ...env,
+  });
+  return { code: await main(["run", ...args], io), io };
 }

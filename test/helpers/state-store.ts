@@ -1,6 +1,6 @@
 import { onTestFinished } from "vitest";
 import { PullRequestQueue, type RunJob } from "../../backend/queue.js";
-import type { createLogger } from "../../backend/server.js";
+import { createLogger } from "../../backend/server.js";
 import { openStateStore, type StateStore } from "../../backend/store/state-store.js";
 import { makeTempDir } from "./git-repo.js";
 
@@ -14,7 +14,8 @@ export async function tempStateStore(dataDir = makeTempDir("impact-state-")): Pr
 /** A started queue on a temp SQLite store; closed (running jobs stopped) when the test finishes. */
 export async function tempQueue(options: {
   run: RunJob;
-  logger: ReturnType<typeof createLogger>;
+  /** Where the queue logs; silent when not given. */
+  logger?: ReturnType<typeof createLogger>;
   concurrency?: number;
   maxPending?: number;
   maxPendingPerRepository?: number;
@@ -28,7 +29,7 @@ export async function tempQueue(options: {
     maxPendingPerRepository: options.maxPendingPerRepository ?? 10,
     soleInstance: true,
     run: options.run,
-    logger: options.logger,
+    logger: options.logger ?? createLogger(() => {}, {}),
   });
   await queue.start();
   // Registered after the store's, so it runs first (vitest runs these hooks in reverse).

@@ -17,6 +17,7 @@ import { loadStateKey, stateKeyPath } from "../../cli/workdir/state-key.js";
 import { cacheFolder, Workdir } from "../../cli/workdir/workdir.js";
 import { gitRepo, makeTempDir, type TestRepo } from "../helpers/git-repo.js";
 import { captureIo } from "../helpers/io.js";
+import { serverArticle } from "../helpers/port-change.js";
 import { scriptedRuns } from "../helpers/run-impact.js";
 import type { RecordedRequest, ScriptStep } from "../helpers/scripted-model-server.js";
 import { cacheEntryPath, resealCacheEntry } from "../helpers/state.js";
@@ -25,19 +26,7 @@ import { cacheEntryPath, resealCacheEntry } from "../helpers/state.js";
 const ATTACKER = { IMPACT_STATE_KEY: "attacker-machine-key-0123456789abcdef" };
 const VICTIM = { IMPACT_STATE_KEY: "victim-machine-key-fedcba9876543210xyz" };
 
-const SERVER_DOC = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# Server
-
-The server listens on port 8080.
-
-## Options
-
-None yet.
-`;
+const SERVER_DOC = serverArticle("Server", "The server listens on port 8080.\n\n## Options\n\nNone yet.\n");
 
 /** A change to src/server.ts's signature; src/config.ts holds the port the article states. */
 function portRepo(): { repo: TestRepo; base: string } {

@@ -1,6 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
-import { type ArticleText, includesText } from "./article-text.js";
-import type { SignalSink } from "./signal.js";
+import { includesText } from "./article-text.js";
+import type { ArticleSignalInput } from "./signal.js";
 import { REASON_SCORES } from "./weights.js";
 
 /** A web address as code, templates and configs write it, up to a quote, bracket or space. */
@@ -42,11 +42,7 @@ export function removedLinks(files: readonly ChangedFile[]): { link: string; fil
  * (REASON_SCORES.link). The page carries the same link and goes stale with it: a moved
  * site, a renamed repository, a dropped sponsor or service.
  */
-export function linkSignals(input: {
-  evidence: readonly ChangedFile[];
-  articles: readonly ArticleText[];
-  sink: SignalSink;
-}): void {
+export function linkSignals(input: ArticleSignalInput): void {
   const links = removedLinks(input.evidence);
   if (links.length === 0) return;
   for (const article of input.articles) {

@@ -2,8 +2,8 @@ import type { ChangedFile } from "../../../shared/changeset.js";
 import { COMMON_WORDS } from "../common-words.js";
 import { fingerprint, termKey } from "../matcher.js";
 import { languageOf } from "../symbols/languages/index.js";
-import { type ArticleText, bodyOf } from "./article-text.js";
-import type { SignalSink } from "./signal.js";
+import { bodyOf } from "./article-text.js";
+import type { ArticleSignalInput } from "./signal.js";
 import { REASON_SCORES } from "./weights.js";
 
 /**
@@ -259,11 +259,7 @@ const marked = (bitmap: Uint32Array, key: number): boolean =>
  * prose: the article that ranks clearly first for the change's comment and string words
  * (proseWords) gets one reason naming the words it shares with them.
  */
-export function proseSignals(input: {
-  evidence: readonly ChangedFile[];
-  articles: readonly ArticleText[];
-  sink: SignalSink;
-}): void {
+export function proseSignals(input: ArticleSignalInput): void {
   const { articles, sink } = input;
   const words = proseWords(input.evidence);
   const total = articles.length;

@@ -1,4 +1,6 @@
+import type { ChangedFile } from "../../../shared/changeset.js";
 import type { ImpactKind } from "../../../shared/plan.js";
+import type { ArticleText } from "./article-text.js";
 import type { StaleMark } from "./stale.js";
 
 /** A reason as the rules find it: scored, and grouped so that one sweep counts once. */
@@ -21,6 +23,13 @@ export interface DroppedSignal {
   source: string;
   detail: string;
   why: string;
+}
+
+/** What a rule that reads changed files against the articles' text takes (links, versions, prose). */
+export interface ArticleSignalInput {
+  evidence: readonly ChangedFile[];
+  articles: readonly ArticleText[];
+  sink: SignalSink;
 }
 
 export interface SignalSink {

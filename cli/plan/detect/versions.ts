@@ -1,6 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
-import type { ArticleText } from "./article-text.js";
-import type { SignalSink } from "./signal.js";
+import type { ArticleSignalInput } from "./signal.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
 
 /**
@@ -32,14 +31,10 @@ const MAX_VERSIONS = 20;
  * reference (version): a version that a manifest's changed lines no longer name (a
  * supported Python, Rust or Go dropped, a minimum raised) and that an article quotes as a
  * version. Such pages state what the project supports and go stale with the manifest.
- * A version many articles quote says less about each (shareFactor).
+ * A version many articles quote says less about each (shareFactor). `input.evidence` holds the
+ * manifests and CI configs to read (versionSources).
  */
-export function versionSignals(input: {
-  /** The manifests and CI configs to read (versionSources). */
-  evidence: readonly ChangedFile[];
-  articles: readonly ArticleText[];
-  sink: SignalSink;
-}): void {
+export function versionSignals(input: ArticleSignalInput): void {
   const { articles, sink } = input;
   const dropped = droppedVersions(input.evidence);
   if (dropped.length === 0) return;

@@ -1,12 +1,12 @@
 import { articleFormat } from "../../../shared/formats/index.js";
 import { contentHash } from "../../../shared/hash.js";
 import { parseFrontmatter } from "../../../shared/markdown/frontmatter.js";
-import { type CreateArticleArgs, createArticleSpec } from "../../../shared/tools/create-article.js";
+import { createArticleSpec } from "../../../shared/tools/create-article.js";
 import { writeRefusal } from "../sandbox.js";
 import { splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed } from "./define.js";
 
-export const createArticleTool = defineTool(createArticleSpec, async (args: CreateArticleArgs, context) => {
+export const createArticleTool = defineTool(createArticleSpec, async (args, context) => {
   if (!context.allowCreate)
     return fail(
       "create_disabled",

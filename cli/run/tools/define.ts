@@ -1,6 +1,5 @@
-import type { z } from "zod";
 import type { Edit, EditErrorCode, EditKind } from "../../../shared/edit/types.js";
-import type { ToolSpec } from "../../../shared/tools/spec.js";
+import type { ToolArgs, ToolSpec } from "../../../shared/tools/spec.js";
 import { listIssues } from "../../../shared/zod-issues.js";
 import type { ToolLimits } from "../limits.js";
 import type { PathRefusalCode, SandboxPolicy } from "../sandbox.js";
@@ -94,12 +93,12 @@ export interface StyleCheck {
 /** A tool's code, bound to its spec (name and argument type). */
 export interface Tool<Spec extends ToolSpec = ToolSpec> {
   readonly spec: Spec;
-  run(args: z.infer<Spec["parameters"]>, context: ToolContext): Promise<ToolResult>;
+  run(args: ToolArgs<Spec>, context: ToolContext): Promise<ToolResult>;
 }
 
 export function defineTool<Spec extends ToolSpec>(
   spec: Spec,
-  run: (args: z.infer<Spec["parameters"]>, context: ToolContext) => Promise<ToolResult>,
+  run: (args: ToolArgs<Spec>, context: ToolContext) => Promise<ToolResult>,
 ): Tool<Spec> {
   return { spec, run };
 }

@@ -1,13 +1,14 @@
 import { applyEdits, formatEditSuccess } from "../../../shared/edit/engine.js";
 import { editKind } from "../../../shared/edit/schema.js";
 import { articleFormat } from "../../../shared/formats/index.js";
-import { type EditArticleArgs, editArticleSpec } from "../../../shared/tools/edit-article.js";
+import { editArticleSpec } from "../../../shared/tools/edit-article.js";
+import type { ToolArgs } from "../../../shared/tools/spec.js";
 import { writeRefusal } from "../sandbox.js";
 import { loadCheckedTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext } from "./define.js";
 import { resolveReadable } from "./files.js";
 
-export const editArticleTool = defineTool(editArticleSpec, async (args: EditArticleArgs, context) => {
+export const editArticleTool = defineTool(editArticleSpec, async (args, context) => {
   // The read policy first: a git-ignored file (or a symlink to one) is neither read nor quoted.
   const resolved = await resolveReadable(args.path, context);
   if (!resolved.ok) return resolved;
@@ -70,7 +71,11 @@ export const editArticleTool = defineTool(editArticleSpec, async (args: EditArti
  * Evidence must point at the change. A location outside it is kept (the audit shows it)
  * but the model is told, so it can cite the right file.
  */
-function evidenceNotes(args: EditArticleArgs, context: ToolContext, missing: Map<string, string>): string {
+function evidenceNotes(
+  args: ToolArgs<typeof editArticleSpec>,
+  context: ToolContext,
+  missing: Map<string, string>,
+): string {
   // Without a change (impact mcp, impact edit) only evidence missing at head is reported.
   const changedFiles = context.changedFiles;
   const dropped: string[] = [];
@@ -127,7 +132,10 @@ async function repositoryPaths(context: ToolContext): Promise<(path: string) => 
  * Evidence locations that do not exist at head, each with why: a file that is missing, or a
  * line past its end. They are reported to the model and left out of the audit.
  */
-async function missingEvidence(args: EditArticleArgs, context: ToolContext): Promise<Map<string, string>> {
+async function missingEvidence(
+  args: ToolArgs<typeof editArticleSpec>,
+  context: ToolContext,
+): Promise<Map<string, string>> {
   const missing = new Map<string, string>();
   for (const location of new Set(args.edits.flatMap((edit) => edit.evidence ?? []))) {
     const file = evidenceFile(location);

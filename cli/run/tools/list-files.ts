@@ -1,8 +1,8 @@
-import { type ListFilesArgs, listFilesSpec } from "../../../shared/tools/list-files.js";
+import { listFilesSpec } from "../../../shared/tools/list-files.js";
 import { defineTool, fail, succeed } from "./define.js";
 import { checkGlob, sandboxedFiles, visibleFiles } from "./files.js";
 
-export const listFilesTool = defineTool(listFilesSpec, async (args: ListFilesArgs, context) => {
+export const listFilesTool = defineTool(listFilesSpec, async (args, context) => {
   const glob = checkGlob(args.glob);
   if (!glob.ok) return fail("invalid_glob", glob.message);
   const matching = await sandboxedFiles((await visibleFiles(context)).filter(glob.match), context);

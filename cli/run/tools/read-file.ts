@@ -1,6 +1,6 @@
 import { articleFormat } from "../../../shared/formats/index.js";
 import { findSection } from "../../../shared/markdown/outline.js";
-import { type ReadFileArgs, readFileSpec } from "../../../shared/tools/read-file.js";
+import { readFileSpec } from "../../../shared/tools/read-file.js";
 import { findDeclaration, readCodeDeclarations } from "./code-segments.js";
 import { loadTextFile, splitLinesKeepingEnds } from "./common.js";
 import { defineTool, fail, succeed, type ToolContext, type ToolResult } from "./define.js";
@@ -14,7 +14,7 @@ interface LoadedFile {
   hash: string;
 }
 
-export const readFileTool = defineTool(readFileSpec, async (args: ReadFileArgs, context) => {
+export const readFileTool = defineTool(readFileSpec, async (args, context) => {
   const file = await loadTextFile(args.path, context);
   if (!file.ok) return file;
   const lines = splitLinesKeepingEnds(file.content);

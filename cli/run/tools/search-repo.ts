@@ -1,5 +1,6 @@
 import { MAX_REGEX_LENGTH, SEARCH_LINE_CHARS } from "../../../shared/limits.js";
-import { type SearchRepoArgs, searchRepoSpec } from "../../../shared/tools/search-repo.js";
+import { searchRepoSpec } from "../../../shared/tools/search-repo.js";
+import type { ToolArgs } from "../../../shared/tools/spec.js";
 import { defineTool, fail, succeed, type ToolContext, type ToolFailure, type ToolResult } from "./define.js";
 import { checkGlob, readableRefusal, visibleFiles } from "./files.js";
 import { RegexWorker } from "./regex-worker.js";
@@ -15,7 +16,7 @@ const SEARCH_READ_BATCH = 32;
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/;
 const BACKREFERENCE = /\\[1-9]|\\k</;
 
-export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepoArgs, context) => {
+export const searchRepoTool = defineTool(searchRepoSpec, async (args, context) => {
   let glob: ((path: string) => boolean) | null = null;
   if (args.glob !== undefined) {
     const checked = checkGlob(args.glob);
@@ -38,7 +39,7 @@ export const searchRepoTool = defineTool(searchRepoSpec, async (args: SearchRepo
 });
 
 async function search(
-  args: SearchRepoArgs,
+  args: ToolArgs<typeof searchRepoSpec>,
   context: ToolContext,
   glob: ((path: string) => boolean) | null,
   regex: RegExp | null,

@@ -6,17 +6,10 @@ import { main } from "../../../cli/main.js";
 import { ImpactPlanSchema } from "../../../shared/plan.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
+import { serverArticle } from "../../helpers/port-change.js";
 import { runWithScript } from "../../helpers/run-impact.js";
 
-const GUIDE = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# Server
-
-The port is 8080.
-`;
+const GUIDE = serverArticle("Server");
 
 /** A config written by hand: tabs, a key order of its own, CRLF line endings. */
 const CONFIG = '{\r\n\t"minScore": 0.2,\r\n\t"docs": ["docs/**/*.md"]\r\n}\r\n';

@@ -3,7 +3,7 @@ import { listArticles, readArticles } from "../../../cli/plan/articles.js";
 import { detectImpact } from "../../../cli/plan/detector.js";
 import { compileMapping } from "../../../cli/plan/mapping.js";
 import { ReferenceMatcher } from "../../../cli/plan/matcher.js";
-import type { ChangedFile, ChangeSet } from "../../../shared/changeset.js";
+import type { ChangedFile, ChangedSymbol, ChangeSet, SymbolChange } from "../../../shared/changeset.js";
 import { ConfigSchema } from "../../../shared/config.js";
 import { gitRepo } from "../../helpers/git-repo.js";
 
@@ -14,6 +14,22 @@ const file = (path: string, extra: Partial<ChangedFile> = {}): ChangedFile => ({
   hunks: [],
   patch: "",
   ...extra,
+});
+
+/** A change set of these files and symbols (detection never reads the base and head names). */
+const changeOf = (files: ChangedFile[], symbols: ChangedSymbol[] = []): ChangeSet => ({
+  base: "b",
+  head: "h",
+  files,
+  symbols,
+});
+
+/** A function of `path` that the change added, removed or changed. */
+const fn = (name: string, change: SymbolChange, path: string): ChangedSymbol => ({
+  name,
+  kind: "function",
+  change,
+  file: path,
 });
 
 describe("ReferenceMatcher", () => {
@@ -65,22 +81,20 @@ describe("detectImpact", () => {
   });
 
   it("gives every reason kind, the files behind them, touched articles and dropped symbols", () => {
-    const changeSet: ChangeSet = {
-      base: "b",
-      head: "h",
-      files: [
+    const changeSet = changeOf(
+      [
         file("src/rules/semi.ts"),
         file("src/auth.ts"),
         file("docs/edited.md"),
         file("vendor/lib", { status: "submodule" }),
       ],
-      symbols: [
-        { name: "loginUser", kind: "function", change: "signature", file: "src/auth.ts" },
-        { name: "get", kind: "function", change: "removed", file: "src/auth.ts" },
-        { name: "render", kind: "function", change: "removed", file: "src/auth.ts" },
-        { name: "hashPassword", kind: "function", change: "body", file: "src/auth.ts" },
+      [
+        fn("loginUser", "signature", "src/auth.ts"),
+        fn("get", "removed", "src/auth.ts"),
+        fn("render", "removed", "src/auth.ts"),
+        fn("hashPassword", "body", "src/auth.ts"),
       ],
-    };
+    );
     const articles = [
       { path: "docs/rules/semi.md", content: "# semi\n" },
       {
@@ -207,15 +221,10 @@ describe("detectImpact", () => {
   });
 
   it("raises the configured bar to a share of the strongest article's score, and keeps the best when all are weak", () => {
-    const changeSet: ChangeSet = {
-      base: "b",
-      head: "h",
-      files: [file("src/api.ts")],
-      symbols: [
-        { name: "removedThing", kind: "function", change: "removed", file: "src/api.ts" },
-        { name: "changedThing", kind: "function", change: "signature", file: "src/api.ts" },
-      ],
-    };
+    const changeSet = changeOf(
+      [file("src/api.ts")],
+      [fn("removedThing", "removed", "src/api.ts"), fn("changedThing", "signature", "src/api.ts")],
+    );
     const strong = { path: "docs/strong.md", content: "`removedThing()`\n" };
     const mild = { path: "docs/mild.md", content: "`changedThing()`\n" };
     const config = ConfigSchema.parse({});
@@ -233,12 +242,7 @@ describe("detectImpact", () => {
   });
 
   it("applies a glob mapping to every changed file it matches", () => {
-    const changeSet: ChangeSet = {
-      base: "b",
-      head: "h",
-      files: [file("backend/a.ts"), file("backend/deep/b.ts"), file("cli/c.ts")],
-      symbols: [],
-    };
+    const changeSet = changeOf([file("backend/a.ts"), file("backend/deep/b.ts"), file("cli/c.ts")]);
     const articles = ["docs/backend/one.md", "docs/backend/two.md", "docs/cli.md"].map((path) => ({
       path,
       content: "text\n",
@@ -289,16 +293,14 @@ describe("detectImpact", () => {
   });
 
   it("drops names found in most articles (of 20 or more) and names ignored by config", () => {
-    const changeSet: ChangeSet = {
-      base: "b",
-      head: "h",
-      files: [file("src/a.ts")],
-      symbols: [
-        { name: "everywhereThing", kind: "function", change: "removed", file: "src/a.ts" },
-        { name: "rareThing", kind: "function", change: "removed", file: "src/a.ts" },
-        { name: "skipThing", kind: "function", change: "removed", file: "src/a.ts" },
+    const changeSet = changeOf(
+      [file("src/a.ts")],
+      [
+        fn("everywhereThing", "removed", "src/a.ts"),
+        fn("rareThing", "removed", "src/a.ts"),
+        fn("skipThing", "removed", "src/a.ts"),
       ],
-    };
+    );
     const articles = Array.from({ length: 24 }, (_, index) => `${String.fromCharCode(97 + index)}`).map(
       (name) => ({
         path: `docs/${name}.md`,
@@ -318,12 +320,7 @@ describe("detectImpact", () => {
   });
 
   it("reads attention from articles given as bytes, BOM included, and skips the frontmatter when scanning", () => {
-    const changeSet: ChangeSet = {
-      base: "b",
-      head: "h",
-      files: [file("src/watched.ts")],
-      symbols: [{ name: "watchedThing", kind: "function", change: "removed", file: "src/watched.ts" }],
-    };
+    const changeSet = changeOf([file("src/watched.ts")], [fn("watchedThing", "removed", "src/watched.ts")]);
     const content =
       "\uFEFF---\nattention:\n  - op: file\n    path: src/watched.ts\n---\nUses watchedThing.\n";
     const plan = detectImpact({
@@ -338,15 +335,10 @@ describe("detectImpact", () => {
   });
 
   it("counts single-word names only in code formatting, and never counts added names", () => {
-    const changeSet: ChangeSet = {
-      base: "b",
-      head: "h",
-      files: [file("src/a.ts")],
-      symbols: [
-        { name: "frobnicate", kind: "function", change: "removed", file: "src/a.ts" },
-        { name: "brandNewThing", kind: "function", change: "added", file: "src/a.ts" },
-      ],
-    };
+    const changeSet = changeOf(
+      [file("src/a.ts")],
+      [fn("frobnicate", "removed", "src/a.ts"), fn("brandNewThing", "added", "src/a.ts")],
+    );
     const articles = [
       { path: "docs/prose.md", content: "We frobnicate the data. Also brandNewThing.\n" },
       { path: "docs/code.md", content: "Call `frobnicate()` first.\n" },
@@ -363,12 +355,7 @@ describe("detectImpact", () => {
   });
 
   it("warns about broken frontmatter with file and line, and still finds references", () => {
-    const changeSet: ChangeSet = {
-      base: "b",
-      head: "h",
-      files: [file("src/a.ts")],
-      symbols: [{ name: "fancyThing", kind: "function", change: "removed", file: "src/a.ts" }],
-    };
+    const changeSet = changeOf([file("src/a.ts")], [fn("fancyThing", "removed", "src/a.ts")]);
     const articles = [
       { path: "docs/broken.md", content: "---\ntitle: x\nattention: [unclosed\n---\nUses fancyThing.\n" },
       { path: "docs/odd.md", content: "---\nattention:\n  - op: regex\n    pattern: x\n---\n" },

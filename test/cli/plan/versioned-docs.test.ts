@@ -5,19 +5,12 @@ import { versionLayout } from "../../../cli/plan/versioned-docs.js";
 import { type ImpactPlan, ImpactPlanSchema } from "../../../shared/plan.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
+import { serverArticle } from "../../helpers/port-change.js";
 import { runWithScript } from "../../helpers/run-impact.js";
 import type { Script } from "../../helpers/scripted-model-server.js";
 
 /** An article that says the old port and names the changed file in its attention list. */
-const serverDoc = (title: string) => `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# ${title}
-
-It listens on port 8080 by default.
-`;
+const serverDoc = (title: string) => serverArticle(title, "It listens on port 8080 by default.\n");
 
 /** A repository at its base, then a commit that changes the port. */
 function pullRequest(files: Record<string, string>): { repo: TestRepo; base: string } {

@@ -5,22 +5,14 @@ import { RESULT_CACHE, ResultCacheFolder, resultKey } from "../../../cli/run/res
 import { cacheFolder, Workdir } from "../../../cli/workdir/workdir.js";
 import { type AuditArticle, AuditSchema } from "../../../shared/audit.js";
 import { makeTempDir, type TestRepo } from "../../helpers/git-repo.js";
-import { portChange } from "../../helpers/port-change.js";
+import { portChange, serverArticle } from "../../helpers/port-change.js";
 import { scriptedRuns } from "../../helpers/run-impact.js";
 import type { Script } from "../../helpers/scripted-model-server.js";
 import { readCachePayload, resealCacheEntry } from "../../helpers/state.js";
 
 const RESULT_CACHE_DIR = cacheFolder("results");
 
-const CLI_DOC = `---
-attention:
-  - op: file
-    path: src/server.ts
----
-# CLI
-
-The port is 8080 unless --port says otherwise.
-`;
+const CLI_DOC = serverArticle("CLI", "The port is 8080 unless --port says otherwise.\n");
 
 const fix = (path: string, oldString: string, newString: string) => ({
   name: "edit_article",

@@ -3,35 +3,44 @@ import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseValeOutput, valeNote } from "../../../cli/run/vale.js";
 import { makeTempDir, type TestRepo } from "../../helpers/git-repo.js";
-import { portChange } from "../../helpers/port-change.js";
+import { portChange, portFix } from "../../helpers/port-change.js";
 import { runWithScript, scriptedRuns } from "../../helpers/run-impact.js";
 import type { RecordedRequest, ScriptStep } from "../../helpers/scripted-model-server.js";
+
+/** One alert as `vale --output=JSON` prints it; the fields Impact does not read keep Vale's empty values. */
+const valeAlert = (alert: {
+  Check: string;
+  Message: string;
+  Severity: string;
+  Match: string;
+  Line: number;
+  Span: number[];
+}) => ({
+  Action: { Name: "", Params: null },
+  Description: "",
+  Link: "",
+  ...alert,
+});
 
 /** What `vale --output=JSON` prints for stdin input: one finding on the edited line 8, one on line 6. */
 const VALE_JSON = JSON.stringify({
   "stdin.md": [
-    {
-      Action: { Name: "", Params: null },
+    valeAlert({
       Span: [1, 2],
       Check: "Vale.Spelling",
-      Description: "",
-      Link: "",
       Message: "Did you really mean 'listens'?",
       Severity: "error",
       Match: "listens",
       Line: 8,
-    },
-    {
-      Action: { Name: "", Params: null },
+    }),
+    valeAlert({
       Span: [3, 8],
       Check: "Google.Headings",
-      Description: "",
-      Link: "",
       Message: "'Server' should use sentence-style capitalization.",
       Severity: "warning",
       Match: "Server",
       Line: 6,
-    },
+    }),
   ],
 });
 
@@ -56,26 +65,7 @@ function pullRequest(vale: boolean): { repo: TestRepo; base: string } {
   );
 }
 
-const EDIT_THEN_STOP: ScriptStep[] = [
-  {
-    toolCalls: [
-      {
-        name: "edit_article",
-        arguments: {
-          path: "docs/server.md",
-          edits: [
-            {
-              old_string: "port 8080 by default",
-              new_string: "port 9090 by default",
-              reason: "DEFAULT_PORT is 9090",
-            },
-          ],
-        },
-      },
-    ],
-  },
-  { content: "Updated the default port." },
-];
+const EDIT_THEN_STOP: ScriptStep[] = [portFix(), { content: "Updated the default port." }];
 
 /** The tool result the model saw after its edit_article call. */
 function toolResult(request: RecordedRequest): string {

@@ -179,23 +179,27 @@ describe("MDX frontmatter", () => {
       }),
     ).toThrow(/Could not parse import\/exports/);
   });
-
-  it("a checklist item inside JSX is not the article's", () => {
-    const text = "# Tasks\n\n- [ ] ship\n\n<Tabs>\n\n- [ ] ship it inside\n\n</Tabs>\n";
-    const outcome = applyEdits(text, [{ checklist_item: "ship", checked: true, reason: "done" }], {
-      format: mdxFormat,
-    });
-    expect(outcome.ok && outcome.content).toBe(text.replace("- [ ] ship\n", "- [x] ship\n"));
-  });
 });
 
-describe("checklists in AsciiDoc", () => {
-  it("ticks a `* [ ]` item, not the one inside a listing block", () => {
-    const adoc = "== Tasks\n\n* [ ] ship it\n\n----\n* [ ] ship it in an example\n----\n";
-    const outcome = applyEdits(adoc, [{ checklist_item: "ship it", checked: true, reason: "done" }], {
+describe("checklists in MDX and AsciiDoc", () => {
+  it.each([
+    {
+      format: mdxFormat,
+      where: "inside JSX",
+      text: "# Tasks\n\n- [ ] ship\n\n<Tabs>\n\n- [ ] ship it inside\n\n</Tabs>\n",
+      item: "ship",
+      tick: ["- [ ] ship\n", "- [x] ship\n"],
+    },
+    {
       format: asciidocFormat,
-    });
-    expect(outcome.ok && outcome.content).toBe(adoc.replace("* [ ] ship it\n\n", "* [x] ship it\n\n"));
+      where: "inside a listing block",
+      text: "== Tasks\n\n* [ ] ship it\n\n----\n* [ ] ship it in an example\n----\n",
+      item: "ship it",
+      tick: ["* [ ] ship it\n\n", "* [x] ship it\n\n"],
+    },
+  ])("$format.name: ticks the article's item, not the one $where", ({ format, text, item, tick }) => {
+    const outcome = applyEdits(text, [{ checklist_item: item, checked: true, reason: "done" }], { format });
+    expect(outcome.ok && outcome.content).toBe(text.replace(tick[0]!, tick[1]!));
   });
 });
 

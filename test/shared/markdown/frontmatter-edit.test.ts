@@ -95,51 +95,48 @@ describe("frontmatter edits", () => {
     ]);
   });
 
-  it("refuses frontmatter that is not key: value lines", () => {
-    expect(refused("---\n- a\n- b\n---\n", { a: 1 })).toMatchInlineSnapshot(`
-      {
-        "code": "frontmatter_not_object",
-        "index": 0,
-        "message": "Edit 0: the frontmatter is a list, not key: value lines, so keys cannot be set in it. Rewrite it as one key: value per line with a replace edit first.",
-      }
-    `);
-    expect(refused("---\n{a: 1}\n---\n", { a: 2 })).toMatchInlineSnapshot(`
-      {
-        "code": "frontmatter_not_object",
-        "index": 0,
-        "message": "Edit 0: the frontmatter is a flow mapping ({…} on one line), not key: value lines, so keys cannot be set in it. Rewrite it as one key: value per line with a replace edit first.",
-      }
-    `);
-    expect(refused("---\njust a value\n---\n", { a: 2 })).toMatchInlineSnapshot(`
-      {
-        "code": "frontmatter_not_object",
-        "index": 0,
-        "message": "Edit 0: the frontmatter is a single value, not key: value lines, so keys cannot be set in it. Rewrite it as one key: value per line with a replace edit first.",
-      }
-    `);
-  });
-
-  it("refuses frontmatter that does not parse, an empty edit, and an edit already applied", () => {
-    expect(refused("---\na: [1\n---\n", { a: 2 })).toMatchInlineSnapshot(`
-      {
-        "code": "broken_frontmatter",
-        "index": 0,
-        "message": "Edit 0: the frontmatter does not parse (line 2: Flow sequence in block collection must be sufficiently indented and end with a ]), so its keys cannot be set. Fix it with a replace edit first.",
-      }
-    `);
-    expect(refused("---\na: 1\n---\n", {})).toMatchInlineSnapshot(`
-      {
-        "code": "no_op",
-        "index": 0,
-        "message": "Edit 0: frontmatter names no key. Give at least one top-level key to set, or to remove with null.",
-      }
-    `);
-    expect(refused("---\na: 1\n---\n", { a: 1, b: null })).toMatchInlineSnapshot(`
-      {
-        "code": "already_applied",
-        "index": 0,
-        "message": "Edit 0: the frontmatter already has "a", "b" as asked: the edit looks already applied. Drop it from the batch.",
-      }
+  it("refuses frontmatter that is not key: value lines or does not parse, an empty edit, and an edit already applied", () => {
+    const refusals: [string, Record<string, FrontmatterValue>][] = [
+      ["---\n- a\n- b\n---\n", { a: 1 }],
+      ["---\n{a: 1}\n---\n", { a: 2 }],
+      ["---\njust a value\n---\n", { a: 2 }],
+      ["---\na: [1\n---\n", { a: 2 }],
+      ["---\na: 1\n---\n", {}],
+      ["---\na: 1\n---\n", { a: 1, b: null }],
+    ];
+    expect(refusals.map(([content, frontmatter]) => refused(content, frontmatter))).toMatchInlineSnapshot(`
+      [
+        {
+          "code": "frontmatter_not_object",
+          "index": 0,
+          "message": "Edit 0: the frontmatter is a list, not key: value lines, so keys cannot be set in it. Rewrite it as one key: value per line with a replace edit first.",
+        },
+        {
+          "code": "frontmatter_not_object",
+          "index": 0,
+          "message": "Edit 0: the frontmatter is a flow mapping ({…} on one line), not key: value lines, so keys cannot be set in it. Rewrite it as one key: value per line with a replace edit first.",
+        },
+        {
+          "code": "frontmatter_not_object",
+          "index": 0,
+          "message": "Edit 0: the frontmatter is a single value, not key: value lines, so keys cannot be set in it. Rewrite it as one key: value per line with a replace edit first.",
+        },
+        {
+          "code": "broken_frontmatter",
+          "index": 0,
+          "message": "Edit 0: the frontmatter does not parse (line 2: Flow sequence in block collection must be sufficiently indented and end with a ]), so its keys cannot be set. Fix it with a replace edit first.",
+        },
+        {
+          "code": "no_op",
+          "index": 0,
+          "message": "Edit 0: frontmatter names no key. Give at least one top-level key to set, or to remove with null.",
+        },
+        {
+          "code": "already_applied",
+          "index": 0,
+          "message": "Edit 0: the frontmatter already has "a", "b" as asked: the edit looks already applied. Drop it from the batch.",
+        },
+      ]
     `);
   });
 });

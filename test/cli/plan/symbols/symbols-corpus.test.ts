@@ -32,12 +32,34 @@ async function outline(path: string, text: string): Promise<string[]> {
   );
 }
 
-/** Per language: a real-looking file at base and head, its outline at base, and what changed. */
-const CORPUS: { language: string; before: string; after: string; outline: string[]; changes: string[] }[] = [
+/** `text` with each [old, new] edit made, in order; each old text stands in it exactly once. */
+function edited(text: string, edits: readonly (readonly [string, string])[]): string {
+  return edits.reduce((result, [old, replacement]) => {
+    if (result.split(old).length !== 2) throw new Error(`not exactly once in the fixture: ${old}`);
+    return result.replace(old, () => replacement);
+  }, text);
+}
+
+/** Per language: a real-looking file at base, the edits that make its head, its outline at base, and what changed. */
+const CORPUS: {
+  language: string;
+  file: string;
+  edits: [string, string][];
+  outline: string[];
+  changes: string[];
+}[] = [
   {
     language: "python (decorators, nested classes, async, UPPER_CASE constants)",
-    before: "before.py",
-    after: "after.py",
+    file: "before.py",
+    edits: [
+      ["MAX_RETRIES = 3", "MAX_RETRIES = 5"],
+      [
+        "    def fetch(self, invoice_id: str) -> dict:",
+        "    def fetch(self, invoice_id: str, expand: bool = False) -> dict:",
+      ],
+      ['            return "billing error"', '            return "billing error: " + str(self)'],
+      ["def connect(host: str) -> Client:", "def open_connection(host: str) -> Client:"],
+    ],
     outline: [
       "4-4 constant MAX_RETRIES",
       "8-23 class Client",
@@ -58,8 +80,19 @@ const CORPUS: { language: string; before: string; after: string; outline: string
   },
   {
     language: "go (methods under their receiver, generics, grouped consts)",
-    before: "before.go",
-    after: "after.go",
+    file: "before.go",
+    edits: [
+      [
+        "// Server answers HTTP requests.\ntype Server struct {",
+        "// HTTPServer answers HTTP requests.\ntype HTTPServer struct {",
+      ],
+      ["func Serve(addr string) error {", "func Serve(addr string, tls bool) error {"],
+      ["func (s *Server) Start() error {", "func (s *HTTPServer) Start() error {"],
+      [
+        "\tvalue, ok := c.items[key]\n\treturn value, ok",
+        "\tvalue, found := c.items[key]\n\treturn value, found",
+      ],
+    ],
     outline: [
       "5-6 constant DefaultPort",
       "9-9 constant ReadTimeout",
@@ -80,8 +113,15 @@ const CORPUS: { language: string; before: string; after: string; outline: string
   },
   {
     language: "rust (doc comments and attributes, generic impl, traits, modules)",
-    before: "before.rs",
-    after: "after.rs",
+    file: "before.rs",
+    edits: [
+      ["    pub deep: bool,", "    pub deep: bool,\n    pub follow_links: bool,"],
+      [
+        "pub fn build_index(root: &Path) -> usize {",
+        "pub fn build_index(root: &Path, options: &IndexOptions) -> usize {",
+      ],
+      ["        1", "        2"],
+    ],
     outline: [
       "4-4 constant MAX_DEPTH",
       "6-10 class IndexOptions",
@@ -96,8 +136,19 @@ const CORPUS: { language: string; before: string; after: string; outline: string
   },
   {
     language: "java (generics, annotations, nested static class, private members)",
-    before: "Before.java",
-    after: "After.java",
+    file: "Before.java",
+    edits: [
+      [
+        "    public static final int DEFAULT_PORT = 8080;",
+        "    public static final int DEFAULT_PORT = 9090;",
+      ],
+      [
+        "    public static void launch(String name) {",
+        "    public static void start(String name, int port) {",
+      ],
+      ["    private void secret() {", "    private void secret(int level) {"],
+      ["        public Builder port(int port) {", "        public Builder port(int port, boolean tls) {"],
+    ],
     outline: [
       "5-27 class App",
       "7-7 constant App::DEFAULT_PORT",
@@ -119,8 +170,15 @@ const CORPUS: { language: string; before: string; after: string; outline: string
   },
   {
     language: "ruby (modules, nested classes, singleton methods, constants)",
-    before: "before.rb",
-    after: "after.rb",
+    file: "before.rb",
+    edits: [
+      ['  VERSION = "1.2.0"', '  VERSION = "1.3.0"'],
+      [
+        "    def total_with_tax(rate)\n      @total * (1 + rate)",
+        "    def total_with_tax(rate, rounding)\n      (@total * (1 + rate)).round(rounding)",
+      ],
+      ["def legacy_export(path)", "def export_csv(path)"],
+    ],
     outline: [
       "1-19 class Billing",
       "3-3 constant Billing::VERSION",
@@ -138,8 +196,16 @@ const CORPUS: { language: string; before: string; after: string; outline: string
   },
   {
     language: "c# (namespaces, generics with constraints, attributes, properties, nested classes)",
-    before: "before.cs",
-    after: "after.cs",
+    file: "before.cs",
+    edits: [
+      ["        public const int MaxItems = 50;", "        public const int MaxItems = 100;"],
+      ["        public void Place(TOrder order)", "        public void Place(TOrder order, bool notify)"],
+      [
+        '            public string Print() => "receipt";',
+        '            public string Print() => "receipt: " + DateTime.Now;',
+      ],
+      ["    public interface IOrderStore", "    public interface IOrderRepository"],
+    ],
     outline: [
       "5-24 class OrderService",
       "8-8 constant OrderService::MaxItems",
@@ -161,8 +227,14 @@ const CORPUS: { language: string; before: string; after: string; outline: string
   },
   {
     language: "php (namespaces, attributes, docblocks, properties, private methods)",
-    before: "before.php",
-    after: "after.php",
+    file: "before.php",
+    edits: [
+      [
+        "    public function send(Invoice $invoice): bool",
+        "    public function send(Invoice $invoice, bool $copyToAdmin = false): bool",
+      ],
+      ["function format_amount(float $amount): string", "function format_money(float $amount): string"],
+    ],
     outline: [
       "5-5 constant API_VERSION",
       "7-26 class InvoiceMailer",
@@ -180,15 +252,18 @@ const CORPUS: { language: string; before: string; after: string; outline: string
 describe("declarations per language (tree-sitter)", () => {
   for (const entry of CORPUS) {
     it(`${entry.language}: outline with segments, and what changed`, async () => {
-      const path = `src/${entry.after}`;
-      expect(await outline(path, fixture(entry.before))).toEqual(entry.outline);
-      expect(await changes(path, fixture(entry.before), fixture(entry.after))).toEqual(entry.changes);
+      const path = `src/${entry.file}`;
+      const before = fixture(entry.file);
+      expect(await outline(path, before)).toEqual(entry.outline);
+      expect(await changes(path, before, edited(before, entry.edits))).toEqual(entry.changes);
     });
   }
 
   it("reads declarations from the hunks alone when only a diff is given", async () => {
     const path = "src/after.py";
-    const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, fixture("before.py"), fixture("after.py"));
+    const python = CORPUS[0]!;
+    const before = fixture(python.file);
+    const patch = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, edited(before, python.edits));
     const [file] = parseUnifiedDiff(patch);
     if (!file) throw new Error("no file in the patch");
     const symbols = extractSymbols({ file, parsers: await loadParsers(["python"]) });
