@@ -152,7 +152,7 @@ export async function run(): Promise<void> {
   console.log(`goal: at least ${GOAL * 100} % ${share >= GOAL ? "met" : "NOT met"}`);
   // The same flags as people read them: one sweep with the articles under it, not a row each.
   const grouped = new Set((plan.sweeps ?? []).flatMap((sweep) => sweep.articles.map((entry) => entry.path)));
-  const text = spawnSync(process.execPath, [BIN, "plan", "--repo", dir], {
+  const text = spawnSync(process.execPath, [BENCH_CLI, "plan", "--repo", dir], {
     cwd: dir,
     encoding: "utf8",
     maxBuffer: 512 * 1024 * 1024,
