@@ -15,21 +15,35 @@ const TEST_FILES = readdirSync(fileURLToPath(new URL("test", import.meta.url)), 
   .sort();
 
 /**
- * The slow test files: everything in test/e2e/ (the tests that start real processes: the built
- * CLI, and so the package build of test/global-setup.ts; `impact serve`; a browser; Bun; a
- * packed install), and the in-process files named here, which drive a whole chain over HTTP or
- * a database (`impact run` against the scripted model, the PR bot and its GitHub App, the
- * state store) or a large generated input. `npm run test:unit` (the `unit` project) leaves them
- * out for a fast inner loop; `npm test` and CI run both projects.
+ * The folders whose every file is slow: test/e2e/ (the tests that start real processes: the
+ * built CLI, and so the package build of test/global-setup.ts; `impact serve`; a browser; Bun;
+ * a packed install) and test/hostile/ (the security suites, each driving whole commands with
+ * hostile input).
+ */
+const SLOW_FOLDERS = ["test/e2e/", "test/hostile/"];
+
+/**
+ * The slow files elsewhere: in process, but each test a whole chain over HTTP or a database
+ * (`impact run` against the scripted model, the PR bot and its GitHub App, the state store)
+ * or a large generated input run through reference parsers. `npm run test:unit` (the `unit`
+ * project) leaves out these and the slow folders for a fast inner loop; `npm test` and CI run
+ * both projects.
  */
 const NAMED_SLOW_TESTS = [
   "test/backend/github-app.test.ts",
+  "test/backend/router-e2e.test.ts", // `impact run --router` through the router over HTTP
   "test/backend/store/state-store.test.ts",
   "test/backend/webhook.test.ts",
+  "test/cli/commands/merge-shard.test.ts",
   "test/cli/commands/run.test.ts",
-  "test/cli/run/run-impact-sweeps.test.ts", // impact run against the scripted model, twice
-  "test/hostile/hostile-resources.test.ts", // resource bombs, each run to its cap
-  "test/hostile/hostile-state.test.ts", // whole runs against the scripted model, twice per machine key
+  // `impact run` against the scripted model in every test (vale: with a stand-in vale process).
+  "test/cli/run/instructions.test.ts",
+  "test/cli/run/result-cache.test.ts",
+  "test/cli/run/run-impact-sweeps.test.ts",
+  "test/cli/run/setup-failures.test.ts",
+  "test/cli/run/vale.test.ts",
+  "test/examples/demo.test.ts",
+  "test/shared/model/preflight.test.ts",
   // The reference parsers run as processes (docutils) over hundreds of generated documents.
   "test/shared/formats/format-outlines.test.ts",
 ];
@@ -45,7 +59,7 @@ for (const file of NAMED_SLOW_TESTS) {
  */
 const SLOW_TESTS = TEST_FILES.filter(
   (file) =>
-    file.startsWith("test/e2e/") ||
+    SLOW_FOLDERS.some((folder) => file.startsWith(folder)) ||
     NAMED_SLOW_TESTS.includes(file) ||
     readFileSync(new URL(file, import.meta.url), "utf8").includes('inject("builtPackage")'),
 );

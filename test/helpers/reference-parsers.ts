@@ -78,12 +78,15 @@ export async function asciidoctorSections(documents: readonly string[]): Promise
   });
 }
 
+/** MDX's parser options, built once: building them is most of a short document's parse. */
+const MDX_OPTIONS = {
+  extensions: [mdxjs(), gfm(), frontmatter()],
+  mdastExtensions: [mdxFromMarkdown(), gfmFromMarkdown(), frontmatterFromMarkdown()],
+};
+
 /** MDX's own parser (with GFM and frontmatter, as MDX sites configure it): the top-level headings. */
 export function mdxHeadings(text: string): string[] {
-  const tree = fromMarkdown(text, {
-    extensions: [mdxjs(), gfm(), frontmatter()],
-    mdastExtensions: [mdxFromMarkdown(), gfmFromMarkdown(), frontmatterFromMarkdown()],
-  });
+  const tree = fromMarkdown(text, MDX_OPTIONS);
   return tree.children.flatMap((node) =>
     node.type === "heading" ? [`${node.depth} ${node.position!.start.line}`] : [],
   );

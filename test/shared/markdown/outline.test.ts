@@ -9,12 +9,15 @@ import { describe, expect, it } from "vitest";
 import { scanFences } from "../../../shared/markdown/fences.js";
 import { findSection, formatOutline, outlineMarkdown } from "../../../shared/markdown/outline.js";
 
+/** The parser's options, built once: building them is most of a short document's parse. */
+const PARSER_OPTIONS = {
+  extensions: [gfm(), frontmatter()],
+  mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown()],
+};
+
 /** What the real parser says: the top-level headings and their 1-based lines. */
 function parserHeadings(content: string): { level: number; line: number }[] {
-  const tree: Root = fromMarkdown(content, {
-    extensions: [gfm(), frontmatter()],
-    mdastExtensions: [gfmFromMarkdown(), frontmatterFromMarkdown()],
-  });
+  const tree: Root = fromMarkdown(content, PARSER_OPTIONS);
   return tree.children
     .filter((node: RootContent): node is Heading => node.type === "heading")
     .map((node) => ({ level: node.depth, line: node.position!.start.line }));
