@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { AuditTotalsSchema } from "../shared/audit.js";
+import { docsRepositoryName, isGitUrl } from "../shared/docs-repository.js";
 import type { GitHubClient } from "../shared/github-client.js";
 import { RESULT_CACHE_ENTRY_MAX_BYTES } from "../shared/limits.js";
 import { redactSecrets } from "../shared/redact.js";
@@ -122,6 +123,14 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
       });
       await writeFile(configPath, config.code === 0 ? config.stdout : "{}\n");
       log.info({ baseConfig: config.code === 0 }, "repository fetched");
+      // Docs in a repository of their own (config docsRepo, a git URL): cloned beside the code,
+      // and the run proposes edits to it (the comment on this pull request shows them).
+      const docsUrl = config.code === 0 ? docsRepositoryUrl(config.stdout) : undefined;
+      const docsDir = docsUrl === undefined ? undefined : join(work, "docs", docsRepositoryName(docsUrl));
+      if (docsUrl !== undefined && docsDir !== undefined) {
+        await cloneDocsRepository(job, docsUrl, docsDir, credentials.token, signal, redact);
+        log.info({ docsRepository: docsRepositoryName(docsUrl) }, "docs repository fetched");
+      }
 
       const auditPath = join(work, "audit.json");
       const cacheDir = join(work, "cache");
@@ -141,6 +150,7 @@ export function createPullRequestPipeline(options: PipelineOptions): RunJob {
           auditPath,
           "--patch",
           join(work, "impact.patch"),
+          ...(docsDir === undefined ? [] : ["--docs-repo", docsDir]),
           ...(options.state ? ["--cache-dir", cacheDir] : ["--no-cache"]),
           "--quiet",
         ],
@@ -350,15 +360,7 @@ async function fetchPullRequest(
 ): Promise<void> {
   const url = job.repository.cloneUrl;
   if (url.startsWith("-")) throw new Error(`refusing clone URL ${JSON.stringify(url)}`);
-  const env = gitEnv();
-  if (token && /^https:\/\//i.test(url)) {
-    const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
-    Object.assign(env, {
-      GIT_CONFIG_COUNT: "1",
-      GIT_CONFIG_KEY_0: "http.extraHeader",
-      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
-    });
-  }
+  const env = gitEnvWithToken(url, token);
   const git = async (step: string, args: string[]) => {
     const result = await run("git", args, { cwd: tmpdir(), env, signal });
     if (result.code !== 0) throw new Error(`git ${step} failed: ${redact(tail(result.stderr, 1000))}`);
@@ -398,6 +400,63 @@ async function fetchPullRequest(
     "--detach",
     job.headSha,
   ]);
+}
+
+/** Git's environment with the token as an `Authorization` header for an https URL (see fetchPullRequest). */
+function gitEnvWithToken(url: string, token: string | undefined): Record<string, string> {
+  const env = gitEnv();
+  if (token && /^https:\/\//i.test(url)) {
+    const basic = Buffer.from(`x-access-token:${token}`).toString("base64");
+    Object.assign(env, {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    });
+  }
+  return env;
+}
+
+/** Config `docsRepo` of the base commit's config text when it is a git URL (a path means nothing to the bot's clone). */
+function docsRepositoryUrl(configText: string): string | undefined {
+  try {
+    const docsRepo = (JSON.parse(configText) as { docsRepo?: unknown }).docsRepo;
+    return typeof docsRepo === "string" && isGitUrl(docsRepo) ? docsRepo : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A shallow clone of the docs repository's default branch. The job's token goes along
+ * (as a header, as for the code) only to the host the pull request's repository is on: an
+ * App installation token then needs the App installed on the docs repository too.
+ */
+async function cloneDocsRepository(
+  job: PullRequestJob,
+  url: string,
+  dir: string,
+  token: string | undefined,
+  signal: AbortSignal,
+  redact: (text: string) => string,
+): Promise<void> {
+  if (url.startsWith("-")) throw new Error(`refusing docs repository URL ${JSON.stringify(url)}`);
+  const sameHost = hostOf(url) !== undefined && hostOf(url) === hostOf(job.repository.cloneUrl);
+  const env = gitEnvWithToken(url, sameHost ? token : undefined);
+  const result = await run(
+    "git",
+    ["-c", "maintenance.auto=false", "clone", "-q", "--depth=1", "--no-tags", "--", url, dir],
+    { cwd: tmpdir(), env, signal },
+  );
+  if (result.code !== 0)
+    throw new Error(`git clone of the docs repository failed: ${redact(tail(result.stderr, 1000))}`);
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
 }
 
 /** History is deepened by 64, 128, 256 … commits, this many times, before fetching it all. */

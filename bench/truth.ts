@@ -21,12 +21,14 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * and overall, beside two baselines scored on the same commits: "the article names a
  * changed file's basename" and "mappings only".
  *
- *   npm run bench:truth [-- [--config corpus|default|init] [--commits N] [--split]
+ *   npm run bench:truth [-- [--config corpus|default|init] [--commits N] [--split | --half older|newer]
  *                           [--min-score X] [--dump FILE] [NAME...]]
  *
  * `--config default` scores the defaults (no impact.config.json), `--config init` what
  * `impact init` proposes for each repository. `--split` also scores each repository's older
- * half of commits (where the defaults were tuned) and its newer half (held out) apart.
+ * half of commits (where the defaults were tuned) and its newer half (held out) apart;
+ * `--half older` replays and scores only the older half (of both the doc-changing and the
+ * code-only commits), about half the time, for tuning; `--half newer` only the held-out half.
  * `--min-score` is the whole bar, as in `impact plan` (no share of the strongest article); `--dump` writes every scored commit
  * (truth, flagged and weak articles with their scores and reasons) as JSON for analysis.
  *
@@ -448,6 +450,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       "min-score": { type: "string" },
       dump: { type: "string" },
       "pick-code-only": { type: "string" },
+      half: { type: "string" },
     },
   });
   const here = dirname(fileURLToPath(import.meta.url));
@@ -477,6 +480,18 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     console.error("bench:truth: --min-score must be a number from 0 to 1");
     return 2;
   }
+  const half = values.half;
+  if (half !== undefined && half !== "older" && half !== "newer") {
+    console.error(`bench:truth: --half must be older or newer, not "${half}"`);
+    return 2;
+  }
+  if (half !== undefined && values.split) {
+    console.error("bench:truth: --half scores one half already; leave out --split");
+    return 2;
+  }
+  /** Whether the commit at `age` (0 for the newest) of `size` is in the half asked for, if any. */
+  const inAskedHalf = (age: number, size: number) =>
+    half === undefined || (half === "older" ? age >= size / 2 : age < size / 2);
   const folder = corpusFolder();
   const wanted = corpus.repositories.filter(
     (repository) => positionals.length === 0 || positionals.includes(repository.name),
@@ -524,7 +539,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     ? CodeOnlySchema.parse(JSON.parse(readFileSync(codeOnlyFile, "utf8")))
     : undefined;
   console.log(
-    `Truth bench: ${count} commits per repository, config "${variant}", corpus ${folder}${present.length < wanted.length ? ` (${wanted.length - present.length} missing, left out)` : ""}\n`,
+    `Truth bench: ${count} commits per repository${half ? ` (the ${half} half of them only)` : ""}, config "${variant}", corpus ${folder}${present.length < wanted.length ? ` (${wanted.length - present.length} missing, left out)` : ""}\n`,
   );
 
   const labelsFile = join(dirname(corpusFile), "labels.json");
@@ -540,6 +555,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     const scores: Scores = { impact: emptyTally(), basename: emptyTally(), mappings: emptyTally() };
     const started = performance.now();
     const basenames = new Map<string, string[]>();
+    const ages = new Map<string, number>();
     const truths = new Map<string, Set<string>>();
     const report = await runBacktest({
       repoRoot: join(folder, repository.name),
@@ -548,7 +564,9 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       head: repository.sha,
       // As `impact plan --min-score`: the whole bar, no share of the change's strongest article.
       minScore,
+      only: (index) => inAskedHalf(index, count),
       onReplay: (replay) => {
+        ages.set(replay.sha, replay.index);
         basenames.set(replay.sha, basenameBaseline(replay));
         truths.set(replay.sha, replay.truth);
         const evidence = selectEvidence(
@@ -568,6 +586,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
           dump.push({
             repository: repository.name,
             sha: replay.sha,
+            age: replay.index,
             base: replay.changeSet.base,
             truth: [...replay.truth].sort(),
             unrelated: [...replay.truth]
@@ -588,7 +607,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
           });
       },
     });
-    report.commits.forEach((commit, age) => {
+    report.commits.forEach((commit, position) => {
+      const age = ages.get(commit.sha) ?? position;
       const truth = truths.get(commit.sha) ?? new Set(commit.changed);
       const entry: Scored = {
         repository: repository.name,
@@ -610,6 +630,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     if (picked.length > 0) {
       const generic = await genericNames(join(folder, repository.name), repository.sha);
       for (const [age, sha] of picked.entries()) {
+        if (!inAskedHalf(age, picked.length)) continue;
         const { plan } = await replayCommit({
           repoRoot: join(folder, repository.name),
           config,
@@ -623,6 +644,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
           dump.push({
             repository: repository.name,
             sha,
+            age,
             codeOnly: true,
             base: plan.base,
             articles: flagged.map((article) => ({

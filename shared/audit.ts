@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 import { EditSchema } from "./edit/schema.js";
 import { ImpactReasonSchema, SweepSchema } from "./plan.js";
 
@@ -128,6 +129,21 @@ export const AuditSchema = z.object({
   instructions: z.array(InstructionsSourceSchema).optional(),
   /** The plan's sweeps (one change that made many names false), with the articles of this audit under each. */
   sweeps: z.array(SweepSchema).optional(),
+  /**
+   * The separate docs repository of the run (`--docs-repo`): articles written `name:PATH` are
+   * in it, and their patches name PATH, so they apply there (`git apply`, `impact apply
+   * --docs-repo DIR`). Absent: every article is in the code repository.
+   */
+  docsRepository: z
+    .object({
+      name: z.string().regex(DOCS_REPOSITORY_NAME),
+      /** The docs repository's checked-out commit the articles were read from. */
+      head: z
+        .string()
+        .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
+        .optional(),
+    })
+    .optional(),
   totals: AuditTotalsSchema,
 });
 

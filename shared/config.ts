@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { z } from "zod";
+import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 import { CONCURRENCY_LIMIT, DEFAULT_MIN_SCORE, MAX_TURNS_LIMIT } from "./limits.js";
 import { ModelPriceSchema } from "./model/prices.js";
 
@@ -122,6 +123,15 @@ export const ConfigSchema = z.strictObject({
       editOlder: z.boolean().default(false),
     })
     .optional(),
+  /**
+   * The docs repository, when the articles live apart from the code: a path relative to this
+   * repository (`../website`), or a git URL that the GitHub Action and the bot clone. The
+   * change is read here; `docs`, `ignore`, the docs side of `mappings`, `templates` and
+   * `versions` are paths of the docs repository, and edits go there.
+   */
+  docsRepo: z.string().min(1).optional(),
+  /** The prefix that names the docs repository's paths (`website:content/x.md`); default: its folder's name. */
+  docsRepoName: z.string().regex(DOCS_REPOSITORY_NAME).optional(),
   /** Extra deny patterns for the sandbox, added to the defaults. */
   deny: z.array(z.string().min(1)).default([]),
   /** Git-ignored files the tools may list, search and read (globs); by default none. */

@@ -1,4 +1,5 @@
 import type { Audit, AuditArticle, AuditTotals } from "./audit.js";
+import { pathInDocsRepository } from "./docs-repository.js";
 import { UsageError } from "./errors.js";
 import { contentHash } from "./hash.js";
 import { roundUsd } from "./model/prices.js";
@@ -21,11 +22,22 @@ export function mergeAudits(audits: readonly Audit[]): Audit {
         { code: "input" },
       );
     }
+    if (audit.docsRepository?.name !== first.docsRepository?.name) {
+      throw new UsageError(
+        `audits are of different docs repositories (${first.docsRepository?.name ?? "none"} and ${audit.docsRepository?.name ?? "none"}); merge only the shards of one run`,
+        { code: "input" },
+      );
+    }
   }
+  // A docs repository's patches name the path inside it (`website:content/x.md` → content/x.md).
+  const docsName = first.docsRepository?.name;
+  const patchPath = (path: string) =>
+    docsName === undefined ? path : (pathInDocsRepository(docsName, path) ?? path);
   const byPath = new Map<string, AuditArticle>();
   for (const audit of audits) {
     for (const article of audit.articles) {
-      const problem = article.patch === "" ? undefined : patchHeaderProblem(article.patch, article.path);
+      const problem =
+        article.patch === "" ? undefined : patchHeaderProblem(article.patch, patchPath(article.path));
       if (problem) {
         throw new UsageError(`${article.path}: ${problem}; the audit was not made by impact run`, {
           code: "input",
@@ -59,6 +71,7 @@ export function mergeAudits(audits: readonly Audit[]): Audit {
     applied: audits.every((audit) => audit.applied),
     articles,
     ...mergedSweeps(audits),
+    ...(first.docsRepository ? { docsRepository: { ...first.docsRepository } } : {}),
     totals: computeTotals(articles, durationMs),
   };
   return merged;

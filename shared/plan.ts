@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 
 /** `impact plan --json` and the plan handed to the runner. */
 export const ImpactKindSchema = z.enum(["attention", "mapping", "reference", "history"]);
@@ -98,6 +99,20 @@ export const ImpactPlanSchema = z.object({
   weak: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
   /** Changes that made many names false at once, each with the flagged articles that write one (SweepSchema). */
   sweeps: z.array(SweepSchema).optional(),
+  /**
+   * The separate docs repository the articles are in (`--docs-repo`): every article path is
+   * `name:path` in it; the changed files are the code repository's.
+   */
+  docsRepository: z
+    .object({
+      name: z.string().regex(DOCS_REPOSITORY_NAME),
+      /** The docs repository's checked-out commit the articles were read from. */
+      head: z
+        .string()
+        .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
+        .optional(),
+    })
+    .optional(),
 });
 
 /** @public */

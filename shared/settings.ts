@@ -90,6 +90,13 @@ export const SETTINGS = {
     value: "USD",
     help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
   },
+  docsRepo: {
+    kind: "text",
+    flag: "docs-repo",
+    value: "DIR",
+    config: "docsRepo",
+    help: "the docs repository when the articles live apart from the code: articles and edits come from DIR, the change from --repo",
+  },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -105,13 +112,14 @@ export interface ResolvedSettings {
   maxTurns: number;
   minScore: number;
   maxCostUsd?: number;
+  docsRepo?: string;
 }
 
 export interface SettingSources {
   /** Parsed flags by flag name (`max-turns`), as the command line gave them. */
   flags?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
-  config?: Partial<Pick<ImpactConfig, "model" | "concurrency" | "maxTurns" | "minScore">>;
+  config?: Partial<Pick<ImpactConfig, "model" | "concurrency" | "maxTurns" | "minScore" | "docsRepo">>;
 }
 
 /**

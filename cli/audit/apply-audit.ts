@@ -3,11 +3,13 @@ import { dirname } from "node:path";
 import { applyPatch } from "diff";
 import type { Audit } from "../../shared/audit.js";
 import type { ImpactConfig } from "../../shared/config.js";
+import { pathInDocsRepository } from "../../shared/docs-repository.js";
 import { UsageError } from "../../shared/errors.js";
 import { DirectoryChanged, sweepStaleTempFiles, writeFilesAtomic } from "../../shared/fs.js";
 import { contentHash } from "../../shared/hash.js";
 import { patchHeaderProblem } from "../../shared/patch.js";
-import { type ArticleSelector, articleSelector } from "../plan/articles.js";
+import type { DocsRepository } from "../git/docs-repository.js";
+import { type ArticleSelector, articleSelector, docsRepositoryArticles } from "../plan/articles.js";
 import { type PathRefusal, type ResolvedPath, SandboxPolicy, writeRefusal } from "../run/sandbox.js";
 
 /** Some files cannot take their patch (changed since, refused by the sandbox, not an article); nothing was written. */
@@ -47,9 +49,12 @@ export async function applyAudit(
   audit: Audit,
   root: string,
   config: ApplyAuditConfig,
+  docsRepository?: DocsRepository,
 ): Promise<ApplyAuditResult> {
-  const files = await gatherApplyFiles(audit, root, config);
-  return writeApply(decideApply(files, articleSelector(config)));
+  const files = await gatherApplyFiles(audit, root, config, docsRepository);
+  return writeApply(
+    decideApply(files, docsRepositoryArticles(articleSelector(config), docsRepository?.name)),
+  );
 }
 
 /**
@@ -89,6 +94,8 @@ type CurrentFile =
 /** One audited file with what the sandbox and the disk say about it. */
 export interface ApplyFile {
   article: Audit["articles"][number];
+  /** The path its patch's headers name: the path inside a docs repository (default: the article's path). */
+  patchPath?: string;
   /** The sandbox's verdict on the path; when it passed, what is at its real path. */
   check: PathRefusal | { ok: true; resolved: ResolvedPath; current: CurrentFile };
 }
@@ -105,14 +112,23 @@ export async function gatherApplyFiles(
   audit: Audit,
   root: string,
   config: Pick<ImpactConfig, "deny">,
+  docsRepository?: DocsRepository,
 ): Promise<ApplyFile[]> {
-  const sandbox = new SandboxPolicy({ root, deny: config.deny });
+  // An audit of a docs repository writes there only: its articles are `name:PATH`, and with
+  // the docs globs matching only those, no path of the code repository passes.
+  const sandbox = new SandboxPolicy({
+    root,
+    deny: config.deny,
+    ...(docsRepository ? { docsRepository } : {}),
+  });
   const files: ApplyFile[] = [];
   for (const article of audit.articles) {
     if (article.status !== "updated" || article.patch === "") continue;
     const resolved = await sandbox.resolve(article.path);
+    const inside = docsRepository && pathInDocsRepository(docsRepository.name, article.path);
     files.push({
       article,
+      ...(inside === undefined ? {} : { patchPath: inside }),
       check: resolved.ok ? { ok: true, resolved, current: await readCurrent(resolved.realPath) } : resolved,
     });
   }
@@ -123,7 +139,7 @@ export async function gatherApplyFiles(
 export function decideApply(files: readonly ApplyFile[], isArticle: ArticleSelector): ApplyDecision {
   const decision: ApplyDecision = { problems: [], writes: [], alreadyApplied: [] };
   const seenTargets = new Set<string>();
-  for (const { article, check } of files) {
+  for (const { article, check, patchPath } of files) {
     const path = article.path;
     const refuse = (why: string) => decision.problems.push(`${path}: ${why}`);
     if (!check.ok) {
@@ -142,7 +158,8 @@ export function decideApply(files: readonly ApplyFile[], isArticle: ArticleSelec
       );
       continue;
     }
-    const headerProblem = patchHeaderProblem(article.patch, path);
+    // A docs repository's patch names the path inside it (`resolved.absolute` is there).
+    const headerProblem = patchHeaderProblem(article.patch, patchPath ?? path);
     if (headerProblem) {
       refuse(`refused, ${headerProblem}`);
       continue;

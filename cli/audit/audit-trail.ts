@@ -25,6 +25,8 @@ export interface AuditTrailOptions {
   sweeps?: Sweep[];
   /** Environment whose secret values are redacted from everything the audit holds. */
   env: Record<string, string | undefined>;
+  /** The separate docs repository whose `name:PATH` articles the audit holds. */
+  docsRepository?: { name: string; head?: string };
 }
 
 export function emptyUsage(): ArticleUsage {
@@ -113,10 +115,17 @@ export class AuditTrail {
       articles,
       ...(this.#options.instructions?.length ? { instructions: this.#options.instructions } : {}),
       ...(this.#options.sweeps?.length ? { sweeps: this.#options.sweeps } : {}),
+      ...(this.#options.docsRepository
+        ? { docsRepository: docsRepositoryRef(this.#options.docsRepository) }
+        : {}),
       totals: computeTotals(articles, durationMs),
     };
     return AuditSchema.parse(audit);
   }
+}
+
+function docsRepositoryRef({ name, head }: { name: string; head?: string }): Audit["docsRepository"] {
+  return { name, ...(head === undefined ? {} : { head }) };
 }
 
 /** An article result with every secret taken out, as the audit (and the result cache) keeps it. */

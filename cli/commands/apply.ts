@@ -1,11 +1,14 @@
 import { resolve } from "node:path";
+import type { Audit } from "../../shared/audit.js";
+import { UsageError } from "../../shared/errors.js";
 import { printable } from "../../shared/render/escape.js";
 import { applyAudit, gatherApplyFiles } from "../audit/apply-audit.js";
 import { chooseEdits, type LeftOutEdit } from "../audit/apply-subset.js";
 import { readAuditFile } from "../audit/files.js";
 import { loadConfig } from "../config.js";
+import { type DocsRepository, openDocsRepository } from "../git/docs-repository.js";
 import { repositoryRoot } from "../git/repository.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, settingOptions } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 export const command = defineCommand({
@@ -24,6 +27,7 @@ needs one left out.`,
   options: {
     repo: CHANGE_OPTIONS.repo,
     config: CHANGE_OPTIONS.config,
+    ...settingOptions(["docsRepo"]),
     only: {
       type: "string",
       value: "ID",
@@ -46,11 +50,17 @@ needs one left out.`,
       root,
       values.config === undefined ? undefined : resolve(io.cwd, values.config),
     );
+    const docsRepository = await auditDocsRepository(audit, {
+      flag: values["docs-repo"],
+      cwd: io.cwd,
+      codeRoot: root,
+      config,
+    });
     let chosen = audit;
     let leftOut: LeftOutEdit[] = [];
     if (values.only !== undefined || values.exclude !== undefined) {
       // A split article's patch is rebuilt from its base text, read as the apply reads it.
-      const files = await gatherApplyFiles(audit, root, config);
+      const files = await gatherApplyFiles(audit, root, config, docsRepository);
       const baseText = (path: string) => {
         const file = files.find((candidate) => candidate.article.path === path);
         return file?.check.ok && file.check.current.kind === "file"
@@ -66,7 +76,7 @@ needs one left out.`,
         baseText,
       ));
     }
-    const result = await applyAudit(chosen, root, config);
+    const result = await applyAudit(chosen, root, config, docsRepository);
     if (values.json) {
       io.stdout(`${JSON.stringify({ ...result, leftOut })}\n`);
     } else if (!values.quiet) {
@@ -78,3 +88,30 @@ needs one left out.`,
     return 0;
   },
 });
+
+/**
+ * Where an audit's `name:PATH` articles are written: the docs repository's checkout
+ * (`--docs-repo`, else config `docsRepo`), under the name the audit gives them. An audit of
+ * the code repository takes no docs repository, and one of a docs repository needs it.
+ */
+async function auditDocsRepository(
+  audit: Audit,
+  input: Parameters<typeof openDocsRepository>[0],
+): Promise<DocsRepository | undefined> {
+  const name = audit.docsRepository?.name;
+  if (name === undefined) {
+    if (input.flag !== undefined)
+      throw new UsageError(
+        "--docs-repo: this audit's articles are in the code repository (it names no docs repository); drop --docs-repo",
+        { code: "input" },
+      );
+    return undefined;
+  }
+  const docs = await openDocsRepository(input);
+  if (docs === undefined)
+    throw new UsageError(
+      `this audit's articles are in the docs repository "${name}" (${name}:PATH); pass its checkout with --docs-repo DIR`,
+      { code: "input" },
+    );
+  return { root: docs.root, name };
+}

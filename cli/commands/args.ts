@@ -49,6 +49,21 @@ export function settingOptions<const Name extends SettingName>(
   return options as { [Key in Name as FlagOf<Key>]: { type: "string"; value: string; help: string } };
 }
 
+/**
+ * `--docs-repo OWNER/NAME` of `report` and `comment`: the docs repository on GitHub, where an
+ * audit of a separate docs repository applies (undefined when not given).
+ */
+export function gitHubDocsRepository(
+  value: string | undefined,
+  serverUrl: string | undefined,
+): { fullName: string; serverUrl?: string } | undefined {
+  if (value === undefined) return undefined;
+  // An owner starts with a letter or digit; `.` and `..` are no repository names (`../website` is a folder).
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]*\/(?!\.\.?$)[\w.-]+$/.test(value))
+    throw new UsageError(`--docs-repo takes the docs repository on GitHub as OWNER/NAME, got "${value}"`);
+  return { fullName: value, ...(serverUrl ? { serverUrl } : {}) };
+}
+
 /** `--include TIER`: the tiers beyond stale and new that `plan` lists and `run` sends (only `related`). */
 export function parseInclude(value: string | undefined): "related"[] | undefined {
   if (value === undefined) return undefined;

@@ -12,7 +12,7 @@ import {
 } from "../audit/github.js";
 import { readPullRequestEvent } from "../audit/github-event.js";
 import { writeStepSummary } from "../audit/step-summary.js";
-import { OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
+import { gitHubDocsRepository, OUTPUT_OPTIONS, parsePositiveInt } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 export const command = defineCommand({
@@ -29,6 +29,11 @@ posted and an earlier comment is deleted.`,
       help: "the pull request number (default: from GITHUB_EVENT_PATH in Actions)",
     },
     repo: { type: "string", value: "owner/name", help: "the GitHub repository (default: GITHUB_REPOSITORY)" },
+    "docs-repo": {
+      type: "string",
+      value: "owner/name",
+      help: "the docs repository on GitHub, for an audit of a separate docs repository: named and linked in the comment",
+    },
     "comment-id": {
       type: "string",
       value: "ID",
@@ -53,7 +58,8 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
 
     const audit = await readAuditFile(resolve(io.cwd, auditPath), auditPath);
     const worthy = hasCommentWorthyArticles(audit);
-    const rendered = worthy ? renderComment(audit) : null;
+    const docsRepository = gitHubDocsRepository(values["docs-repo"], io.env.GITHUB_SERVER_URL);
+    const rendered = worthy ? renderComment(audit, docsRepository ? { docsRepository } : {}) : null;
 
     const commentId = parsePositiveInt("comment-id", values["comment-id"]);
     if (values["dry-run"]) {

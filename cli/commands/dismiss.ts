@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Dismissal } from "../../shared/config.js";
+import { docsRepositoryName, pathInDocsRepository } from "../../shared/docs-repository.js";
 import { UsageError } from "../../shared/errors.js";
 import { writeFileAtomic } from "../../shared/fs.js";
 import { printable } from "../../shared/render/escape.js";
@@ -49,7 +50,14 @@ impact plan --explain shows. The rest of the file is kept as it is written.`,
       text = "{}\n";
     }
     const config = parseConfig(text, name);
-    const article = positionals[0]!.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "");
+    const asked = positionals[0]!.replace(/\\/g, "/").replace(/^(?:\.\/)+/, "");
+    // An article of a separate docs repository, as the plan and the comment name it
+    // (`website:content/x.md`): the config's globs and entries are paths in that repository.
+    const docsName =
+      config.docsRepo === undefined
+        ? undefined
+        : (config.docsRepoName ?? docsRepositoryName(config.docsRepo));
+    const article = (docsName === undefined ? undefined : pathInDocsRepository(docsName, asked)) ?? asked;
     if (!articleSelector(config)(article))
       throw new UsageError(
         `${article} is not under the docs globs of ${name} (or is ignored); dismiss names an article, such as docs/guide.md`,

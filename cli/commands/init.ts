@@ -22,6 +22,11 @@ defaults'. Nothing is written without --write.`,
   options: {
     repo: { type: "string", value: "DIR", help: "the repository (default: the current directory)" },
     write: { type: "boolean", help: "write impact.config.json (refused when one exists)" },
+    "docs-repo": {
+      type: "string",
+      value: "DIR",
+      help: "the docs are a separate repository: read its layout for docs, ignore and versions (no backtest)",
+    },
     backtest: {
       type: "string",
       value: "N",
@@ -63,6 +68,29 @@ defaults'. Nothing is written without --write.`,
       throw new UsageError(
         `${CONFIG_FILE} already exists; edit it, or move it away and run impact init --write again`,
       );
+    if (values["docs-repo"] !== undefined) {
+      const [{ openDocsRepository }, { proposeDocsRepositoryConfig }] = await Promise.all([
+        import("../git/docs-repository.js"),
+        import("../plan/propose-config.js"),
+      ]);
+      const docs = await openDocsRepository({
+        flag: values["docs-repo"],
+        cwd: io.cwd,
+        codeRoot: repoRoot,
+        config: {},
+      });
+      const { proposal } = await proposeDocsRepositoryConfig(repoRoot, docs!.root);
+      const file = `${JSON.stringify(configFile(proposal), null, 2)}\n`;
+      if (values.json)
+        io.stdout(`${JSON.stringify({ config: configFile(proposal), proposals: proposal.proposals })}\n`);
+      else io.stdout(renderDocsRepositoryProposal(proposal, file));
+      if (values.write) {
+        const { writeFileAtomic } = await import("../../shared/fs.js");
+        await writeFileAtomic(configPath, file);
+        if (!values.json) io.stdout(`\nWrote ${CONFIG_FILE}.\n`);
+      }
+      return 0;
+    }
     const { proposal, commits } = await proposeRepositoryConfig(repoRoot);
     // Both rows over the same commits and answers: the window is the proposal's articles.
     const window = ConfigSchema.parse(proposal.config);
@@ -159,9 +187,10 @@ type BacktestScores = Pick<
 
 /** The file's content: only the keys the proposal has evidence for (ignores only when they add to the defaults). */
 function configFile(proposal: ConfigProposal): Record<string, unknown> {
-  const { docs, ignore, mappings, minScore, versions } = proposal.config;
+  const { docs, ignore, mappings, minScore, versions, docsRepo } = proposal.config;
   const extendsIgnores = ignore.length > DEFAULT_IGNORE_GLOBS.length;
   return {
+    ...(docsRepo === undefined ? {} : { docsRepo }),
     ...(docs.length > 0 ? { docs } : {}),
     ...(extendsIgnores ? { ignore } : {}),
     ...(mappings.length > 0 ? { mappings } : {}),
@@ -183,6 +212,30 @@ function percent(value: { hits: number; of: number; rate: number | null }): stri
   return value.rate === null ? "n/a" : `${Math.round(value.rate * 100)}% (${value.hits}/${value.of})`;
 }
 
+/** Each proposal line: its key and value, then its evidence. */
+function proposalLines(proposal: ConfigProposal): string[] {
+  const lines: string[] = [];
+  for (const entry of proposal.proposals) {
+    const value =
+      typeof entry.value === "object" ? `${entry.value.code} → ${entry.value.docs}` : String(entry.value);
+    lines.push(`${entry.key.padEnd(8)}  ${value}`, `          ${entry.evidence}`);
+  }
+  return lines;
+}
+
+/** The proposal for a separate docs repository: its layout, the file, and why there is no score. */
+function renderDocsRepositoryProposal(proposal: ConfigProposal, file: string): string {
+  return `${[
+    "Proposed impact.config.json (from the layout of the docs repository and the code repository)",
+    "",
+    ...proposalLines(proposal),
+    "",
+    file.trimEnd(),
+    "",
+    "No backtest: the code's history does not name the docs repository's files, so there is nothing to score on (history coupling across the two repositories is off).",
+  ].join("\n")}\n`;
+}
+
 /** The proposal for people: each entry with its evidence, the file, and the two scores. */
 export function renderProposal(
   proposal: ConfigProposal,
@@ -195,11 +248,7 @@ export function renderProposal(
     "",
   ];
   if (proposal.proposals.length === 0) lines.push("No documentation found; the defaults stay.");
-  for (const entry of proposal.proposals) {
-    const value =
-      typeof entry.value === "object" ? `${entry.value.code} → ${entry.value.docs}` : String(entry.value);
-    lines.push(`${entry.key.padEnd(8)}  ${value}`, `          ${entry.evidence}`);
-  }
+  lines.push(...proposalLines(proposal));
   lines.push("", file.trimEnd(), "");
   const scored = scores.proposal.commits.length;
   if (scored === 0) {

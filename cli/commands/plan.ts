@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { InstructionsSource } from "../../shared/audit.js";
+import { pathInDocsRepository } from "../../shared/docs-repository.js";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
 import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
@@ -44,7 +45,7 @@ export const command = defineCommand({
       value: "N",
       help: "score the detector on the last N commits that changed code and docs",
     },
-    ...settingOptions(["minScore"]),
+    ...settingOptions(["minScore", "docsRepo"]),
     explain: {
       type: "string",
       value: "PATH",
@@ -64,6 +65,10 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       if (values.diff !== undefined || values.base !== undefined || values.check || values.labels) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base, --check and --labels");
       }
+      if (values["docs-repo"] !== undefined)
+        throw new UsageError(
+          "--backtest walks the history of one repository, where code and docs changed together; drop --docs-repo",
+        );
       const [{ repositoryRoot }, { loadConfig }, { BacktestReportSchema, runBacktest }, { Workdir }] =
         await Promise.all([
           import("../git/repository.js"),
@@ -101,6 +106,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       explanation,
       config: loadedConfig,
       repoRoot,
+      docsRepository,
     } = await buildPlan({
       repo,
       base: values.base,
@@ -111,11 +117,16 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       extractor,
       minScore,
       env: io.env,
+      docsRepo: values["docs-repo"],
+      cwd: io.cwd,
       ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
     }).finally(() => extractor.close());
     if (explanation) {
       // A path that names nothing is a typo, not an article "with no reason to change".
-      if (!explanation.isArticle && !existsSync(join(repoRoot, explanation.path)))
+      const explained = docsRepository
+        ? join(docsRepository.root, pathInDocsRepository(docsRepository.name, explanation.path) ?? "")
+        : join(repoRoot, explanation.path);
+      if (!explanation.isArticle && !existsSync(explained))
         throw new UsageError(
           `--explain ${explanation.path}: no such file in the repository; give an article's path from the repository root, such as docs/guide.md`,
         );
@@ -198,7 +209,8 @@ async function checkPlan(input: {
     return;
   }
   if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale, plan.sweeps));
-  for (const line of gate.checkAnnotations(stale)) write(`${line}\n`);
+  for (const line of gate.checkAnnotations(stale, { onFiles: plan.docsRepository === undefined }))
+    write(`${line}\n`);
   io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale, plan.sweeps))}\n`);
 }
 
@@ -388,6 +400,11 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
     const more = plan.dropped.length > 20 ? `, and ${plan.dropped.length - 20} more` : "";
     lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
   }
+  if (plan.docsRepository)
+    lines.push(
+      "",
+      `Articles named ${printable(plan.docsRepository.name)}:PATH are in the docs repository (--docs-repo); the change is this repository's.`,
+    );
   return `${lines.join("\n")}\n`;
 }
 

@@ -3,6 +3,7 @@ import { UsageError } from "../../shared/errors.js";
 import { renderHtmlReport } from "../../shared/render/html.js";
 import { renderReport } from "../../shared/render/report.js";
 import { readAuditFile } from "../audit/files.js";
+import { gitHubDocsRepository } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 const FORMATS = ["markdown", "html", "json"] as const;
@@ -26,6 +27,11 @@ reviewer unticks edits to get the impact apply --only/--exclude command for the 
       value: "OWNER/NAME",
       help: "the GitHub repository, for evidence links in the HTML page (default: GITHUB_REPOSITORY)",
     },
+    "docs-repo": {
+      type: "string",
+      value: "OWNER/NAME",
+      help: "the docs repository on GitHub, for an audit of a separate docs repository: named, and its evidence linked",
+    },
   },
   run: async ({ values, positionals, io }) => {
     const format = values.format ?? "markdown";
@@ -36,6 +42,7 @@ reviewer unticks edits to get the impact apply --only/--exclude command for the 
     if (repository !== undefined && !/^[\w.-]+\/[\w.-]+$/.test(repository)) {
       throw new UsageError(`--repo takes a GitHub repository as OWNER/NAME, got "${repository}"`);
     }
+    const docsRepository = gitHubDocsRepository(values["docs-repo"], io.env.GITHUB_SERVER_URL);
     const audit = await readAuditFile(resolve(io.cwd, positionals[0]!));
     if (format === "json") io.stdout(`${JSON.stringify(audit, null, 2)}\n`);
     else if (format === "html") {
@@ -43,10 +50,11 @@ reviewer unticks edits to get the impact apply --only/--exclude command for the 
         renderHtmlReport(audit, {
           auditPath: positionals[0]!,
           ...(repository ? { repository } : {}),
+          ...(docsRepository ? { docsRepository: docsRepository.fullName } : {}),
           ...(io.env.GITHUB_SERVER_URL ? { serverUrl: io.env.GITHUB_SERVER_URL } : {}),
         }),
       );
-    } else io.stdout(renderReport(audit));
+    } else io.stdout(renderReport(audit, docsRepository ? { docsRepository } : {}));
     return 0;
   },
 });

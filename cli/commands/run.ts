@@ -40,8 +40,11 @@ combined patch; changes your files only with --apply.`,
       value: "FILE",
       help: "the combined patch (default: .impact/impact.patch in the repository)",
     },
-    apply: { type: "boolean", help: "write the edits to the working tree after a run that completed" },
-    ...settingOptions(["model", "concurrency", "maxTurns"]),
+    apply: {
+      type: "boolean",
+      help: "write the edits to the working tree after a run that completed (the docs repository's, with --docs-repo)",
+    },
+    ...settingOptions(["docsRepo", "model", "concurrency", "maxTurns"]),
     only: { type: "string", value: "GLOB", help: "only the articles whose path matches GLOB" },
     shard: {
       type: "string",
@@ -106,6 +109,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
       config: values.config === undefined ? undefined : resolve(io.cwd, values.config),
       readStdin: io.readStdin,
       env: io.env,
+      docsRepo: values["docs-repo"],
+      cwd: io.cwd,
       // Cache writes wait until the rest of the input (the model, the budget) was checked.
       deferState: true,
     });

@@ -2,6 +2,7 @@ import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs"
 import { join } from "node:path";
 import picomatch from "picomatch";
 import { DEFAULT_IGNORE_GLOBS, type ImpactConfig } from "../../shared/config.js";
+import { pathInDocsRepository } from "../../shared/docs-repository.js";
 import { extensionOf, isDocumentationExtension } from "../../shared/formats/index.js";
 import { gitAt, type ListedFile, listRepositoryEntries, readBlobs, treeBlobShas } from "../git/repository.js";
 
@@ -36,6 +37,21 @@ export function whyNotArticle(config: Pick<ImpactConfig, "docs" | "ignore">, pat
       ? `it matches the default ignore glob "${glob}": records of the past (changelogs, release notes, history files, changesets, migration guides) are not fixed forward; set ignore in impact.config.json to list it`
       : `it matches the ignore glob "${glob}" of the config`;
   return "git ignores it (.gitignore), or it is not in the revision the plan reads";
+}
+
+/**
+ * `isArticle` for a run whose articles are in a separate docs repository named `name`: only
+ * its `name:PATH` paths can be articles, judged by PATH. Without a name, `isArticle` itself.
+ */
+export function docsRepositoryArticles(
+  isArticle: ArticleSelector,
+  name: string | undefined,
+): ArticleSelector {
+  if (name === undefined) return isArticle;
+  return (path) => {
+    const inside = pathInDocsRepository(name, path);
+    return inside !== undefined && isArticle(inside);
+  };
 }
 
 /**

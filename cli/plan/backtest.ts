@@ -59,6 +59,8 @@ export interface BacktestReplay {
   truth: Set<string>;
   /** The detector's plan for the code-only change (scores, reasons, the weak articles). */
   plan: ImpactPlan;
+  /** Its place among the qualifying commits, 0 for the newest. */
+  index: number;
 }
 
 /**
@@ -86,6 +88,11 @@ export async function runBacktest(options: {
    * two configs scored with the same `window` are scored on the same commits and truth.
    */
   window?: ImpactConfig;
+  /**
+   * Which qualifying commits (0 for the newest) to replay and score; the others still count
+   * toward `count` but are not planned (the truth bench scores one half of its window).
+   */
+  only?: (index: number) => boolean;
 }): Promise<BacktestReport> {
   const { repoRoot, config, count } = options;
   const windowConfig = options.window ?? config;
@@ -112,8 +119,9 @@ export async function runBacktest(options: {
   ]);
   const generic = await genericNames(repoRoot, head);
   const commits: BacktestCommit[] = [];
+  let qualified = 0;
   for (const candidate of candidatesOf(log, isWindowArticle)) {
-    if (commits.length >= count) break;
+    if (qualified >= count) break;
     const changeSet = await loadChangeSet({
       repo: repoRoot,
       base: candidate.parent,
@@ -132,6 +140,9 @@ export async function runBacktest(options: {
     // A commit whose other files are all CI config, tests, lockfiles, images or records of
     // the past changed no code: nothing in it can be evidence, so there is nothing to score.
     if (!selectEvidence(windowCodeOnly, existing, windowConfig).files.some((file) => !file.binary)) continue;
+    const index = qualified;
+    qualified += 1;
+    if (options.only && !options.only(index)) continue;
     const codeOnly = windowConfig === config ? windowCodeOnly : codeOnlyChange(windowCodeOnly, isArticle);
     const articlesBefore =
       windowConfig === config
@@ -149,7 +160,7 @@ export async function runBacktest(options: {
     });
     const flaggedArticles = flaggedByPlan(plan);
     const truth = new Set(changed);
-    options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth, plan });
+    options.onReplay?.({ sha: candidate.sha, changeSet: codeOnly, articles, truth, plan, index });
     const byKind = Object.fromEntries(
       KINDS.map((kind) => [
         kind,

@@ -1,10 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
 import type { ChangeSet } from "../../shared/changeset.js";
 import { DEFAULT_DOCS_GLOBS, type ImpactConfig } from "../../shared/config.js";
+import { docsRepositoryPath, pathInDocsRepository } from "../../shared/docs-repository.js";
 import { UsageError } from "../../shared/errors.js";
 import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
+import { type DocsRepository, openDocsRepository } from "../git/docs-repository.js";
 import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git/repository.js";
 import { Workdir } from "../workdir/workdir.js";
 import {
@@ -45,6 +47,13 @@ export interface BuildPlanOptions {
    * own still to check; by default they are written once the plan was built.
    */
   deferState?: boolean;
+  /**
+   * `--docs-repo` as given (relative to `cwd`); absent: config `docsRepo`, else the articles
+   * are in the code repository.
+   */
+  docsRepo?: string;
+  /** Where relative flags point from (default: the process's working directory). */
+  cwd?: string;
 }
 
 export interface BuiltPlan {
@@ -58,6 +67,8 @@ export interface BuiltPlan {
   explanation?: Explanation;
   /** The repository's `.impact/`, whose cache writes wait for `workdir.save()`. */
   workdir: Workdir;
+  /** The separate docs repository the articles come from; its paths in the plan are `name:path`. */
+  docsRepository?: DocsRepository;
 }
 
 /**
@@ -73,6 +84,14 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     const repoRoot = await repositoryRoot(options.repo);
     const workdir = new Workdir(repoRoot, { env: options.env ?? process.env }).prepare();
     const config = await loadConfig(repoRoot, options.config);
+    // A separate docs repository: the change is read here, the articles there.
+    const docsRepository = await openDocsRepository({
+      flag: options.docsRepo,
+      cwd: options.cwd ?? process.cwd(),
+      codeRoot: repoRoot,
+      config,
+    });
+    const docsRoot = docsRepository?.root ?? repoRoot;
     const diffText =
       options.diff === undefined
         ? undefined
@@ -89,33 +108,46 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       limits: config.limits,
       workdir,
       onRange: ({ base }) => {
-        historyPromise = historyAt(repoRoot, base, workdir);
+        // History coupling across two repositories is off: the code's history never names the docs repository's files.
+        historyPromise = docsRepository ? Promise.resolve(undefined) : historyAt(repoRoot, base, workdir);
         historyPromise.catch(() => {});
       },
     });
     changeSetPromise.catch(() => {});
-    const articleSource = await articleSourceFor(repoRoot, options.head);
-    const revision = articleSource.kind === "revision" ? articleSource.revision : undefined;
-    const genericPromise = genericNames(repoRoot, revision ?? "HEAD");
+    const codeSource = await articleSourceFor(repoRoot, options.head);
+    const codeRevision = codeSource.kind === "revision" ? codeSource.revision : undefined;
+    // The docs repository's articles are read from its working tree: --head names a code commit.
+    const articleSource: BuiltPlan["articleSource"] = docsRepository ? { kind: "worktree" } : codeSource;
+    const revision = docsRepository ? undefined : codeRevision;
+    const genericPromise = genericNames(repoRoot, codeRevision ?? "HEAD");
     genericPromise.catch(() => {});
     // Which docs globs match nothing is only said for a configured list (see docsGlobWarnings).
     const unmatchedDocsGlobs = usesDefaultDocs(config) ? undefined : [];
     const formatWarnings: string[] = [];
-    const listed = await listArticleEntries(repoRoot, config, {
+    const listed = await listArticleEntries(docsRoot, config, {
       revision,
       unmatchedDocsGlobs,
       warnings: formatWarnings,
     });
     // Every article's facts (from the article index, or read now) while git works out the change.
-    const indexed = await indexArticles(repoRoot, listed, {
+    const indexed = await indexArticles(docsRoot, listed, {
       revision,
       cache: await workdir.cache(ARTICLE_INDEX_CACHE),
     });
     const generic = await genericPromise;
     const changeSet = await changeSetPromise;
-    const articles = await readNeededArticles({ repoRoot, revision, indexed, changeSet, config, generic });
+    const articles = await readNeededArticles({
+      repoRoot: docsRoot,
+      revision,
+      indexed,
+      changeSet,
+      config,
+      generic,
+    });
     // A --diff input has no resolved range: its history (when its revisions are given) starts here.
-    const history = await (historyPromise ?? historyAt(repoRoot, changeSet.base, workdir));
+    const history = docsRepository
+      ? undefined
+      : await (historyPromise ?? historyAt(repoRoot, changeSet.base, workdir));
     const input = {
       changeSet,
       articles,
@@ -123,11 +155,16 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       genericNames: generic,
       minScore: options.minScore,
       history: history?.commits,
+      ...(docsRepository ? { articlesElsewhere: true } : {}),
     };
+    const explain =
+      docsRepository && options.explain !== undefined
+        ? (pathInDocsRepository(docsRepository.name, options.explain) ?? options.explain)
+        : options.explain;
     const { plan, explanation } =
-      options.explain === undefined
+      explain === undefined
         ? { plan: detectImpact(input), explanation: undefined }
-        : explainImpact(input, options.explain);
+        : explainImpact(input, explain);
     // Older versions of versioned docs are context, not edited (config versions.editOlder).
     if (!config.versions?.editOlder) {
       const layout = versionLayout(
@@ -158,6 +195,10 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     // The input held: what the caches were given may be written now (by the caller when it
     // has input of its own still to check).
     if (!options.deferState) await workdir.save();
+    if (docsRepository) {
+      nameDocsRepositoryPaths(plan, docsRepository);
+      if (explanation) explanation.path = docsRepositoryPath(docsRepository.name, explanation.path);
+    }
     return {
       plan,
       changeSet,
@@ -166,10 +207,26 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       articleSource,
       workdir,
       ...(explanation ? { explanation } : {}),
+      ...(docsRepository ? { docsRepository } : {}),
     };
   } finally {
     if (options.extractor === undefined) extractor.close();
   }
+}
+
+/**
+ * Writes the plan's article paths in the docs repository's scheme (`website:content/x.md`)
+ * and names the repository, once detection (which works on the docs repository's own paths)
+ * is done. The change's files stay as they are: they are the code repository's.
+ */
+function nameDocsRepositoryPaths(plan: ImpactPlan, { name, head }: DocsRepository): void {
+  const named = (path: string) => docsRepositoryPath(name, path);
+  for (const article of [...plan.articles, ...plan.related]) {
+    article.path = named(article.path);
+    if (article.models) article.models = article.models.map(named);
+  }
+  for (const weak of plan.weak ?? []) weak.path = named(weak.path);
+  plan.docsRepository = { name, ...(head === undefined ? {} : { head }) };
 }
 
 /**

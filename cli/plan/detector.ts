@@ -8,6 +8,7 @@ import { articleSelector, whyNotArticle } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
+import { dependencyChanges, dependencyLookups, dependencySignals } from "./detect/dependencies.js";
 import { dismissalLookup } from "./detect/dismissed.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
@@ -39,6 +40,11 @@ export interface DetectInput {
   minScore?: number;
   /** The base's own history (never commits after it), for history reasons. */
   history?: HistoryCommit[];
+  /**
+   * The articles are in a separate docs repository: no changed file is an article (a
+   * `README.md` of the code is not the docs repository's `README.md`), so none is touched.
+   */
+  articlesElsewhere?: boolean;
 }
 
 /** Every signal considered for one article, for `impact plan --explain`. */
@@ -134,7 +140,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   };
   const warnings: string[] = [];
 
-  const evidence = selectEvidence(changeSet, articlePaths, config);
+  const evidence = selectEvidence(changeSet, input.articlesElsewhere ? new Set() : articlePaths, config);
   const sweeps = findSweeps(evidence.files);
   // How the changed files and the articles changed together before the base.
   const coupling = input.history
@@ -169,6 +175,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   linkSignals({ evidence: evidence.files, articles, sink });
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
+  dependencySignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -203,6 +210,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     scores.set(path, scaled ? roundScore(score * scaled.factor) : score);
   }
   const isTouched = (path: string) => {
+    if (input.articlesElsewhere) return false;
     const own = changed.get(path);
     return own !== undefined && own.status !== "deleted" && own.path === path;
   };
@@ -449,7 +457,13 @@ export function textLookups(
   return {
     // The prose rule ranks only the articles that write one of its words as a whole word.
     terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files)],
-    substrings: [...lookups.substrings, ...versions, ...links],
+    // Dependencies a manifest added or removed: scoped and path-like names are no single word.
+    substrings: [
+      ...lookups.substrings,
+      ...versions,
+      ...links,
+      ...dependencyLookups(dependencyChanges(evidence.files)),
+    ],
   };
 }
 

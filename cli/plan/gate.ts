@@ -71,8 +71,14 @@ const MAX_REASONS_PER_ANNOTATION = 3;
  * GitHub annotations for `--check=advisory`: one `::warning` per article line a stale reason
  * contradicts (reasons on the same line together), or one on the file when no reason names a
  * line. Paths and text are escaped, so nothing in them can start a workflow command.
+ * `onFiles: false` (articles in a separate docs repository, which the pull request's files
+ * are not): each annotation names its article in its title instead of sitting on a file.
  */
-export function checkAnnotations(articles: readonly PlannedArticle[]): string[] {
+export function checkAnnotations(
+  articles: readonly PlannedArticle[],
+  options: { onFiles?: boolean } = {},
+): string[] {
+  const onFiles = options.onFiles ?? true;
   const lines: string[] = [];
   for (const article of articles) {
     const byLine = new Map<number | undefined, string[]>();
@@ -84,7 +90,9 @@ export function checkAnnotations(articles: readonly PlannedArticle[]): string[] 
     const located = [...byLine].filter(([line]) => line !== undefined);
     const entries = located.length > 0 ? located : [[undefined, [...byLine.values()].flat()] as const];
     for (const [line, said] of entries) {
-      const properties = { file: article.path, ...(line === undefined ? {} : { line }), title: "Impact" };
+      const properties = onFiles
+        ? { file: article.path, ...(line === undefined ? {} : { line }), title: "Impact" }
+        : { title: `Impact: ${article.path}${line === undefined ? "" : `:${line}`}` };
       const shown = said.slice(0, MAX_REASONS_PER_ANNOTATION).join("; ") || "changed code it documents";
       const more =
         said.length > MAX_REASONS_PER_ANNOTATION

@@ -1,4 +1,4 @@
-import { basename, extname, posix } from "node:path";
+import { basename, extname, posix, relative, sep } from "node:path";
 import picomatch from "picomatch";
 import { DEFAULT_IGNORE_GLOBS, type Mapping } from "../../shared/config.js";
 import { isDocumentationExtension } from "../../shared/formats/index.js";
@@ -10,7 +10,7 @@ import { versionLayout } from "./versioned-docs.js";
 
 /** One line of `impact init`'s proposal: what goes into the config, and what it rests on. */
 interface Proposal {
-  key: "docs" | "ignore" | "mappings" | "minScore" | "versions";
+  key: "docs" | "ignore" | "mappings" | "minScore" | "versions" | "docsRepo";
   value: string | number | Mapping;
   evidence: string;
 }
@@ -26,6 +26,8 @@ export interface ConfigProposal {
     mappings: Mapping[];
     minScore?: number;
     versions?: { current: string };
+    /** The separate docs repository the other keys describe, relative to the code repository. */
+    docsRepo?: string;
   };
   proposals: Proposal[];
 }
@@ -49,7 +51,12 @@ const MIN_MAPPED_NAMES = 3;
  * Proposes `docs`, `ignore` and `mappings` from a repository's files (at one revision) and
  * its history. Pure: the caller lists the files and mines the history.
  */
-export function proposeConfig(input: { files: string[]; history: HistoryCommit[] }): ConfigProposal {
+export function proposeConfig(input: {
+  files: string[];
+  history: HistoryCommit[];
+  /** The code repository's files when `files` are a separate docs repository's (mappings' code side). */
+  codeFiles?: string[];
+}): ConfigProposal {
   const proposals: Proposal[] = [];
   const docFiles = input.files.filter(
     (path) => isDocumentationExtension(extname(path)) && !NOT_DOCS.test(path),
@@ -130,7 +137,7 @@ export function proposeConfig(input: { files: string[]; history: HistoryCommit[]
 
   // mappings: a code folder whose files have namesake articles in one docs folder.
   const mapped = [...covered].filter((path) => !ignore.some((glob) => picomatch.isMatch(path, glob)));
-  const mappings = namesakeMappings(input.files, mapped, input.history);
+  const mappings = namesakeMappings(input.codeFiles ?? input.files, mapped, input.history);
   for (const { mapping, names, together } of mappings) {
     proposals.push({
       key: "mappings",
@@ -250,4 +257,33 @@ export async function proposeRepositoryConfig(
   ]);
   const files = listing.split("\0").filter((path) => path !== "");
   return { proposal: proposeConfig({ files, history: history.commits }), commits: history.commits.length };
+}
+
+/**
+ * proposeConfig for a code repository whose docs are a separate repository: `docs`,
+ * `ignore` and `versions` from the docs repository's files at its HEAD, mappings from code
+ * files with namesake articles there, and `docsRepo` pointing at it. No history: the two
+ * repositories' commits are not coupled.
+ */
+export async function proposeDocsRepositoryConfig(
+  codeRoot: string,
+  docsRoot: string,
+): Promise<{ proposal: ConfigProposal }> {
+  const files = async (root: string) => {
+    const git = gitAt(root);
+    const sha = (await git.raw(["rev-parse", "--verify", "HEAD^{commit}"])).trim();
+    return (await git.raw(["ls-tree", "-r", "-z", "--name-only", sha]))
+      .split("\0")
+      .filter((path) => path !== "");
+  };
+  const [codeFiles, docsFiles] = await Promise.all([files(codeRoot), files(docsRoot)]);
+  const proposal = proposeConfig({ files: docsFiles, codeFiles, history: [] });
+  const docsRepo = relative(codeRoot, docsRoot).split(sep).join("/");
+  proposal.config.docsRepo = docsRepo;
+  proposal.proposals.unshift({
+    key: "docsRepo",
+    value: docsRepo,
+    evidence: `the docs are a repository of their own; the keys below are paths in it (${plural(docsFiles.length, "file")})`,
+  });
+  return { proposal };
 }

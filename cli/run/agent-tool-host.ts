@@ -1,10 +1,11 @@
 import { type Template, templateFor } from "../../shared/config.js";
+import { pathInDocsRepository } from "../../shared/docs-repository.js";
 import { isAbortError } from "../../shared/errors.js";
 import { REPEATED_FAILURE_THRESHOLD } from "../../shared/limits.js";
 import type { ToolCall } from "../../shared/model/types.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { type AnyToolSpec, isToolName, type ToolName, toolSpecsFor } from "../../shared/tools/manifest.js";
-import { articleSelector } from "../plan/articles.js";
+import { articleSelector, docsRepositoryArticles } from "../plan/articles.js";
 import { resolveToolLimits, type ToolLimits } from "./limits.js";
 import { SandboxPolicy } from "./sandbox.js";
 import { cutToBytes } from "./tools/common.js";
@@ -42,6 +43,11 @@ export interface AgentToolHostOptions {
   templates?: readonly Template[];
   /** The after-edit style check shared by the run's articles (Vale); absent: none. */
   styleCheck?: StyleCheck;
+  /**
+   * The name of a separate docs repository: articles are its `name:PATH` paths, and the docs
+   * globs and templates match PATH. Absent: articles are the code repository's.
+   */
+  docsRepositoryName?: string;
 }
 
 export interface ToolCallResult {
@@ -82,9 +88,16 @@ export class AgentToolHost {
     );
     this.#changedFiles =
       options.changedFiles && new Set(options.changedFiles.map((path) => path.replace(/^(\.\/)+/, "")));
-    this.#isArticlePath = articleSelector({ docs: options.docsGlobs, ignore: options.ignoreGlobs ?? [] });
+    this.#isArticlePath = docsRepositoryArticles(
+      articleSelector({ docs: options.docsGlobs, ignore: options.ignoreGlobs ?? [] }),
+      options.docsRepositoryName,
+    );
     this.#draft = options.workspace.beginArticle(options.articlePath);
-    this.#template = templateFor(options.templates ?? [], options.articlePath);
+    const templatePath =
+      options.docsRepositoryName === undefined
+        ? options.articlePath
+        : (pathInDocsRepository(options.docsRepositoryName, options.articlePath) ?? options.articlePath);
+    this.#template = templateFor(options.templates ?? [], templatePath);
   }
 
   /** True after a successful edit_article call with `done: true`. */

@@ -20,6 +20,8 @@ export interface FirstMessageInput {
   instructions?: string;
   /** A new article's models (existing articles of its mapping) with their text. */
   models?: readonly { path: string; content: string }[];
+  /** The name of the separate docs repository the article is in (`name:PATH`); absent: one repository. */
+  docsRepositoryName?: string;
 }
 
 /**
@@ -60,7 +62,14 @@ const STYLE_HEADING =
 
 /** The `{{style}}` placeholder of both article prompts: the delimited guidance and a blank line, or "". */
 function styleBlock(input: FirstMessageInput): string {
-  return input.instructions ? `${STYLE_HEADING}\n${input.instructions}\n\n` : "";
+  const style = input.instructions ? `${STYLE_HEADING}\n${input.instructions}\n\n` : "";
+  return `${repositoriesBlock(input.docsRepositoryName)}${style}`;
+}
+
+/** With a separate docs repository: how its paths and the code's are told apart ("" with one repository). */
+function repositoriesBlock(name: string | undefined): string {
+  if (name === undefined) return "";
+  return `## Two repositories\nThe change is in the code repository, whose paths are plain (\`src/app.ts\`). The docs are in the repository "${name}", whose paths start with \`${name}:\` (\`${name}:docs/guide.md\`), in every tool: read, search and list its files with that prefix.\n\n`;
 }
 
 /** A new article's first message: the change, and the models to follow instead of a text to check. */

@@ -20,7 +20,7 @@ import { Workspace } from "./workspace.js";
 
 /** What the agent loops need of a run (runImpact's options hold these and more). */
 export interface AgentRunOptions {
-  built: Pick<BuiltPlan, "changeSet" | "config" | "repoRoot">;
+  built: Pick<BuiltPlan, "changeSet" | "config" | "repoRoot" | "docsRepository">;
   model: ModelClient;
   allowCreate: boolean;
   /** The flags; the config and then the defaults fill in what they leave out. */
@@ -49,12 +49,13 @@ export interface AgentRunOptions {
  * the model.
  */
 export async function runAgents(options: AgentRunOptions, toRun: readonly PlannedArticle[]) {
-  const { changeSet, config, repoRoot } = options.built;
+  const { changeSet, config, repoRoot, docsRepository } = options.built;
   const limits = resolveRunLimits(options, { ...config, ...config.limits });
   const readIgnored = readIgnoredMatcher(config);
   const workspace = new Workspace(repoRoot, {
     readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
     ...(readIgnored ? { readIgnored } : {}),
+    ...(docsRepository ? { docsRepository } : {}),
   });
   const results = options.cache
     ? new ResultCacheFolder({
@@ -65,7 +66,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
     : undefined;
   // Vale runs after each edit when the repository configures it (one warning if it cannot).
   const styleCheck = ValeCheck.forRepository({
-    root: repoRoot,
+    root: docsRepository?.root ?? repoRoot,
     env: options.env,
     warn: options.onWarning ?? (() => undefined),
   });
@@ -81,6 +82,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
       config,
       allowCreate: options.allowCreate,
       ...(styleCheck ? { styleCheck } : {}),
+      ...(docsRepository ? { docsRepository } : {}),
     }),
     allowCreate: options.allowCreate,
     ...limits,
@@ -97,6 +99,7 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
       : {}),
     ...(options.price ? { price: options.price } : {}),
     ...(options.instructions ? { instructions: options.instructions } : {}),
+    ...(docsRepository ? { docsRepositoryName: docsRepository.name } : {}),
     ...(styleCheck ? { styleCheckKey: styleCheck.key } : {}),
     ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
   });

@@ -52,6 +52,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     instructions: instructions.sources,
     sweeps: sweepsOf(plan.sweeps ?? [], new Set(options.selection.covered.map((article) => article.path))),
     env: options.env,
+    ...(options.built.docsRepository ? { docsRepository: options.built.docsRepository } : {}),
   });
 
   const { covered, toRun } = options.selection;
@@ -87,7 +88,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     const apply = await import("../audit/apply-audit.js");
     // The same all-or-nothing, hash-checked write as `impact apply`, from the audit itself.
     try {
-      await apply.applyAudit(audit, repoRoot, config);
+      await apply.applyAudit(audit, repoRoot, config, options.built.docsRepository);
       audit = trail.build(finishedAt, true);
     } catch (error) {
       if (!(error instanceof apply.StaleFiles)) throw error;

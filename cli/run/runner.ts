@@ -87,6 +87,8 @@ export interface ImpactAgentRunnerOptions {
   cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string };
   /** The project's style instructions, in every first message and in the result key. */
   instructions?: ProjectInstructions;
+  /** The name of a separate docs repository (`name:PATH`), said in every first message; absent: none. */
+  docsRepositoryName?: string;
   /** The after-edit style check's key (StyleCheck.key): its findings shape the answer too. */
   styleCheckKey?: string;
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
@@ -193,6 +195,9 @@ export class ImpactAgentRunner {
         changeSet: this.#options.changeSet,
         ...(this.#options.instructions?.text ? { instructions: this.#options.instructions.text } : {}),
         ...(session.models ? { models: session.models } : {}),
+        ...(this.#options.docsRepositoryName === undefined
+          ? {}
+          : { docsRepositoryName: this.#options.docsRepositoryName }),
       });
       const key = this.#options.cache
         ? resultKey({

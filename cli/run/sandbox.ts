@@ -3,6 +3,7 @@ import { realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import picomatch from "picomatch";
 import { DEFAULT_DENY_GLOBS } from "../../shared/config.js";
+import { docsRepositoryPath, pathInDocsRepository } from "../../shared/docs-repository.js";
 
 /** Why a path was refused; the message says what to do instead. */
 export type PathRefusalCode = PathRefusal["code"];
@@ -50,9 +51,34 @@ export class SandboxPolicy {
   readonly #componentMatchers: { pattern: string; match: (name: string) => boolean }[] = [];
   readonly #pathMatchers: { pattern: string; match: (path: string) => boolean }[] = [];
   #realRoot: Promise<string> | undefined;
+  /** A separate docs repository: paths `name:PATH` are its own, checked by the same rules on its root. */
+  readonly #docs: { name: string; policy: SandboxPolicy } | undefined;
+  /** How refusals name this policy's paths: `NAME:` for the docs repository's, as the model wrote them. */
+  readonly #shownPrefix: string;
 
-  constructor(options: { root: string; deny?: readonly string[] }) {
+  /**
+   * `docsRepository`: the checkout of a separate docs repository, whose paths are written
+   * `name:PATH`; each of them is checked as a path of that repository (its root, its real
+   * paths, the same deny list), never as one of the code repository.
+   */
+  constructor(options: {
+    root: string;
+    deny?: readonly string[];
+    docsRepository?: { name: string; root: string };
+    /** Internal: the prefix refusals show before a path (the docs repository's policy). */
+    shownPrefix?: string;
+  }) {
     this.root = options.root;
+    this.#shownPrefix = options.shownPrefix ?? "";
+    const docs = options.docsRepository;
+    this.#docs = docs && {
+      name: docs.name,
+      policy: new SandboxPolicy({
+        root: docs.root,
+        shownPrefix: docsRepositoryPath(docs.name, ""),
+        ...(options.deny ? { deny: options.deny } : {}),
+      }),
+    };
     this.denyPatterns = [...new Set([...DEFAULT_DENY_GLOBS, ...(options.deny ?? [])])];
     for (const pattern of this.denyPatterns) {
       // Case-insensitive: on macOS and Windows `.ENV` is the same file as `.env`.
@@ -71,7 +97,13 @@ export class SandboxPolicy {
 
   /** Checks a path as the model wrote it, without touching the file system. */
   checkSyntax(asked: string): PathCheck {
-    const shown = JSON.stringify(asked.length > 200 ? `${asked.slice(0, 200)}…` : asked);
+    const docs = this.#inDocs(asked);
+    if (docs) {
+      const check = docs.policy.checkSyntax(docs.path);
+      return check.ok ? { ok: true, path: docsRepositoryPath(docs.name, check.path) } : check;
+    }
+    const named = `${this.#shownPrefix}${asked}`;
+    const shown = JSON.stringify(named.length > 200 ? `${named.slice(0, 200)}…` : named);
     const refuse = (
       code: "invalid" | "nul" | "absolute" | "home" | "backslash" | "encoded" | "traversal",
       why: string,
@@ -103,6 +135,8 @@ export class SandboxPolicy {
    * or a deny pattern matching the file name, any directory name, or the whole path.
    */
   deniedReason(path: string): DeniedPath | null {
+    const docs = this.#inDocs(path);
+    if (docs) return docs.policy.deniedReason(docs.path);
     // Each name as the file systems that alias it see it: `server.pem.` and `.env::$DATA`
     // (Windows), `.e\u200Bnv` (macOS HFS+) are the denied files themselves.
     const segments = path.split("/").map(canonicalName);
@@ -123,11 +157,21 @@ export class SandboxPolicy {
 
   /** Checks a path as asked and then its real path; never reads the file. */
   async resolve(asked: string): Promise<ResolvedPath | PathRefusal> {
+    const docs = this.#inDocs(asked);
+    if (docs) {
+      const resolved = await docs.policy.resolve(docs.path);
+      if (!resolved.ok) return resolved;
+      return {
+        ...resolved,
+        path: docsRepositoryPath(docs.name, resolved.path),
+        realRelative: docsRepositoryPath(docs.name, resolved.realRelative),
+      };
+    }
     const syntax = this.checkSyntax(asked);
     if (!syntax.ok) return syntax;
     const root = await this.realRoot();
     const absolute = syntax.path === "." ? this.root : join(this.root, syntax.path);
-    const shown = JSON.stringify(syntax.path);
+    const shown = JSON.stringify(`${this.#shownPrefix}${syntax.path}`);
     let realPath: string;
     try {
       realPath = await realPathOfDeepestExisting(absolute);
@@ -164,6 +208,13 @@ export class SandboxPolicy {
         };
     }
     return { ok: true, path: syntax.path, absolute, realPath, realRelative: realPosix };
+  }
+
+  /** The docs repository's policy and the path inside it, when `path` is written `name:PATH`. */
+  #inDocs(path: string): { name: string; policy: SandboxPolicy; path: string } | undefined {
+    if (this.#docs === undefined || typeof path !== "string") return undefined;
+    const inside = pathInDocsRepository(this.#docs.name, path);
+    return inside === undefined ? undefined : { ...this.#docs, path: inside };
   }
 }
 

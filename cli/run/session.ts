@@ -19,6 +19,8 @@ export interface ToolHostSessionOptions {
   allowCreate: boolean;
   /** The after-edit style check (Vale) for every article; absent: none. */
   styleCheck?: StyleCheck;
+  /** The separate docs repository the articles (`name:PATH`) are in; absent: the code repository. */
+  docsRepository?: { name: string; root: string };
 }
 
 /**
@@ -32,7 +34,11 @@ export function toolHostSessions(
     file.oldPath ? [file.path, file.oldPath] : [file.path],
   );
   // One policy for the run: its deny matchers and resolved root are the same for every article.
-  const sandbox = new SandboxPolicy({ root: options.root, deny: options.config.deny });
+  const sandbox = new SandboxPolicy({
+    root: options.root,
+    deny: options.config.deny,
+    ...(options.docsRepository ? { docsRepository: options.docsRepository } : {}),
+  });
   return async (article) => {
     // The article's text goes to the model in the first message: the read policy of the tools
     // holds for it too (a tracked symlink docs/x.md -> ../.env, or to a git-ignored file).
@@ -97,6 +103,7 @@ function articleHost(
     limits: options.config.limits,
     templates: options.config.templates,
     ...(options.styleCheck ? { styleCheck: options.styleCheck } : {}),
+    ...(options.docsRepository ? { docsRepositoryName: options.docsRepository.name } : {}),
   });
 }
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
+import { docsRepositoryPath, pathInDocsRepository } from "../../shared/docs-repository.js";
 import { contentHash } from "../../shared/hash.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../../shared/limits.js";
 import { createFilePatch } from "../../shared/patch.js";
@@ -58,6 +59,8 @@ export class Workspace {
 
   readonly #readIgnored: ((path: string) => boolean) | undefined;
   #tracked: Promise<Set<string>> | undefined;
+  /** A separate docs repository, whose files are `name:PATH` here (SandboxPolicy checks them the same way). */
+  readonly #docs: { name: string; root: string; tracked?: Promise<Set<string>> } | undefined;
 
   /**
    * `readIgnored`: which git-ignored files the tools may see (config `readIgnored`); by
@@ -65,32 +68,68 @@ export class Workspace {
    */
   constructor(
     root: string,
-    options: { maxFileBytes?: number; readBudget?: ReadBudget; readIgnored?: (path: string) => boolean } = {},
+    options: {
+      maxFileBytes?: number;
+      readBudget?: ReadBudget;
+      readIgnored?: (path: string) => boolean;
+      docsRepository?: { name: string; root: string };
+    } = {},
   ) {
     this.root = root;
+    this.#docs = options.docsRepository && { ...options.docsRepository };
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.readBudget = options.readBudget ?? new ReadBudget();
     this.#readIgnored = options.readIgnored;
   }
 
   #listRepository(): Promise<string[]> {
-    this.#fileList ??= listRepositoryFiles(
-      this.root,
-      this.#readIgnored ? { ignoredMatching: this.#readIgnored } : {},
-    );
+    const docs = this.#docs;
+    this.#fileList ??= docs
+      ? Promise.all([
+          listRepositoryFiles(this.root, this.#listOptions()),
+          listRepositoryFiles(docs.root),
+        ]).then(([code, articles]) =>
+          [...code, ...articles.map((path) => docsRepositoryPath(docs.name, path))].sort(),
+        )
+      : listRepositoryFiles(this.root, this.#listOptions());
     return this.#fileList;
+  }
+
+  #listOptions() {
+    return this.#readIgnored ? { ignoredMatching: this.#readIgnored } : {};
+  }
+
+  /** Where a workspace path is: its repository's root and the path inside it. */
+  #locate(path: string): { root: string; path: string; docs: boolean } {
+    const inDocs = this.#docs && pathInDocsRepository(this.#docs.name, path);
+    return inDocs === undefined || inDocs === ""
+      ? { root: this.root, path, docs: false }
+      : { root: this.#docs!.root, path: inDocs, docs: true };
+  }
+
+  /** The absolute path of a workspace path, in the code or the docs repository. */
+  #absolute(path: string): string {
+    const located = this.#locate(path);
+    return join(located.root, located.path);
   }
 
   /**
    * Whether git tracks `path` and, when it is reached through a symlink, the file it leads
    * to (asked only for files with more than one hard link).
    */
-  #isTracked = async (path: string): Promise<boolean> => {
-    this.#tracked ??= listTrackedFiles(this.root);
-    const tracked = await this.#tracked;
+  #isTracked = async (asked: string): Promise<boolean> => {
+    const { root, path, docs } = this.#locate(asked);
+    let tracked: Set<string>;
+    if (docs) {
+      this.#docs!.tracked ??= listTrackedFiles(root);
+      tracked = await this.#docs!.tracked;
+    } else {
+      this.#tracked ??= listTrackedFiles(root);
+      tracked = await this.#tracked;
+    }
     let real: string;
     try {
-      real = relative(realpathSync(this.root), realpathSync(join(this.root, path)))
+      real = relative(realpathSync(root), realpathSync(join(root, path)))
         .split(sep)
         .join("/");
     } catch {
@@ -107,7 +146,7 @@ export class Workspace {
     if (this.#overlay.has(path) || this.#base.has(path)) return 0;
     assertRelative(path);
     try {
-      const info = statSync(join(this.root, path));
+      const info = statSync(this.#absolute(path));
       return info.isFile() && info.size <= this.maxFileBytes ? info.size : 0;
     } catch {
       return 0;
@@ -124,7 +163,7 @@ export class Workspace {
     if (overlaid !== undefined) return textView(overlaid);
     if (options.cache === false && !this.#base.has(path)) {
       assertRelative(path);
-      return readView(join(this.root, path), this.maxFileBytes, () => this.#isTracked(path));
+      return readView(this.#absolute(path), this.maxFileBytes, () => this.#isTracked(path));
     }
     return this.loadBase(path);
   }
@@ -142,7 +181,7 @@ export class Workspace {
     assertRelative(path);
     let pending = this.#base.get(path);
     if (!pending) {
-      pending = readView(join(this.root, path), this.maxFileBytes, () => this.#isTracked(path)).then(
+      pending = readView(this.#absolute(path), this.maxFileBytes, () => this.#isTracked(path)).then(
         (view) => {
           this.#baseSettled.set(path, view);
           return view;
@@ -218,7 +257,8 @@ export class Workspace {
         after,
         hashBefore: base.kind === "text" ? base.hash : null,
         hashAfter: contentHash(after),
-        patch: createFilePatch(path, before, after),
+        // A docs repository's patch names its own path, so `git apply` takes it there.
+        patch: createFilePatch(this.#locate(path).path, before, after),
       });
     }
     return result;

@@ -3,7 +3,13 @@ import { lineText, readDiffLines } from "../diff/lines.js";
 import type { Sweep } from "../plan.js";
 import { escapeHtml, inertMarkdown, oneLine, shellWord } from "./escape.js";
 import { codeCell, fence, fenceMarks, lineSpan, plural, shortSha } from "./markdown.js";
-import { hasOwnSummary, renderSpend, shownStatus } from "./report.js";
+import {
+  docsRepositoryNote,
+  type GitHubRepository,
+  hasOwnSummary,
+  renderSpend,
+  shownStatus,
+} from "./report.js";
 import { collapseSweepReasons, sweepTitle, sweptOnly } from "./sweep.js";
 
 /** The hidden marker that identifies Impact's one comment on a pull request. */
@@ -14,6 +20,8 @@ export const GITHUB_COMMENT_LIMIT = 65_536;
 export interface RenderCommentOptions {
   /** Upper bound on the body length; default GitHub's limit less a safety margin. */
   maxLength?: number;
+  /** The docs repository on GitHub (`--docs-repo OWNER/NAME`), linked in the docs repository line. */
+  docsRepository?: GitHubRepository;
 }
 
 export interface RenderedComment {
@@ -54,11 +62,11 @@ export function renderComment(audit: Audit, options: RenderCommentOptions = {}):
   const bySize = [...detailed]
     .filter((article) => article.patch.length > 0)
     .sort((a, b) => b.patch.length - a.patch.length || a.path.localeCompare(b.path));
-  let body = assemble(audit, detailed, folded);
+  let body = assemble(audit, detailed, folded, options.docsRepository);
   for (const article of bySize) {
     if (body.length <= maxLength) break;
     folded.add(article.path);
-    body = assemble(audit, detailed, folded);
+    body = assemble(audit, detailed, folded, options.docsRepository);
   }
   if (body.length > maxLength) {
     // Even without diffs it is too long (thousands of articles): cut, and say so.
@@ -68,8 +76,15 @@ export function renderComment(audit: Audit, options: RenderCommentOptions = {}):
   return { body, folded: [...folded] };
 }
 
-function assemble(audit: Audit, detailed: AuditArticle[], folded: Set<string>): string {
+function assemble(
+  audit: Audit,
+  detailed: AuditArticle[],
+  folded: Set<string>,
+  docsRepository: GitHubRepository | undefined,
+): string {
   const parts: string[] = [COMMENT_MARKER, `### ${verdict(audit)}`, ""];
+  const docs = docsRepositoryNote(audit, docsRepository);
+  if (docs !== undefined) parts.push(docs, "");
   if (folded.size > 0) {
     parts.push(
       `> [!NOTE]\n> ${plural(folded.size, "diff was", "diffs were")} folded (largest first) to stay under GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString("en-US")}-character comment limit; the audit artifact has ${folded.size === 1 ? "it" : "them"} in full.`,

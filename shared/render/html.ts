@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { type Audit, type AuditArticle, type AuditEdit, editId } from "../audit.js";
 import { type DiffLineKind, readDiffLines } from "../diff/lines.js";
+import { pathInDocsRepository } from "../docs-repository.js";
 import { formatUsd } from "../model/prices.js";
 import type { Sweep } from "../plan.js";
 import { escapeHtml, shellWord } from "./escape.js";
 import { lineSpan, plural, shortSha } from "./markdown.js";
-import { hasOwnSummary, renderSpend, shownStatus, sortArticles } from "./report.js";
+import { gitHubUrl, hasOwnSummary, renderSpend, shownStatus, sortArticles } from "./report.js";
 import { sweepTitle, sweptOnly } from "./sweep.js";
 
 export interface HtmlReportOptions {
@@ -15,6 +16,8 @@ export interface HtmlReportOptions {
   serverUrl?: string;
   /** The audit file as the reviewer names it, for the `impact apply` command the page composes. */
   auditPath?: string;
+  /** `owner/name` of the docs repository on GitHub: its evidence links to the audit's docs commit. */
+  docsRepository?: string;
 }
 
 /**
@@ -37,11 +40,18 @@ export function renderHtmlReport(audit: Audit, options: HtmlReportOptions = {}):
     "<h1>Impact report</h1>",
     `<p class="verdict verdict-${state}">${escapeHtml(verdictText(audit))}</p>`,
     `<p class="run">Change <code>${escapeHtml(range)}</code> · model <code>${escapeHtml(audit.model)}</code>${audit.shard ? ` · shard ${audit.shard.index}/${audit.shard.count}` : ""} · ${escapeHtml(renderSpend(audit.totals))} · ${audit.applied ? "patches applied to the working tree" : "patches not applied"}</p>`,
+    ...(audit.docsRepository
+      ? [
+          `<p class="run">The articles are in the docs repository <code>${escapeHtml(audit.docsRepository.name)}</code>${docsRepositoryLink(options)} (paths <code>${escapeHtml(audit.docsRepository.name)}:…</code>): their patches apply there, with <code>--docs-repo DIR</code> naming its checkout.</p>`,
+        ]
+      : []),
     "</header>",
     "<main>",
     articleTable(audit, articles),
     ...(audit.sweeps ?? []).map((sweep) => sweepSection(sweep, articles)),
-    ...(reviewable ? [reviewSection(options.auditPath ?? "audit.json")] : []),
+    ...(reviewable
+      ? [reviewSection(options.auditPath ?? "audit.json", audit.docsRepository !== undefined)]
+      : []),
     ...articles.map((article, index) => articleSection(article, index, links, reviewable)),
     "</main>",
     `<footer>Run <code>${escapeHtml(audit.runId)}</code>, ${escapeHtml(audit.startedAt)} to ${escapeHtml(audit.finishedAt)}.</footer>`,
@@ -240,9 +250,22 @@ function requestDiff(edit: AuditEdit): string {
   return `<details class="edit-diff"><summary>This edit</summary>${renderDiff(`${lines.join("\n")}\n`)}</details>`;
 }
 
+/** `on GitHub, <a>owner/name</a>` for the docs repository line when the docs repository is known ("" otherwise). */
+function docsRepositoryLink(options: HtmlReportOptions): string {
+  const repository = options.docsRepository;
+  if (repository === undefined || !/^[\w.-]+\/[\w.-]+$/.test(repository)) return "";
+  const href = gitHubUrl({
+    fullName: repository,
+    ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
+  });
+  if (!/^https?:\/\//.test(href)) return "";
+  return ` on GitHub, <a href="${escapeHtml(href)}" rel="noreferrer">${escapeHtml(repository)}</a>`;
+}
+
 /** Where the reviewer's choice becomes a command: filled by REVIEW_SCRIPT as boxes are ticked. */
-function reviewSection(auditPath: string): string {
-  const audit = shellWord(auditPath);
+function reviewSection(auditPath: string, docsRepository: boolean): string {
+  // An audit of a docs repository is applied to its checkout, which the reviewer names.
+  const audit = `${shellWord(auditPath)}${docsRepository ? " --docs-repo DIR" : ""}`;
   return `<section class="review" id="review" data-audit="${escapeHtml(audit)}">
 <h2>Review</h2>
 <p>Untick the edits you do not want (each edit below has a <em>keep</em> box), then run:</p>
@@ -286,6 +309,10 @@ const LOCATION = /^(.+?)(?::(\d+)(?:[-–](\d+))?)?$/;
  */
 function evidenceLinker(audit: Audit, options: HtmlReportOptions): EvidenceLinker {
   const repository = options.repository;
+  const docsRepository =
+    options.docsRepository !== undefined && /^[\w.-]+\/[\w.-]+$/.test(options.docsRepository)
+      ? options.docsRepository
+      : undefined;
   const server = (options.serverUrl ?? "https://github.com").replace(/\/+$/, "");
   const linkable =
     repository !== undefined &&
@@ -297,9 +324,15 @@ function evidenceLinker(audit: Audit, options: HtmlReportOptions): EvidenceLinke
     const match = LOCATION.exec(location);
     if (!linkable || !match) return shown;
     const [, path, start, end] = match;
-    const file = path!.split("/").map(encodeURIComponent).join("/");
+    // A docs repository's file (`website:content/x.md`) is at the docs repository's commit.
+    const docs = audit.docsRepository;
+    const inDocs = docs === undefined ? undefined : pathInDocsRepository(docs.name, path!);
+    if (inDocs !== undefined && (docsRepository === undefined || docs?.head === undefined)) return shown;
+    const [where, commit, inside] =
+      inDocs === undefined ? [repository, audit.head, path!] : [docsRepository, docs!.head, inDocs];
+    const file = inside.split("/").map(encodeURIComponent).join("/");
     const anchor = start ? `#L${start}${end ? `-L${end}` : ""}` : "";
-    const href = `${server}/${repository}/blob/${audit.head}/${file}${anchor}`;
+    const href = `${server}/${where}/blob/${commit}/${file}${anchor}`;
     return `<a href="${escapeHtml(href)}" rel="noreferrer">${shown}</a>`;
   };
 }

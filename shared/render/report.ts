@@ -21,6 +21,14 @@ export interface ReportOptions {
   headingLevel?: number;
   /** Leave out the per-article diffs (default false). */
   omitDiffs?: boolean;
+  /** The docs repository on GitHub (`--docs-repo OWNER/NAME`), named and linked in the docs repository line. */
+  docsRepository?: GitHubRepository;
+}
+
+/** A repository on GitHub: `owner/name`, on `serverUrl` (default https://github.com). */
+export interface GitHubRepository {
+  fullName: string;
+  serverUrl?: string;
 }
 
 /**
@@ -33,6 +41,8 @@ export function renderReport(audit: Audit, options: ReportOptions = {}): string 
   const out: string[] = [];
   out.push(`${h(0)} Impact report`, "");
   out.push(renderRunLine(audit), "");
+  const docs = docsRepositoryNote(audit, options.docsRepository);
+  if (docs !== undefined) out.push(docs, "");
   out.push(renderSummaryTable(audit), "");
   const articles = sortArticles(audit.articles);
   for (const article of articles) {
@@ -51,6 +61,25 @@ export function renderRunLine(audit: Audit): string {
   if (audit.shard) parts.push(`shard ${audit.shard.index}/${audit.shard.count}`);
   parts.push(audit.applied ? "patches applied to the working tree" : "patches not applied");
   return `${parts.join(" · ")}.`;
+}
+
+/**
+ * The line that says where the edits go when the articles are in a separate docs repository
+ * (`--docs-repo`), in Markdown; undefined when they are in the code repository.
+ */
+export function docsRepositoryNote(
+  audit: Pick<Audit, "docsRepository">,
+  github?: GitHubRepository,
+): string | undefined {
+  const name = audit.docsRepository?.name;
+  if (name === undefined) return undefined;
+  const where = github === undefined ? "" : ` on GitHub, [${github.fullName}](${gitHubUrl(github)})`;
+  return `The articles are in the docs repository ${code(name)}${where} (paths ${code(`${name}:…`)}): their patches apply there, not to this repository (${code("impact apply AUDIT --docs-repo DIR")}).`;
+}
+
+/** The web address of a GitHub repository (owner/name checked by the commands that take it). */
+export function gitHubUrl(repository: GitHubRepository): string {
+  return `${(repository.serverUrl ?? "https://github.com").replace(/\/+$/, "")}/${repository.fullName}`;
 }
 
 /** The summary table: one row per article with its status, edit count and tokens. */

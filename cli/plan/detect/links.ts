@@ -1,6 +1,7 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { includesText } from "./article-text.js";
 import type { ArticleSignalInput } from "./signal.js";
+import { isManifest } from "./versions.js";
 import { REASON_SCORES } from "./weights.js";
 
 /** A web address as code, templates and configs write it, up to a quote, bracket or space. */
@@ -39,8 +40,9 @@ export function removedLinks(files: readonly ChangedFile[]): { link: string; fil
 
 /**
  * reference (link): the article quotes an address that a changed file no longer names
- * (REASON_SCORES.link). The page carries the same link and goes stale with it: a moved
- * site, a renamed repository, a dropped sponsor or service.
+ * (REASON_SCORES.link). Stale when a package manifest dropped it (a moved site or
+ * repository); from other files relevance only: on the truth bench's older half such
+ * reasons flagged 30 articles on their own, none of them one the maintainers changed.
  */
 export function linkSignals(input: ArticleSignalInput): void {
   const links = removedLinks(input.evidence);
@@ -54,7 +56,10 @@ export function linkSignals(input: ArticleSignalInput): void {
         source: file,
         detail: `quotes ${link}, which ${file} no longer names`,
         score: REASON_SCORES.link,
-        stale: { terms: [link] },
+        // A package's own addresses (its site, its repository) moved: the page quoting the old
+        // one is wrong. Elsewhere a file dropping an address says little about it (a template
+        // or a contributing guide rewritten, a docstring's example host): relevance only.
+        ...(isManifest(file) ? { stale: { terms: [link] } } : {}),
       });
     }
   }

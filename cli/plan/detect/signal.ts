@@ -25,7 +25,7 @@ export interface DroppedSignal {
   why: string;
 }
 
-/** What a rule that reads changed files against the articles' text takes (links, versions, prose). */
+/** What a rule that reads changed files against the articles' text takes (links, versions, prose, dependencies). */
 export interface ArticleSignalInput {
   evidence: readonly ChangedFile[];
   articles: readonly ArticleText[];

@@ -17,6 +17,9 @@ export interface StaleMark {
   line?: number;
 }
 
+/** A file of an examples folder (`examples/typed-derive.rs`, `example/basic/main.go`). */
+const EXAMPLE_PATH = /(?:^|\/)examples?\//;
+
 /** Changes that alter what callers and readers see: the surface the docs describe. */
 const SURFACE_CHANGES = new Set<ChangedSymbol["change"]>(["added", "removed", "renamed", "signature"]);
 
@@ -33,12 +36,15 @@ export function surfaceChange(
   /** An explicit tie (attention): a file whose declarations are not read counts as changed surface. */
   unreadIsSurface = false,
 ): { terms: string[]; hunk?: string } | undefined {
+  // An example program is read whole by its page (its code, its output, its help text): what
+  // it declares is its surface, private or not, doc comments included.
+  const example = EXAMPLE_PATH.test(file.path);
   const changed = symbols.filter(
     (symbol) =>
       symbol.file === file.path &&
-      !symbol.private &&
+      (example || !symbol.private) &&
       symbol.kind !== "message" &&
-      SURFACE_CHANGES.has(symbol.change),
+      (SURFACE_CHANGES.has(symbol.change) || (example && symbol.change === "doc")),
   );
   if (changed.length === 0) {
     // A file whose declarations Impact cannot read (a config, a template, a data file): its
@@ -101,7 +107,7 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
     let first: number | undefined;
     const onList = new Set<string>();
     lines.forEach((line, index) => {
-      if (!LIST_LINE.test(line) && !isDefinitionTerm(lines, index)) return;
+      if (!isListLine(lines, index)) return;
       for (const term of mark.terms) {
         if (!onList.has(term) && writes(line, term)) {
           onList.add(term);
@@ -116,6 +122,11 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
   return undefined;
 }
 
+/** Whether line `index` is an entry of a list (LIST_LINE) or a definition term. */
+export function isListLine(lines: readonly string[], index: number): boolean {
+  return LIST_LINE.test(lines[index]!) || isDefinitionTerm(lines, index);
+}
+
 /** A line followed by an indented one (a reST or Markdown definition term, a `.. option::` body). */
 function isDefinitionTerm(lines: readonly string[], index: number): boolean {
   const line = lines[index]!;
@@ -124,7 +135,7 @@ function isDefinitionTerm(lines: readonly string[], index: number): boolean {
 }
 
 /** Whether `line` writes `term` as a whole name. */
-function writes(line: string, term: string): boolean {
+export function writes(line: string, term: string): boolean {
   for (let at = line.indexOf(term); at >= 0; at = line.indexOf(term, at + 1)) {
     // A version is written after a `v` too (`tool-v0.3.2`).
     const before = isWordChar(line.charCodeAt(at - 1)) && !(line[at - 1] === "v" && /^\d/.test(term));

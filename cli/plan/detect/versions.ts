@@ -1,4 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
+import { languageOf } from "../symbols/languages/index.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
 
@@ -73,6 +74,8 @@ export function versionSources(
     (file) =>
       !manifests.includes(file) &&
       !ci.includes(file) &&
+      // Source code only: `<svg version="1.0">` or an HTML template's version line sets no release.
+      languageOf(file.path) !== undefined &&
       file.hunks.some((hunk) => hunk.lines.some((line) => line[0] === "-" && VERSION_LINE.test(line))),
   );
   return [...manifests, ...ci, ...versionFiles];

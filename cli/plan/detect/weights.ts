@@ -46,6 +46,10 @@ export const REASON_SCORES = {
   link: 0.6,
   /** A quoted name added beside names declared the same way that the article documents. */
   declaredSibling: 0.45,
+  /** A dependency a manifest removed, written by the article as code or on a list line. */
+  dependencyRemoved: 0.6,
+  /** A dependency a manifest added beside dependencies the article lists (a README's "relies on" list). */
+  dependencySibling: 0.45,
   /**
    * The one article that clearly ranks first for the words of the change's comments and
    * strings (prose.ts): right about 3 times in 5 on the truth bench, weak alone.

@@ -313,6 +313,8 @@ class Reader {
           ) {
             const added = this.add(declarator, name, "function", { body: initializer.body, segment });
             added.line = this.lineAt(outer.start);
+            // `export const start = () => …`: the export is what callers see (and what makes it public).
+            if (this.text.startsWith("export", outer.start)) added.signature = `export ${added.signature}`;
             this.addParameterMembers(name, initializer.params);
           } else {
             this.add(declarator, name, constant ? "constant" : "variable", { segment });

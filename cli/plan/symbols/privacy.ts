@@ -28,7 +28,8 @@ const TS_EXPORTABLE = new Set<Declaration["kind"]>(["function", "class", "interf
  * Whether a declaration is private by its language's rule, so no part of the surface the
  * docs describe: Python `_name` (or a member of `_Class`), a Go name starting lowercase (or a
  * method of a lowercase type), a top-level Rust item without `pub`, a top-level TS/JS
- * function, class, interface, type or enum neither declared with `export` nor exported by name.
+ * function, class, interface, type or enum neither declared with `export` nor exported by
+ * name, and a TS/JS name starting with `_` (a member too) not exported by name.
  */
 export function isPrivateDeclaration(
   declaration: Pick<Declaration, "name" | "kind" | "parent" | "signature">,
@@ -45,6 +46,8 @@ export function isPrivateDeclaration(
     case "rust":
       return parent === undefined && !/^pub\b/.test(declaration.signature.trimStart());
     case "typescript":
+      // `_options`, `_transform`: underscored names are internal by convention, members too.
+      if (name.startsWith("_") && !exported.has(name)) return true;
       return (
         parent === undefined &&
         TS_EXPORTABLE.has(kind) &&

@@ -163,7 +163,15 @@ export function typescriptDeclarations(ts: TypeScript, text: string, path: strin
           const segment = single ? statement : declaration;
           if (initializer && (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer))) {
             add(declaration, name, "function", { body: initializer.body, segment });
-            declarations[declarations.length - 1]!.line = lineAt(statement.getStart(source));
+            const added = declarations[declarations.length - 1]!;
+            added.line = lineAt(statement.getStart(source));
+            // `export const start = () => …`: the export is what callers see (and what makes it public).
+            if (
+              (ts.getModifiers(statement) ?? []).some(
+                (modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword,
+              )
+            )
+              added.signature = `export ${added.signature}`;
             addParameterMembers(name, initializer.parameters);
           } else {
             add(declaration, name, constant ? "constant" : "variable", { segment });

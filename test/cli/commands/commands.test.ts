@@ -52,7 +52,7 @@ describe("the command line", () => {
 
   it("names an unknown option, what the command takes, and where the help is", async () => {
     expect(await usageErrorOf(["report", "a.json", "--json"])).toBe(
-      "impact report: unknown option --json; impact report takes --format, --repo, --help (see: impact report --help)\n",
+      "impact report: unknown option --json; impact report takes --format, --repo, --docs-repo, --help (see: impact report --help)\n",
     );
   });
 

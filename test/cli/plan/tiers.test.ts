@@ -134,6 +134,74 @@ describe("stale or related", { timeout: 120_000 }, () => {
     expect(related(plan)).toEqual(["docs/config/port.md"]);
   });
 
+  it("flags the mapped page of a file whose exported arrow function took a new parameter", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({
+        docs: ["docs/**/*.md"],
+        mappings: [{ code: "src/:name.ts", docs: "docs/:name.md" }],
+      }),
+      "src/server.ts": "export const start = () => {\n  return listen();\n};\n",
+      "docs/server.md": "# Server\n\nStart it and it listens.\n",
+    });
+    repo.commit({ "src/server.ts": "export const start = (log = false) => {\n  return listen(log);\n};\n" });
+    const plan = await planJson(repo);
+    // Read as a private function before (its signature has no `export`): a mapping to it was related.
+    expect(flagged(plan)).toEqual(["docs/server.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({ kind: "mapping", stale: true });
+  });
+
+  it("flags the mapped page of an example whose private declarations changed: an example is read whole", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({
+        docs: ["examples/**/*.md"],
+        mappings: [{ code: "examples/:name.rs", docs: "examples/:name.md" }],
+      }),
+      "examples/greet.rs": "struct Args {\n    name: String,\n}\n\nfn main() {}\n",
+      "examples/greet.md": "# greet\n\n```console\n$ greet --help\n```\n",
+    });
+    repo.commit({
+      "examples/greet.rs":
+        "enum Cli {\n    Hello(Hello),\n}\n\nstruct Hello {\n    name: String,\n}\n\nfn main() {}\n",
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["examples/greet.md"]);
+  });
+
+  it("flags the README listing the dependencies when the manifest adds or removes one; a version bump is nothing", async () => {
+    const setup = (requirements: string[]) =>
+      `from setuptools import setup\n\nsetup(\n    name="tool",\n    install_requires=[\n${requirements.map((line) => `        "${line}",\n`).join("")}    ],\n)\n`;
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md", "README.md"] }),
+      "setup.py": setup(["certifi", "sniffio", "brotlipy==0.7.*", "idna>=2.0"]),
+      "README.md":
+        "# tool\n\nIt relies on:\n\n* `certifi` - certificates.\n* `sniffio` - async detection.\n* `brotlipy` - brotli decoding.\n* `idna` - domain names.\n",
+      "docs/guide.md": "# Guide\n\nWe use certifi and sniffio, as everyone does.\n",
+    });
+    repo.commit({
+      "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlipy==0.7.*", "idna>=2.0"]),
+    });
+    let plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["README.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({
+      detail: "charset_normalizer (dependency, added); the article lists certifi, sniffio, brotlipy",
+      stale: true,
+      line: 5,
+    });
+    repo.commit({
+      "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlicffi==1.*", "idna>=2.0"]),
+    });
+    plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["README.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({
+      detail: "writes brotlipy (dependency, removed)",
+      line: 7,
+    });
+    repo.commit({
+      "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlicffi==1.1.*", "idna>=3.0"]),
+    });
+    expect(flagged(await planJson(repo))).toEqual([]);
+  });
+
   it("does not count pages of a migration-guide folder as articles by default", () => {
     const isArticle = articleSelector(ConfigSchema.parse({}));
     expect(isArticle("docs/migration-guide/v3.md")).toBe(false);
@@ -165,6 +233,12 @@ describe("private declarations", () => {
       isPrivateDeclaration(declaration("helper", "function \u0000()"), "typescript", new Set(["helper"])),
     ).toBe(false);
     expect(isPrivateDeclaration(declaration("helper", "export function \u0000()"), "typescript", none)).toBe(
+      false,
+    );
+    expect(isPrivateDeclaration(declaration("_transform", "\u0000()", "Request"), "typescript", none)).toBe(
+      true,
+    );
+    expect(isPrivateDeclaration(declaration("transform", "\u0000()", "Request"), "typescript", none)).toBe(
       false,
     );
   });

@@ -154,6 +154,27 @@ describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
     ]);
   });
 
+  it("lists the page quoting an address a template or guide dropped as related; a version in an SVG sets no release", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md", "README.md"] }),
+      "templates/sidebar.html": '<a href="https://github.example/lib/lib/issues">Issues</a>\n',
+      "art/logo.svg": '<?xml version="1.0"?>\n<svg version="1.0"></svg>\n',
+      "README.md": "# lib\n\nReport bugs at https://github.example/lib/lib/issues.\n",
+      "docs/format.md": "# Format\n\nWe read XML 1.0 files.\n",
+    });
+    repo.commit({
+      "templates/sidebar.html": '<a href="https://lib.example.dev/help">Help</a>\n',
+      "art/logo.svg": '<?xml version="1.1"?>\n<svg version="1.1"></svg>\n',
+    });
+    const plan = await planJson(repo);
+    // The address is still the project's: a rewritten sidebar contradicts nothing the README says.
+    expect(flagged(plan)).toEqual([]);
+    expect(related(plan)).toEqual(["README.md"]);
+    expect(details(plan, "README.md")).toEqual([
+      "quotes https://github.example/lib/lib/issues, which templates/sidebar.html no longer names",
+    ]);
+  });
+
   it("takes no names from the change's changelog entry: the author's words for the change are not names it changed", async () => {
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
