@@ -37,12 +37,20 @@ const NAMED_SLOW_TESTS = [
   "test/cli/commands/merge-shard.test.ts",
   "test/cli/commands/run.test.ts",
   // `impact run` against the scripted model in every test (vale: with a stand-in vale process).
+  // A file that mixes whole command runs with quick tests keeps the runs apart in a
+  // NAME.run.test.ts beside it, listed here (init and backtest: `impact init` and `impact plan
+  // --backtest` replay a plan of every commit of the history).
+  "test/cli/commands/apply.run.test.ts",
+  "test/cli/commands/init.run.test.ts",
+  "test/cli/plan/backtest.run.test.ts",
+  "test/cli/plan/detect/new-articles.run.test.ts",
   "test/cli/run/instructions.test.ts",
   "test/cli/run/result-cache.test.ts",
   "test/cli/run/run-impact-sweeps.test.ts",
   "test/cli/run/setup-failures.test.ts",
   "test/cli/run/vale.test.ts",
   "test/examples/demo.test.ts",
+  "test/shared/model/cost.run.test.ts",
   "test/shared/model/preflight.test.ts",
   // The reference parsers run as processes (docutils) over hundreds of generated documents.
   "test/shared/formats/format-outlines.test.ts",

@@ -18,7 +18,7 @@ export interface AppDeps {
   metrics?: BackendMetrics;
   /** When set, GET /metrics wants it as a bearer token (IMPACT_METRICS_TOKEN). */
   metricsToken?: string;
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /**

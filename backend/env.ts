@@ -259,7 +259,7 @@ function serveEnvTable(): Array<{
   name: ServeEnvName;
   part: Part;
   description: string;
-  default?: string;
+  default: string | undefined;
 }> {
   return Object.entries(ServeEnvSchema.shape).map(([name, schema]) => {
     const meta = (schema.meta() ?? unwrap(schema).meta()) as VariableMeta;
@@ -268,7 +268,7 @@ function serveEnvTable(): Array<{
       name: name as ServeEnvName,
       part: meta.part,
       description: meta.description,
-      ...(fallback === undefined ? {} : { default: fallback }),
+      default: fallback,
     };
   });
 }

@@ -6,9 +6,9 @@ export interface PullRequestJob {
   headSha: string;
   baseSha: string;
   /** The GitHub App installation that sent the delivery (App mode). */
-  installationId?: number;
+  installationId?: number | undefined;
   /** The PR's `updated_at` in the delivery: an older one than the PR's latest is stale. */
-  updatedAt?: string;
+  updatedAt?: string | undefined;
 }
 
 /** How a job ended when it did not throw: `dropped` when its head is no longer the PR's. */

@@ -8,7 +8,7 @@ export interface BackendMetrics {
   /** Counts each webhook answer by HTTP status. */
   webhookAnswered(status: number): void;
   /** Adds one run's model usage. */
-  modelUsage(usage: { promptTokens: number; completionTokens: number; costUsd?: number }): void;
+  modelUsage(usage: { promptTokens: number; completionTokens: number; costUsd?: number | undefined }): void;
   observer: QueueObserver;
   /** Adds the gauges read from the state store: jobs by state, and whether it answers. */
   watchStore(store: StateStore): void;

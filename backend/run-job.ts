@@ -50,7 +50,7 @@ export interface PipelineOptions {
    */
   headCheck?: GitHubClient;
   /** Told the model usage of each finished `impact run` (the metrics). */
-  onUsage?: (usage: { promptTokens: number; completionTokens: number; costUsd?: number }) => void;
+  onUsage?: (usage: { promptTokens: number; completionTokens: number; costUsd?: number | undefined }) => void;
   /** Whole-job time limit (clone, run, comment). */
   timeoutMs: number;
   /** Where clones go; default the system temp dir. */
@@ -60,7 +60,7 @@ export interface PipelineOptions {
    * each PR's comment, and each repository's result cache, kept within `cacheBytes` per
    * repository. Absent: every job searches for its comment and runs with no cache.
    */
-  state?: { store: PipelineStore; cacheBytes: number };
+  state?: { store: PipelineStore; cacheBytes: number } | undefined;
   logger: Logger;
 }
 

@@ -55,7 +55,7 @@ export class RateLimiter {
   readonly #now: () => number;
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
-  constructor(options: { perMinute: number; burst?: number; now?: () => number }) {
+  constructor(options: { perMinute: number; burst?: number; now?: (() => number) | undefined }) {
     this.#perMs = options.perMinute / 60_000;
     this.#burst = options.burst ?? Math.max(1, options.perMinute);
     this.#now = options.now ?? Date.now;
@@ -89,7 +89,7 @@ export class TokenBudget {
   readonly #now: () => number;
   readonly #spent = new Map<string, { since: number; tokens: number }>();
 
-  constructor(options: { tokens: number; windowMs: number; now?: () => number }) {
+  constructor(options: { tokens: number; windowMs: number; now?: (() => number) | undefined }) {
     this.#tokens = options.tokens;
     this.#windowMs = options.windowMs;
     this.#now = options.now ?? Date.now;

@@ -77,7 +77,7 @@ export function createLogger(
   return pino(
     {
       level,
-      base: undefined,
+      base: null,
       redact: {
         paths: ["*.authorization", "*.headers.authorization", "*.token", "*.apiKey", "*.secret"],
         censor: "[redacted]",
@@ -127,7 +127,7 @@ export async function backendFromEnv(
       tokens,
       upstream: createOpenAIModelClient({
         apiKey: env.OPENAI_API_KEY,
-        ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+        baseURL: env.OPENAI_BASE_URL,
         model,
       }),
       systemPrompt,
@@ -162,7 +162,7 @@ export async function backendFromEnv(
     const maxPendingPerRepository = env.IMPACT_BOT_MAX_PENDING_PER_REPOSITORY;
     store = await openStateStore({
       dataDir: resolve(env.IMPACT_DATA_DIR),
-      ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+      databaseUrl: env.DATABASE_URL,
     });
     const bot = new PullRequestQueue({
       store,

@@ -142,7 +142,7 @@ export async function run(): Promise<void> {
           maxTurns: 4,
           env: {},
           signal: new AbortController().signal,
-          ...(mode === "cached" && store ? { cache: { store, impactVersion: VERSION, endpoint: "" } } : {}),
+          cache: mode === "cached" && store ? { store, impactVersion: VERSION, endpoint: "" } : undefined,
         });
         figures[mode] = { calls: model.calls, ms: performance.now() - started };
         totals[mode].calls += model.calls;

@@ -636,7 +636,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
           config,
           sha,
           genericNames: generic,
-          ...(minScore === undefined ? {} : { minScore }),
+          minScore,
         });
         const flagged = plan.articles.filter((article) => article.status === "impacted");
         quiet.push({ age, sha, flagged: flagged.map((article) => article.path) });

@@ -63,7 +63,7 @@ export interface ChangedSymbol {
   /** For renames: the name before. */
   oldName?: string;
   /** For members and config keys: the interface, type, object or function they belong to. */
-  parent?: string;
+  parent?: string | undefined;
   /** Private by its language's rule (Python `_x`, lowercase Go, non-`pub` Rust, unexported TS/JS): not surface the docs describe. */
   private?: boolean;
   /** For added members and keys: the other members of the same parent at head (an article that documents them documents the parent). */

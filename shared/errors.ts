@@ -58,9 +58,9 @@ export class ModelApiError extends ImpactError {
     options: {
       retryable: boolean;
       reason: ModelErrorReason;
-      status?: number;
-      retryAfterMs?: number;
-      apiCode?: string;
+      status?: number | undefined;
+      retryAfterMs?: number | undefined;
+      apiCode?: string | undefined;
       cause?: unknown;
     },
   ) {

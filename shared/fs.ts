@@ -96,7 +96,7 @@ export interface AtomicWriteOptions {
    * directory handle (`/proc/self/fd/N`), so a directory swapped for a symlink in between
    * cannot redirect the write: it fails with DirectoryChanged instead.
    */
-  realDirectory?: string;
+  realDirectory?: string | undefined;
 }
 
 /**
@@ -232,19 +232,13 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
  * written are they renamed into place. On an error the temp files are removed.
  */
 export async function writeFilesAtomic(
-  files: { path: string; content: string | Uint8Array; realDirectory?: string }[],
+  files: { path: string; content: string | Uint8Array; realDirectory?: string | undefined }[],
 ): Promise<void> {
   const prepared: PreparedWrite[] = [];
   try {
     for (const file of files) {
       await mkdir(dirname(file.path), { recursive: true });
-      prepared.push(
-        await prepareAtomicWrite(
-          file.path,
-          file.content,
-          file.realDirectory === undefined ? {} : { realDirectory: file.realDirectory },
-        ),
-      );
+      prepared.push(await prepareAtomicWrite(file.path, file.content, { realDirectory: file.realDirectory }));
     }
     // Every directory is checked once more before the first rename, so a swap found at the
     // last file does not leave the first ones written.

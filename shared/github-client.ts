@@ -17,9 +17,9 @@ export interface GitHubClientOptions {
    * Sent with every request. Absent: requests carry their own `authorization` header (the
    * backend's jobs, each with its own token) or none (the App's JWT requests sign themselves).
    */
-  token?: string;
+  token?: string | undefined;
   /** REST API root; default https://api.github.com (GitHub Enterprise: https://HOST/api/v3). */
-  apiUrl?: string;
+  apiUrl?: string | undefined;
   /** Milliseconds per second of `retry-after`; tests shrink it. Default 1000. */
   retryAfterBaseMs?: number;
   /**
@@ -48,7 +48,7 @@ export function createGitHubClient(options: GitHubClientOptions = {}): GitHubCli
     };
   const { timeoutMs } = options;
   return new GitHubOctokit({
-    ...(options.token === undefined ? {} : { auth: options.token }),
+    auth: options.token,
     baseUrl: (options.apiUrl ?? DEFAULT_GITHUB_API_URL).replace(/\/+$/, ""),
     userAgent: "impact-docs",
     retry: { retryAfterBaseValue },

@@ -104,15 +104,15 @@ export type SettingName = keyof typeof SETTINGS;
 /** The value of each setting: the flag, then the environment, then the config, then the default. */
 export interface ResolvedSettings {
   model: string;
-  apiKey?: string;
-  baseUrl?: string;
-  routerUrl?: string;
-  routerToken?: string;
+  apiKey?: string | undefined;
+  baseUrl?: string | undefined;
+  routerUrl?: string | undefined;
+  routerToken?: string | undefined;
   concurrency: number;
   maxTurns: number;
   minScore: number;
-  maxCostUsd?: number;
-  docsRepo?: string;
+  maxCostUsd?: number | undefined;
+  docsRepo?: string | undefined;
 }
 
 export interface SettingSources {

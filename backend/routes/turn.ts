@@ -42,14 +42,16 @@ type TurnEnv = { Variables: { tokenId: string } };
  * limit and token budget, then one upstream turn with the router's own system prompt,
  * manifest, models and token cap.
  */
-export function turnRoutes(router: RouterDeps, options: { logger: Logger; now?: () => number }) {
+export function turnRoutes(
+  router: RouterDeps,
+  options: { logger: Logger; now?: (() => number) | undefined },
+) {
   const { logger } = options;
-  const clock = options.now ? { now: options.now } : {};
-  const limiter = new RateLimiter({ ...router.rateLimit, ...clock });
+  const limiter = new RateLimiter({ ...router.rateLimit, now: options.now });
   const tokenBudget = new TokenBudget({
     tokens: router.tokenBudget?.tokens ?? DEFAULT_ROUTER_TOKENS_PER_DAY,
     windowMs: router.tokenBudget?.windowMs ?? ROUTER_TOKEN_WINDOW_MS,
-    ...clock,
+    now: options.now,
   });
   const allowedModels = new Set(router.models ?? [router.upstream.model]);
   const timeoutMs = router.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS;
@@ -134,7 +136,7 @@ export function turnRoutes(router: RouterDeps, options: { logger: Logger; now?: 
           message: {
             role: "assistant",
             content: response.message.content,
-            ...(response.message.tool_calls ? { tool_calls: response.message.tool_calls } : {}),
+            tool_calls: response.message.tool_calls,
           },
           usage: response.usage,
           finishReason: response.finishReason,

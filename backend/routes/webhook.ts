@@ -94,8 +94,8 @@ export function webhookRoutes(webhook: WebhookDeps, options: { logger: Logger })
         number: payload.number,
         headSha: payload.pull_request.head.sha,
         baseSha: payload.pull_request.base.sha,
-        ...(payload.installation ? { installationId: payload.installation.id } : {}),
-        ...(payload.pull_request.updated_at ? { updatedAt: payload.pull_request.updated_at } : {}),
+        installationId: payload.installation?.id,
+        updatedAt: payload.pull_request.updated_at || undefined,
       };
       const keys = [`delivery:${delivery}`, `body:${createHash("sha256").update(raw).digest("hex")}`];
       const outcome = await webhook.enqueue(job, keys);

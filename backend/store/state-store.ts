@@ -388,8 +388,8 @@ function jobOf(row: JobRow): PullRequestJob {
     number: Number(row.number),
     headSha: row.head_sha,
     baseSha: row.base_sha,
-    ...(row.installation_id !== null ? { installationId: Number(row.installation_id) } : {}),
-    ...(row.updated_at !== null ? { updatedAt: row.updated_at } : {}),
+    installationId: row.installation_id === null ? undefined : Number(row.installation_id),
+    updatedAt: row.updated_at ?? undefined,
   };
 }
 
@@ -399,7 +399,7 @@ function jobOf(row: JobRow): PullRequestJob {
  */
 export async function openStateStore(options: {
   dataDir: string;
-  databaseUrl?: string;
+  databaseUrl?: string | undefined;
 }): Promise<StateStore> {
   // Each driver loads only when chosen: a server on SQLite never loads the Postgres client,
   // and one on Postgres never compiles SQLite's WebAssembly.

@@ -95,7 +95,7 @@ type CurrentFile =
 export interface ApplyFile {
   article: Audit["articles"][number];
   /** The path its patch's headers name: the path inside a docs repository (default: the article's path). */
-  patchPath?: string;
+  patchPath?: string | undefined;
   /** The sandbox's verdict on the path; when it passed, what is at its real path. */
   check: PathRefusal | { ok: true; resolved: ResolvedPath; current: CurrentFile };
 }
@@ -119,7 +119,7 @@ export async function gatherApplyFiles(
   const sandbox = new SandboxPolicy({
     root,
     deny: config.deny,
-    ...(docsRepository ? { docsRepository } : {}),
+    docsRepository,
   });
   const files: ApplyFile[] = [];
   for (const article of audit.articles) {
@@ -128,7 +128,7 @@ export async function gatherApplyFiles(
     const inside = docsRepository && pathInDocsRepository(docsRepository.name, article.path);
     files.push({
       article,
-      ...(inside === undefined ? {} : { patchPath: inside }),
+      patchPath: inside,
       check: resolved.ok ? { ok: true, resolved, current: await readCurrent(resolved.realPath) } : resolved,
     });
   }

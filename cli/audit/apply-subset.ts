@@ -11,8 +11,8 @@ import { createFilePatch } from "../../shared/patch.js";
 
 /** Which edits of an audit to apply: `--only` keeps just these, `--exclude` drops these. */
 export interface EditChoice {
-  only?: readonly string[];
-  exclude?: readonly string[];
+  only?: readonly string[] | undefined;
+  exclude?: readonly string[] | undefined;
 }
 
 /** An edit left out of an apply, and the reason given for it. */

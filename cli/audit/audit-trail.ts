@@ -8,6 +8,7 @@ import {
   type InstructionsSource,
 } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
+import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactReason, Sweep } from "../../shared/plan.js";
 import { redactSecrets, redactSecretValues } from "../../shared/redact.js";
 import type { Shard } from "../../shared/shard.js";
@@ -18,7 +19,7 @@ export interface AuditTrailOptions {
   base: string;
   head: string;
   model: string;
-  shard?: Shard;
+  shard?: Shard | undefined;
   /** The project's style instructions every first message carried (by path and hash). */
   instructions?: InstructionsSource[];
   /** The plan's sweeps, their articles limited to this run's (shared/plan.ts SweepSchema). */
@@ -26,7 +27,7 @@ export interface AuditTrailOptions {
   /** Environment whose secret values are redacted from everything the audit holds. */
   env: Record<string, string | undefined>;
   /** The separate docs repository whose `name:PATH` articles the audit holds. */
-  docsRepository?: { name: string; head?: string };
+  docsRepository?: { name: string; head?: string | undefined } | undefined;
 }
 
 export function emptyUsage(): ArticleUsage {
@@ -124,8 +125,14 @@ export class AuditTrail {
   }
 }
 
-function docsRepositoryRef({ name, head }: { name: string; head?: string }): Audit["docsRepository"] {
-  return { name, ...(head === undefined ? {} : { head }) };
+function docsRepositoryRef({
+  name,
+  head,
+}: {
+  name: string;
+  head?: string | undefined;
+}): Audit["docsRepository"] {
+  return omitUndefined({ name, head });
 }
 
 /** An article result with every secret taken out, as the audit (and the result cache) keeps it. */

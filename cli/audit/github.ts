@@ -50,7 +50,7 @@ export async function upsertPullRequestComment(
   client: GitHubClient,
   target: PullRequestTarget,
   body: string | null,
-  options: { commentId?: number } = {},
+  options: { commentId?: number | undefined } = {},
 ): Promise<UpsertResult> {
   const base = { owner: target.owner, repo: target.repo };
   const byId =

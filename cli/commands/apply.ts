@@ -69,10 +69,7 @@ needs one left out.`,
       };
       ({ audit: chosen, leftOut } = chooseEdits(
         audit,
-        {
-          ...(values.only === undefined ? {} : { only: values.only }),
-          ...(values.exclude === undefined ? {} : { exclude: values.exclude }),
-        },
+        { only: values.only, exclude: values.exclude },
         baseText,
       ));
     }

@@ -56,12 +56,13 @@ export function settingOptions<const Name extends SettingName>(
 export function gitHubDocsRepository(
   value: string | undefined,
   serverUrl: string | undefined,
-): { fullName: string; serverUrl?: string } | undefined {
+): { fullName: string; serverUrl?: string | undefined } | undefined {
   if (value === undefined) return undefined;
   // An owner starts with a letter or digit; `.` and `..` are no repository names (`../website` is a folder).
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*\/(?!\.\.?$)[\w.-]+$/.test(value))
     throw new UsageError(`--docs-repo takes the docs repository on GitHub as OWNER/NAME, got "${value}"`);
-  return { fullName: value, ...(serverUrl ? { serverUrl } : {}) };
+  // An empty GITHUB_SERVER_URL is unset.
+  return { fullName: value, serverUrl: serverUrl || undefined };
 }
 
 /** `--include TIER`: the tiers beyond stale and new that `plan` lists and `run` sends (only `related`). */

@@ -83,18 +83,16 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
 
     const client = createGitHubClient({
       token,
-      ...(io.env.GITHUB_API_URL ? { apiUrl: io.env.GITHUB_API_URL } : {}),
+      // An empty variable is unset.
+      apiUrl: io.env.GITHUB_API_URL || undefined,
       ...(io.env.IMPACT_GITHUB_THROTTLE === "off" ? { throttle: false } : {}),
       onRetry: (message) => {
         if (!values.quiet) io.stderr(`impact comment: ${message}\n`);
       },
     });
-    const result = await upsertPullRequestComment(
-      client,
-      { owner, repo, number },
-      rendered?.body ?? null,
-      commentId === undefined ? {} : { commentId },
-    );
+    const result = await upsertPullRequestComment(client, { owner, repo, number }, rendered?.body ?? null, {
+      commentId,
+    });
 
     let suggested: number | undefined;
     if (values.suggestions && rendered) {
@@ -111,7 +109,7 @@ GITHUB_STEP_SUMMARY (the body is added to the job summary when set).`,
     if (values.json) {
       // For the PR bot (and scripts): it keeps `id` and passes it back as --comment-id.
       io.stdout(
-        `${JSON.stringify({ repository: `${owner}/${repo}`, pr: number, ...result, ...(suggested === undefined ? {} : { suggestions: suggested }) })}\n`,
+        `${JSON.stringify({ repository: `${owner}/${repo}`, pr: number, ...result, suggestions: suggested })}\n`,
       );
     } else if (!values.quiet) {
       const where = `${owner}/${repo}#${number}`;

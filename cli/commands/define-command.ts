@@ -16,7 +16,7 @@ type OptionSpec =
 export type OptionSpecs = Record<string, OptionSpec>;
 
 /** The parsed flags, typed from their specs. */
-type OptionValues<O extends OptionSpecs> = {
+export type OptionValues<O extends OptionSpecs> = {
   [K in keyof O]?: O[K] extends { type: "boolean"; values: readonly (infer V)[] }
     ? true | V
     : O[K] extends { type: "boolean" }

@@ -62,7 +62,7 @@ impact plan --explain shows. The rest of the file is kept as it is written.`,
       throw new UsageError(
         `${article} is not under the docs globs of ${name} (or is ignored); dismiss names an article, such as docs/guide.md`,
       );
-    const entry: Dismissal = { article, ...(values.for === undefined ? {} : { for: values.for }), reason };
+    const entry: Dismissal = { article, for: values.for, reason };
     const same = config.dismissed.find((known) => known.article === article && known.for === entry.for);
     if (same) {
       if (!values.quiet)

@@ -109,7 +109,7 @@ export const command: Command = async (argv, io) => {
   // paths), else to where they stand; inside the repository either way.
   const asked = relative(root, resolve(repoDir, request.path)).split(sep).join("/");
   const readIgnored = readIgnoredMatcher(config);
-  const workspace = new Workspace(root, readIgnored ? { readIgnored } : {});
+  const workspace = new Workspace(root, { readIgnored });
   // The read policy of every entry point: the sandbox, and no git-ignored file unless allowed.
   const resolved = await resolveReadableIn(asked, sandbox, workspace);
   if (!resolved.ok) throw new UsageError(resolved.message);
@@ -123,7 +123,7 @@ export const command: Command = async (argv, io) => {
   const edits = withBlankLinesAround(await buildEdits(request, io), view.content, resolved.path);
   const outcome = applyEdits(view.content, edits, {
     format: articleFormat(resolved.path),
-    ...(request.expectedHash === undefined ? {} : { expectedHash: request.expectedHash }),
+    expectedHash: request.expectedHash,
   });
   // A refusal is printed here, in people's words and with its line breaks; --json gets an object too.
   const rejected = (code: string, message: string, index: number | null = null) => {

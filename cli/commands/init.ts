@@ -190,12 +190,12 @@ function configFile(proposal: ConfigProposal): Record<string, unknown> {
   const { docs, ignore, mappings, minScore, versions, docsRepo } = proposal.config;
   const extendsIgnores = ignore.length > DEFAULT_IGNORE_GLOBS.length;
   return {
-    ...(docsRepo === undefined ? {} : { docsRepo }),
+    docsRepo,
     ...(docs.length > 0 ? { docs } : {}),
     ...(extendsIgnores ? { ignore } : {}),
     ...(mappings.length > 0 ? { mappings } : {}),
-    ...(minScore === undefined ? {} : { minScore }),
-    ...(versions ? { versions } : {}),
+    minScore,
+    versions,
   };
 }
 

@@ -119,7 +119,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       env: io.env,
       docsRepo: values["docs-repo"],
       cwd: io.cwd,
-      ...(values.explain === undefined ? {} : { explain: toRepoPath(values.explain) }),
+      explain: values.explain === undefined ? undefined : toRepoPath(values.explain),
     }).finally(() => extractor.close());
     if (explanation) {
       // A path that names nothing is a typo, not an article "with no reason to change".
@@ -223,7 +223,7 @@ function toRepoPath(path: string): string {
 const score = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(2));
 
 /** The bar of one change in words: the minimum, or the share of the strongest article that raised it. */
-function bar(plan: { minScore?: number; threshold?: number }): string {
+function bar(plan: { minScore?: number | undefined; threshold?: number | undefined }): string {
   const minimum = `the minimum ${score(plan.minScore)}`;
   if (plan.threshold === undefined || plan.minScore === undefined || plan.threshold <= plan.minScore)
     return minimum;

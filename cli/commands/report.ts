@@ -49,9 +49,10 @@ reviewer unticks edits to get the impact apply --only/--exclude command for the 
       io.stdout(
         renderHtmlReport(audit, {
           auditPath: positionals[0]!,
-          ...(repository ? { repository } : {}),
-          ...(docsRepository ? { docsRepository: docsRepository.fullName } : {}),
-          ...(io.env.GITHUB_SERVER_URL ? { serverUrl: io.env.GITHUB_SERVER_URL } : {}),
+          repository,
+          docsRepository: docsRepository?.fullName,
+          // An empty variable is unset.
+          serverUrl: io.env.GITHUB_SERVER_URL || undefined,
         }),
       );
     } else io.stdout(renderReport(audit, docsRepository ? { docsRepository } : {}));

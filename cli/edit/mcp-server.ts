@@ -102,7 +102,7 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
         articlePath = resolved.path;
       }
     }
-    const workspace = new Workspace(root, { readBudget, ...(readIgnored ? { readIgnored } : {}) });
+    const workspace = new Workspace(root, { readBudget, readIgnored });
     const host = new AgentToolHost({
       root,
       workspace,
@@ -112,7 +112,7 @@ export function createImpactMcpServer(options: ImpactMcpServerOptions): Server {
       ignoreGlobs: config.ignore,
       sandbox,
       allowCreate,
-      ...(config.limits ? { limits: config.limits } : {}),
+      limits: config.limits,
       templates: config.templates,
     });
     const [result] = await host.execute(

@@ -12,7 +12,7 @@ export interface DocsRepository {
   /** The prefix of its paths in the plan, the audit and the tools (`website:content/x.md`). */
   name: string;
   /** Its checked-out commit, when it has one: what the articles were read at. */
-  head?: string;
+  head?: string | undefined;
 }
 
 /**
@@ -71,6 +71,6 @@ export async function openDocsRepository(input: {
   return {
     root,
     name: input.config.docsRepoName ?? docsRepositoryName(root),
-    ...(head === undefined ? {} : { head }),
+    head,
   };
 }

@@ -65,8 +65,7 @@ export interface Git {
  * few calls a plan makes take to run.
  */
 export function gitAt(dir: string): Git {
-  const raw = async (args: string[], input?: string) =>
-    (await runGit(dir, args, input === undefined ? {} : { input })).text;
+  const raw = async (args: string[], input?: string) => (await runGit(dir, args, { input })).text;
   return { dir, raw, revparse: async (args) => (await raw(["rev-parse", ...args])).trim() };
 }
 
@@ -192,7 +191,7 @@ export async function resolveCommits(git: Git, revisions: string[]): Promise<(st
  */
 export async function listRepositoryFiles(
   root: string,
-  options: { revision?: string; ignoredMatching?: (path: string) => boolean } = {},
+  options: { revision?: string | undefined; ignoredMatching?: ((path: string) => boolean) | undefined } = {},
 ): Promise<string[]> {
   return (await listRepositoryEntries(root, options)).map((entry) => entry.path);
 }
@@ -210,7 +209,7 @@ export interface ListedFile {
 /** listRepositoryFiles, each file with the sha of its bytes when git knows it (same git calls). */
 export async function listRepositoryEntries(
   root: string,
-  options: { revision?: string; ignoredMatching?: (path: string) => boolean } = {},
+  options: { revision?: string | undefined; ignoredMatching?: ((path: string) => boolean) | undefined } = {},
 ): Promise<ListedFile[]> {
   const git = async (...args: string[]) => (await runGit(root, args)).text;
   if (options.revision !== undefined) {

@@ -21,7 +21,7 @@ const STABLE_CONFIG = [
 
 export interface RunGitOptions {
   /** Written to git's standard input. */
-  input?: string;
+  input?: string | undefined;
   /** Past this many bytes of output git is stopped and the text is marked truncated. */
   maxBytes?: number;
   /** Past this time git is stopped and what arrived is kept, marked timed out. */

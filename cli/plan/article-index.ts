@@ -67,7 +67,7 @@ export type IndexedArticles = Map<string, ArticleFacts>;
 export async function indexArticles(
   repoRoot: string,
   listed: readonly ListedFile[],
-  options: { revision?: string; cache?: CacheStore | undefined } = {},
+  options: { revision?: string | undefined; cache?: CacheStore | undefined } = {},
 ): Promise<IndexedArticles> {
   const source = options.revision === undefined ? "w" : "b";
   const cache = options.cache;

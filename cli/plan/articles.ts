@@ -62,7 +62,7 @@ export function docsRepositoryArticles(
 export async function listArticles(
   repoRoot: string,
   config: ImpactConfig,
-  options: { revision?: string; unmatchedDocsGlobs?: string[] } = {},
+  options: { revision?: string | undefined; unmatchedDocsGlobs?: string[] | undefined } = {},
 ): Promise<string[]> {
   return (await listArticleEntries(repoRoot, config, options)).map((entry) => entry.path);
 }
@@ -71,7 +71,11 @@ export async function listArticles(
 export async function listArticleEntries(
   repoRoot: string,
   config: ImpactConfig,
-  options: { revision?: string; unmatchedDocsGlobs?: string[]; warnings?: string[] } = {},
+  options: {
+    revision?: string | undefined;
+    unmatchedDocsGlobs?: string[] | undefined;
+    warnings?: string[];
+  } = {},
 ): Promise<ListedFile[]> {
   const select = articleSelector(config);
   const files = await listRepositoryEntries(repoRoot, options);
@@ -147,7 +151,7 @@ function unmatchedGlobs(globs: readonly string[], files: readonly string[]): str
 export async function readArticles(
   repoRoot: string,
   paths: string[],
-  options: { revision?: string } = {},
+  options: { revision?: string | undefined } = {},
 ): Promise<{ path: string; content: string | Uint8Array }[]> {
   const { revision } = options;
   if (revision !== undefined) {

@@ -77,8 +77,8 @@ export async function runBacktest(options: {
   config: ImpactConfig;
   count: number;
   /** `--min-score`: the whole bar, as in `impact plan` (config.minScore otherwise). */
-  minScore?: number;
-  head?: string;
+  minScore?: number | undefined;
+  head?: string | undefined;
   /** Called with each scored commit's replay (the truth bench scores its baselines here). */
   onReplay?: (replay: BacktestReplay) => void;
   /** Where the history and declaration caches live; saved once the head is known good. */
@@ -126,7 +126,7 @@ export async function runBacktest(options: {
       repo: repoRoot,
       base: candidate.parent,
       head: candidate.sha,
-      ...(workdir ? { workdir } : {}),
+      workdir,
     });
     // The window (which commits, and the articles they changed) comes from the window's config alone.
     const windowArticles = await listArticles(repoRoot, windowConfig, { revision: candidate.parent });
@@ -232,7 +232,7 @@ export async function replayCommit(options: {
   sha: string;
   /** Names the repository uses everywhere, as genericNames finds them at the bench's head. */
   genericNames: Dropped[];
-  minScore?: number;
+  minScore?: number | undefined;
 }): Promise<{ changeSet: ChangeSet; articles: ArticleText[]; plan: ImpactPlan }> {
   const git = gitAt(options.repoRoot);
   const parent = await resolveCommit(git, `${options.sha}^`);

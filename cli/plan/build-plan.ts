@@ -4,6 +4,7 @@ import { DEFAULT_DOCS_GLOBS, type ImpactConfig } from "../../shared/config.js";
 import { docsRepositoryPath, pathInDocsRepository } from "../../shared/docs-repository.js";
 import { UsageError } from "../../shared/errors.js";
 import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
+import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { type DocsRepository, openDocsRepository } from "../git/docs-repository.js";
@@ -27,19 +28,19 @@ import { moveOlderVersionsToRelated, versionLayout } from "./versioned-docs.js";
 
 export interface BuildPlanOptions {
   repo: string;
-  base?: string;
-  head?: string;
+  base?: string | undefined;
+  head?: string | undefined;
   /** A unified diff file to read instead of asking git, or "-" for standard input. */
-  diff?: string;
+  diff?: string | undefined;
   /** A config file path (default: impact.config.json at the repository root, optional). */
-  config?: string;
+  config?: string | undefined;
   readStdin: () => Promise<string>;
   /** Where symbols are extracted; the caller closes it (default: a worker started and closed here). */
   extractor?: SymbolExtractor;
   /** Overrides the config's `minScore`. */
-  minScore?: number;
+  minScore?: number | undefined;
   /** An article to explain: every signal considered for it (`impact plan --explain`). */
-  explain?: string;
+  explain?: string | undefined;
   /** The environment the state key is read from (default: the process's). */
   env?: Record<string, string | undefined>;
   /**
@@ -51,7 +52,7 @@ export interface BuildPlanOptions {
    * `--docs-repo` as given (relative to `cwd`); absent: config `docsRepo`, else the articles
    * are in the code repository.
    */
-  docsRepo?: string;
+  docsRepo?: string | undefined;
   /** Where relative flags point from (default: the process's working directory). */
   cwd?: string;
 }
@@ -64,11 +65,11 @@ export interface BuiltPlan {
   /** Where the article text came from: the working tree, or the head commit's blobs. */
   articleSource: { kind: "worktree" } | { kind: "revision"; revision: string };
   /** With `explain`: every signal considered for that article. */
-  explanation?: Explanation;
+  explanation?: Explanation | undefined;
   /** The repository's `.impact/`, whose cache writes wait for `workdir.save()`. */
   workdir: Workdir;
   /** The separate docs repository the articles come from; its paths in the plan are `name:path`. */
-  docsRepository?: DocsRepository;
+  docsRepository?: DocsRepository | undefined;
 }
 
 /**
@@ -155,7 +156,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       genericNames: generic,
       minScore: options.minScore,
       history: history?.commits,
-      ...(docsRepository ? { articlesElsewhere: true } : {}),
+      articlesElsewhere: docsRepository !== undefined,
     };
     const explain =
       docsRepository && options.explain !== undefined
@@ -206,8 +207,8 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       repoRoot,
       articleSource,
       workdir,
-      ...(explanation ? { explanation } : {}),
-      ...(docsRepository ? { docsRepository } : {}),
+      explanation,
+      docsRepository,
     };
   } finally {
     if (options.extractor === undefined) extractor.close();
@@ -226,7 +227,7 @@ function nameDocsRepositoryPaths(plan: ImpactPlan, { name, head }: DocsRepositor
     if (article.models) article.models = article.models.map(named);
   }
   for (const weak of plan.weak ?? []) weak.path = named(weak.path);
-  plan.docsRepository = { name, ...(head === undefined ? {} : { head }) };
+  plan.docsRepository = omitUndefined({ name, head });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset.js";
 import type { Dismissal, ImpactConfig } from "../../shared/config.js";
+import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle, Tier } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
 import { sweepTitle } from "../../shared/render/sweep.js";
@@ -37,9 +38,9 @@ export interface DetectInput {
   /** Names this repository uses everywhere (its package's own name): never evidence. */
   genericNames?: Dropped[];
   /** Overrides `config.minScore` (`--min-score`), as the whole bar: no share of the strongest article applies. */
-  minScore?: number;
+  minScore?: number | undefined;
   /** The base's own history (never commits after it), for history reasons. */
-  history?: HistoryCommit[];
+  history?: HistoryCommit[] | undefined;
   /**
    * The articles are in a separate docs repository: no changed file is an article (a
    * `README.md` of the code is not the docs repository's `README.md`), so none is touched.
@@ -54,7 +55,7 @@ export interface Explanation {
   /** `weak`: impacted, but below the minimum score; `none`: no reason at all. */
   status: PlannedArticle["status"] | "weak" | "none";
   /** The article's tier when planned (`stale` flagged, `related` listed apart), and why in one line. */
-  tier?: Tier;
+  tier?: Tier | undefined;
   why: string;
   score: number;
   minScore: number;
@@ -63,7 +64,7 @@ export interface Explanation {
   kept: (ImpactReason & { score: number })[];
   dropped: DroppedSignal[];
   /** Set when the article's score was scaled for being in an older version's docs folder. */
-  olderVersion?: OlderVersionArticle;
+  olderVersion?: OlderVersionArticle | undefined;
   /** Set when the plan lists the article as related instead of flagging it (an older docs version). */
   related?: string;
   /** Changed files no rule used as evidence, and why. */
@@ -165,9 +166,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     // changed: `POST` or `redirect` written as code there made pages about HTTP "stale".
     recordNames: [],
     sweeps,
-    ...(coupling
-      ? { disowns: (file: string, article: string) => historyDisowns(coupling, file, article) }
-      : {}),
+    disowns: coupling && ((file: string, article: string) => historyDisowns(coupling, file, article)),
     sink,
   });
   navigationSignals({ files: [...evidence.files, ...evidence.otherDocs], articlePaths, sink });
@@ -297,7 +296,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       path: explainPath,
       isArticle,
       status: entry ? entry.status : weakEntry ? "weak" : "none",
-      ...(entry?.tier ? { tier: entry.tier } : {}),
+      tier: entry?.tier,
       why: isArticle
         ? tierWhy({
             tier: entry?.tier,
@@ -321,7 +320,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
               .sort(compareReasons)
           : found.map(reasonOf).sort(compareReasons),
       dropped: droppedSignals.filter((signal) => signal.article === explainPath),
-      ...(olderVersion ? { olderVersion } : {}),
+      olderVersion,
       ignoredFiles: evidence.ignored,
       droppedNames: plan.dropped,
       dismissed: config.dismissed.filter((entry) => entry.article === explainPath),
@@ -332,15 +331,14 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
 
 /** A signal as a plan reason: stale evidence carries the article line it contradicts and the hunk. */
 function reasonOfSignal(signal: Signal): ImpactReason & { score: number } {
-  return {
+  const reason = {
     kind: signal.kind,
     source: signal.source,
     detail: signal.detail,
     score: roundScore(signal.score),
-    ...(signal.stale ? { stale: true } : {}),
-    ...(signal.stale?.line === undefined ? {} : { line: signal.stale.line }),
-    ...(signal.stale?.hunk === undefined ? {} : { hunk: signal.stale.hunk }),
   };
+  const { stale } = signal;
+  return stale ? omitUndefined({ ...reason, stale: true, line: stale.line, hunk: stale.hunk }) : reason;
 }
 
 /**
@@ -392,11 +390,8 @@ function markStale(input: {
       }
       const file = files.get(signal.source);
       const hunk = signal.stale.hunk ?? (file && hunkAt(file, undefined));
-      signal.stale = {
-        ...signal.stale,
-        ...(line === undefined ? {} : { line }),
-        ...(hunk === undefined ? {} : { hunk }),
-      };
+      // A mark located before keeps its line when this pass finds none.
+      signal.stale = { ...signal.stale, line: line ?? signal.stale.line, hunk };
     }
   }
 }

@@ -91,7 +91,7 @@ export function checkAnnotations(
     const entries = located.length > 0 ? located : [[undefined, [...byLine.values()].flat()] as const];
     for (const [line, said] of entries) {
       const properties = onFiles
-        ? { file: article.path, ...(line === undefined ? {} : { line }), title: "Impact" }
+        ? { file: article.path, line, title: "Impact" }
         : { title: `Impact: ${article.path}${line === undefined ? "" : `:${line}`}` };
       const shown = said.slice(0, MAX_REASONS_PER_ANNOTATION).join("; ") || "changed code it documents";
       const more =

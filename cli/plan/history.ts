@@ -32,7 +32,7 @@ export interface History {
   /** The clone is shallow: older history is missing. */
   shallow: boolean;
   /** The scan stopped at the commit bound or the time bound. */
-  truncated?: "commits" | "time";
+  truncated?: "commits" | "time" | undefined;
 }
 
 /**
@@ -107,7 +107,7 @@ export async function mineHistory(
   ]);
   const commits = parseLog(scan.text, scan.timedOut);
   const truncated = scan.timedOut ? "time" : commits.length >= maxCommits ? "commits" : undefined;
-  const history: History = { base, commits, shallow, ...(truncated ? { truncated } : {}) };
+  const history: History = { base, commits, shallow, truncated };
   if (cache && truncated !== "time") await writeCache(cache, entry, history, maxCommits);
   return history;
 }
@@ -274,7 +274,7 @@ async function readCache(
   return {
     base,
     shallow,
-    ...(truncated ? { truncated } : {}),
+    truncated,
     commits: commits.map(([sha, indexes, renames]) => {
       const path = (index: number) => paths[index] ?? "";
       const files = indexes.map(path);
@@ -302,7 +302,8 @@ async function writeCache(cache: CacheStore, entry: string, history: History, ma
     base: history.base,
     maxCommits,
     shallow: history.shallow,
-    ...(history.truncated === "commits" ? { truncated: "commits" } : {}),
+    // A time-cut history is never written; see mineHistory.
+    truncated: history.truncated === "commits" ? "commits" : undefined,
     paths: [...ids.keys()],
     commits,
   };

@@ -24,8 +24,8 @@ export interface ConfigProposal {
     docs: string[];
     ignore: string[];
     mappings: Mapping[];
-    minScore?: number;
-    versions?: { current: string };
+    minScore?: number | undefined;
+    versions?: { current: string } | undefined;
     /** The separate docs repository the other keys describe, relative to the code repository. */
     docsRepo?: string;
   };
@@ -165,7 +165,7 @@ export function proposeConfig(input: {
       docs,
       ignore,
       mappings: mappings.map((entry) => entry.mapping),
-      ...(current === undefined ? {} : { versions: { current } }),
+      versions: current === undefined ? undefined : { current },
     },
     proposals,
   };

@@ -32,10 +32,10 @@ import {
 
 export interface ChangeSetOptions {
   repo: string;
-  base?: string;
-  head?: string;
+  base?: string | undefined;
+  head?: string | undefined;
   /** A unified diff to use instead of asking git. */
-  diffText?: string;
+  diffText?: string | undefined;
   /** Where symbols are extracted (default: in-process). */
   extractor?: SymbolExtractor;
   /** Size caps (config `limits`); files past them are skipped, not read. */
@@ -43,7 +43,7 @@ export interface ChangeSetOptions {
   /** Told the resolved base and head as soon as git has them, before the diff is read (work that needs only the revisions starts then). */
   onRange?: (range: { base: string; head: string }) => void;
   /** Where the declaration cache lives; absent: every file version is parsed. */
-  workdir?: Workdir;
+  workdir?: Workdir | undefined;
 }
 
 interface DiffLimits {
@@ -164,7 +164,7 @@ function withoutSkipped(files: ChangedFile[], skipped: readonly SkippedFile[]): 
   return files.filter((file) => !left.has(file.path));
 }
 
-type BlobShas = Map<string, { before?: string; after?: string }>;
+type BlobShas = Map<string, { before?: string | undefined; after?: string | undefined }>;
 
 /**
  * The declarations of file versions parsed before, read only when the change has code to
@@ -391,14 +391,7 @@ async function symbolsOf(
       file,
       before: file.status === "added" ? "" : (blobs.get(specOf(file, "base")) ?? ""),
       after: file.status === "deleted" ? "" : (blobs.get(specOf(file, "head")) ?? ""),
-      ...(knownBefore || knownAfter
-        ? {
-            known: {
-              ...(knownBefore ? { before: knownBefore } : {}),
-              ...(knownAfter ? { after: knownAfter } : {}),
-            },
-          }
-        : {}),
+      known: knownBefore || knownAfter ? { before: knownBefore, after: knownAfter } : undefined,
     };
   });
   const results = await extractor.extract(jobs);

@@ -38,16 +38,16 @@ export interface AgentToolHostOptions {
   /** Deny patterns added to the defaults (only when no `sandbox` is given). */
   deny?: string[];
   allowCreate: boolean;
-  limits?: Partial<ToolLimits>;
+  limits?: Partial<Record<keyof ToolLimits, number | undefined>>;
   /** Docs templates (config `templates`): what edits to this article must keep. */
   templates?: readonly Template[];
   /** The after-edit style check shared by the run's articles (Vale); absent: none. */
-  styleCheck?: StyleCheck;
+  styleCheck?: StyleCheck | undefined;
   /**
    * The name of a separate docs repository: articles are its `name:PATH` paths, and the docs
    * globs and templates match PATH. Absent: articles are the code repository's.
    */
-  docsRepositoryName?: string;
+  docsRepositoryName?: string | undefined;
 }
 
 export interface ToolCallResult {
@@ -195,7 +195,7 @@ export class AgentToolHost {
       markDone: () => {
         this.#done = true;
       },
-      ...(this.#options.styleCheck ? { styleCheck: this.#options.styleCheck } : {}),
+      styleCheck: this.#options.styleCheck,
     };
   }
 

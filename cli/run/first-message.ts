@@ -17,11 +17,11 @@ export interface FirstMessageInput {
   diffTokens?: number;
   articleTokens?: number;
   /** The project's style guidance (cli/run/instructions.ts), already delimited; absent: none. */
-  instructions?: string;
+  instructions?: string | undefined;
   /** A new article's models (existing articles of its mapping) with their text. */
-  models?: readonly { path: string; content: string }[];
+  models?: readonly { path: string; content: string }[] | undefined;
   /** The name of the separate docs repository the article is in (`name:PATH`); absent: one repository. */
-  docsRepositoryName?: string;
+  docsRepositoryName?: string | undefined;
 }
 
 /**

@@ -33,10 +33,10 @@ export interface AgentRunOptions {
    * The result cache (the workdir's, or `--cache-dir`), with the parts of every key the
    * command knows: Impact's version and the endpoint's identity. Absent: no cache.
    */
-  cache?: { store: CacheStore; impactVersion: string; endpoint: string };
+  cache?: { store: CacheStore; impactVersion: string; endpoint: string } | undefined;
   /** The model's price, for `usage.costUsd` and `--max-cost`. */
-  price?: ModelPrice;
-  maxCostUsd?: number;
+  price?: ModelPrice | undefined;
+  maxCostUsd?: number | undefined;
   /** The project's style instructions (loadInstructions); absent: none. */
   instructions?: ProjectInstructions;
   /** Problems that do not stop the run (a corrupt cache entry). */
@@ -54,8 +54,8 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
   const readIgnored = readIgnoredMatcher(config);
   const workspace = new Workspace(repoRoot, {
     readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
-    ...(readIgnored ? { readIgnored } : {}),
-    ...(docsRepository ? { docsRepository } : {}),
+    readIgnored,
+    docsRepository,
   });
   const results = options.cache
     ? new ResultCacheFolder({
@@ -81,27 +81,26 @@ export async function runAgents(options: AgentRunOptions, toRun: readonly Planne
       changeSet,
       config,
       allowCreate: options.allowCreate,
-      ...(styleCheck ? { styleCheck } : {}),
-      ...(docsRepository ? { docsRepository } : {}),
+      styleCheck,
+      docsRepository,
     }),
     allowCreate: options.allowCreate,
     ...limits,
-    ...(options.progress ? { progress: options.progress } : {}),
-    ...(results && options.cache
-      ? {
-          cache: {
+    progress: options.progress,
+    cache:
+      results && options.cache
+        ? {
             results,
             impactVersion: options.cache.impactVersion,
             endpoint: options.cache.endpoint,
             config: answerConfig(config),
-          },
-        }
-      : {}),
-    ...(options.price ? { price: options.price } : {}),
-    ...(options.instructions ? { instructions: options.instructions } : {}),
-    ...(docsRepository ? { docsRepositoryName: docsRepository.name } : {}),
-    ...(styleCheck ? { styleCheckKey: styleCheck.key } : {}),
-    ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+          }
+        : undefined,
+    price: options.price,
+    instructions: options.instructions,
+    docsRepositoryName: docsRepository?.name,
+    styleCheckKey: styleCheck?.key,
+    maxCostUsd: options.maxCostUsd,
   });
   const articles = await runner.run(toRun, options.signal);
   await results?.prune();

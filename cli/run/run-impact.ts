@@ -18,7 +18,7 @@ export interface RunImpactOptions extends AgentRunOptions {
   apply: boolean;
   /** The plan's articles this run covers and which of them go to the model (`selectArticles`). */
   selection: ArticleSelection;
-  shard?: Shard;
+  shard?: Shard | undefined;
   /** Called once the articles to run are known (for the progress total). */
   onSelected?: (count: number) => void;
   now?: () => Date;
@@ -28,7 +28,7 @@ export interface RunImpactResult {
   audit: Audit;
   interrupted: boolean;
   /** Why `--apply` wrote nothing (a file changed on disk during the run), if it did not. */
-  refused?: string;
+  refused?: string | undefined;
 }
 
 /**
@@ -48,11 +48,11 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     base: plan.base,
     head: plan.head,
     model: options.model.model,
-    ...(options.shard ? { shard: options.shard } : {}),
+    shard: options.shard,
     instructions: instructions.sources,
     sweeps: sweepsOf(plan.sweeps ?? [], new Set(options.selection.covered.map((article) => article.path))),
     env: options.env,
-    ...(options.built.docsRepository ? { docsRepository: options.built.docsRepository } : {}),
+    docsRepository: options.built.docsRepository,
   });
 
   const { covered, toRun } = options.selection;
@@ -98,7 +98,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
   await mkdir(dirname(options.out), { recursive: true });
   await mkdir(dirname(options.patch), { recursive: true });
   await writeAuditFiles(audit, { out: options.out, patch: options.patch });
-  return { audit, interrupted, ...(refused === undefined ? {} : { refused }) };
+  return { audit, interrupted, refused };
 }
 
 /** The plan's articles a run covers, and those of them that go to the model. */
@@ -127,7 +127,7 @@ export function plannedArticles(
 /** Which of the plan's articles a run covers and runs; decided once, before any model is needed. */
 export function selectArticles(
   articles: readonly PlannedArticle[],
-  options: { only?: string; shard?: Shard; includeTouched: boolean },
+  options: { only?: string | undefined; shard?: Shard | undefined; includeTouched: boolean },
 ): ArticleSelection {
   const only = options.only ? picomatch(options.only, { dot: true }) : null;
   const covered = articles.filter(

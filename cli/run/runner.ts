@@ -78,23 +78,23 @@ export interface ImpactAgentRunnerOptions {
   maxTurns?: number;
   tokensPerArticle?: number;
   tokensPerRun?: number;
-  progress?: ProgressSink;
+  progress?: ProgressSink | undefined;
   now?: () => number;
   /**
    * Reuses an article's earlier result when nothing it depends on changed (resultKey), and
    * the files its loop read still hold what they held.
    */
-  cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string };
+  cache?: { results: ResultCache; impactVersion: string; endpoint: string; config: string } | undefined;
   /** The project's style instructions, in every first message and in the result key. */
-  instructions?: ProjectInstructions;
+  instructions?: ProjectInstructions | undefined;
   /** The name of a separate docs repository (`name:PATH`), said in every first message; absent: none. */
-  docsRepositoryName?: string;
+  docsRepositoryName?: string | undefined;
   /** The after-edit style check's key (StyleCheck.key): its findings shape the answer too. */
-  styleCheckKey?: string;
+  styleCheckKey?: string | undefined;
   /** The model's price; without it no cost is given, and `maxCostUsd` cannot be used. */
-  price?: ModelPrice;
+  price?: ModelPrice | undefined;
   /** Articles not yet started when the run has spent this much end `skipped` (reason `budget`). */
-  maxCostUsd?: number;
+  maxCostUsd?: number | undefined;
 }
 
 /** Why a loop stopped; each value is one stop predicate of `runArticle`. */
@@ -172,7 +172,7 @@ export class ImpactAgentRunner {
     const base: ArticleBase = {
       path: article.path,
       impact: article.impact,
-      ...(article.score === undefined ? {} : { score: article.score }),
+      score: article.score,
       edits: [],
       editReasons: [],
       patch: "",
@@ -193,11 +193,9 @@ export class ImpactAgentRunner {
         article,
         content: session.content,
         changeSet: this.#options.changeSet,
-        ...(this.#options.instructions?.text ? { instructions: this.#options.instructions.text } : {}),
-        ...(session.models ? { models: session.models } : {}),
-        ...(this.#options.docsRepositoryName === undefined
-          ? {}
-          : { docsRepositoryName: this.#options.docsRepositoryName }),
+        instructions: this.#options.instructions?.text,
+        models: session.models,
+        docsRepositoryName: this.#options.docsRepositoryName,
       });
       const key = this.#options.cache
         ? resultKey({
@@ -409,7 +407,7 @@ export class ImpactAgentRunner {
     usage: AuditArticle["usage"],
     signal: AbortSignal,
     firstCall: CostReservation | undefined,
-  ): Promise<{ summary: string; stop: StopReason; refusal?: string }> {
+  ): Promise<{ summary: string; stop: StopReason; refusal?: string | undefined }> {
     const options = this.#options;
     const { maxTurns, tokensPerArticle } = this.#limits;
     let reserved = firstCall;
@@ -418,7 +416,7 @@ export class ImpactAgentRunner {
     let failedEditSinceSuccess = false;
     // The last refused edit or creation, for an article whose model then stopped without one that passed.
     let refusal: string | undefined;
-    const stopped = (stop: StopReason) => ({ summary, stop, ...(refusal === undefined ? {} : { refusal }) });
+    const stopped = (stop: StopReason) => ({ summary, stop, refusal });
 
     // Each pass is one model call (a turn); the stop predicates below are the only exits.
     while (usage.turns < maxTurns) {
@@ -442,7 +440,7 @@ export class ImpactAgentRunner {
             messages,
             tools: options.tools,
             ...(options.allowCreate ? { allowCreate: true } : {}),
-            ...(reservation ? { maxTokens: reservation.maxTokens } : {}),
+            maxTokens: reservation?.maxTokens,
           },
           signal,
         );

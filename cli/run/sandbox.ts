@@ -63,8 +63,8 @@ export class SandboxPolicy {
    */
   constructor(options: {
     root: string;
-    deny?: readonly string[];
-    docsRepository?: { name: string; root: string };
+    deny?: readonly string[] | undefined;
+    docsRepository?: { name: string; root: string } | undefined;
     /** Internal: the prefix refusals show before a path (the docs repository's policy). */
     shownPrefix?: string;
   }) {
@@ -76,7 +76,7 @@ export class SandboxPolicy {
       policy: new SandboxPolicy({
         root: docs.root,
         shownPrefix: docsRepositoryPath(docs.name, ""),
-        ...(options.deny ? { deny: options.deny } : {}),
+        deny: options.deny,
       }),
     };
     this.denyPatterns = [...new Set([...DEFAULT_DENY_GLOBS, ...(options.deny ?? [])])];

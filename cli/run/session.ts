@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path";
 import type { AuditEdit } from "../../shared/audit.js";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
+import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { PlannedArticle } from "../../shared/plan.js";
 import { AgentToolHost, type RecordedEdit } from "./agent-tool-host.js";
 import { type ArticleOutcome, type ArticleSession, ArticleSkipped } from "./runner.js";
@@ -18,9 +19,9 @@ export interface ToolHostSessionOptions {
   config: ImpactConfig;
   allowCreate: boolean;
   /** The after-edit style check (Vale) for every article; absent: none. */
-  styleCheck?: StyleCheck;
+  styleCheck?: StyleCheck | undefined;
   /** The separate docs repository the articles (`name:PATH`) are in; absent: the code repository. */
-  docsRepository?: { name: string; root: string };
+  docsRepository?: { name: string; root: string } | undefined;
 }
 
 /**
@@ -37,7 +38,7 @@ export function toolHostSessions(
   const sandbox = new SandboxPolicy({
     root: options.root,
     deny: options.config.deny,
-    ...(options.docsRepository ? { docsRepository: options.docsRepository } : {}),
+    docsRepository: options.docsRepository,
   });
   return async (article) => {
     // The article's text goes to the model in the first message: the read policy of the tools
@@ -102,8 +103,8 @@ function articleHost(
     allowCreate,
     limits: options.config.limits,
     templates: options.config.templates,
-    ...(options.styleCheck ? { styleCheck: options.styleCheck } : {}),
-    ...(options.docsRepository ? { docsRepositoryName: options.docsRepository.name } : {}),
+    styleCheck: options.styleCheck,
+    docsRepositoryName: options.docsRepository?.name,
   });
 }
 
@@ -200,15 +201,17 @@ class ToolHostSession implements ArticleSession {
   #auditEdits(path: string): AuditEdit[] {
     return this.#host.edits
       .filter((edit: RecordedEdit) => edit.path === path)
-      .map((edit) => ({
-        kind: edit.kind,
-        reason: edit.reason,
-        startLine: edit.startLine,
-        endLine: edit.endLine,
-        evidence: edit.evidence,
-        toolCallId: edit.toolCallId,
-        ...(this.#turnOf.has(edit.toolCallId) ? { turn: this.#turnOf.get(edit.toolCallId)! } : {}),
-        ...(edit.request ? { request: edit.request } : {}),
-      }));
+      .map((edit) =>
+        omitUndefined({
+          kind: edit.kind,
+          reason: edit.reason,
+          startLine: edit.startLine,
+          endLine: edit.endLine,
+          evidence: edit.evidence,
+          toolCallId: edit.toolCallId,
+          turn: this.#turnOf.get(edit.toolCallId),
+          request: edit.request,
+        }),
+      );
   }
 }

@@ -71,8 +71,8 @@ export class Workspace {
     options: {
       maxFileBytes?: number;
       readBudget?: ReadBudget;
-      readIgnored?: (path: string) => boolean;
-      docsRepository?: { name: string; root: string };
+      readIgnored?: ((path: string) => boolean) | undefined;
+      docsRepository?: { name: string; root: string } | undefined;
     } = {},
   ) {
     this.root = root;
@@ -84,19 +84,14 @@ export class Workspace {
 
   #listRepository(): Promise<string[]> {
     const docs = this.#docs;
+    const options = { ignoredMatching: this.#readIgnored };
     this.#fileList ??= docs
-      ? Promise.all([
-          listRepositoryFiles(this.root, this.#listOptions()),
-          listRepositoryFiles(docs.root),
-        ]).then(([code, articles]) =>
-          [...code, ...articles.map((path) => docsRepositoryPath(docs.name, path))].sort(),
+      ? Promise.all([listRepositoryFiles(this.root, options), listRepositoryFiles(docs.root)]).then(
+          ([code, articles]) =>
+            [...code, ...articles.map((path) => docsRepositoryPath(docs.name, path))].sort(),
         )
-      : listRepositoryFiles(this.root, this.#listOptions());
+      : listRepositoryFiles(this.root, options);
     return this.#fileList;
-  }
-
-  #listOptions() {
-    return this.#readIgnored ? { ignoredMatching: this.#readIgnored } : {};
   }
 
   /** Where a workspace path is: its repository's root and the path inside it. */

@@ -10,7 +10,7 @@ const SUBMODULE_MODE = "160000";
 interface Draft {
   oldPath?: string;
   newPath?: string;
-  gitPaths?: { old: string; new: string };
+  gitPaths?: { old: string; new: string } | undefined;
   status?: FileStatus;
   binary: boolean;
   submodule: boolean;

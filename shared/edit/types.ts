@@ -65,7 +65,7 @@ export type EditOutcome = EditSuccess | { ok: false; error: EditError };
 
 export interface ApplyEditsOptions {
   /** When set, must equal contentHash(content) or the batch fails with `hash_mismatch`. */
-  expectedHash?: string;
+  expectedHash?: string | undefined;
   /** Template and link checks after the batch; without it only fences and frontmatter are checked. */
   guard?: EditGuard;
   /** Longest article (characters) an edit may leave; default DEFAULT_ARTICLE_CHARS. */

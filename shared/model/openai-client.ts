@@ -28,17 +28,17 @@ import { checkedUsage } from "./usage.js";
 export interface OpenAIModelClientOptions {
   apiKey: string;
   /** Any OpenAI-compatible server; default https://api.openai.com/v1. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   model: string;
   /** Stream the answer (SSE) and assemble it; default false. */
-  stream?: boolean;
+  stream?: boolean | undefined;
   /** Per attempt, covering the whole answer (a stream included); default 120 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   maxRetries?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
   maxRetryAfterMs?: number;
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -112,8 +112,8 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         retryable: boolean;
         reason: ModelErrorReason;
         status?: number;
-        retryAfterMs?: number;
-        apiCode?: string;
+        retryAfterMs?: number | undefined;
+        apiCode?: string | undefined;
       },
     ) => new ModelApiError(`model API error (${options.model}): ${message}`, { ...details, cause: error });
     if (timedOut || error instanceof APIConnectionTimeoutError) {
@@ -126,13 +126,12 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       });
     }
     if (error instanceof APIError && typeof error.status === "number") {
-      const retryAfterMs = parseRetryAfter(error.headers);
       return failure(`HTTP ${error.status}: ${redact(error.message.replace(/^\d{3}\s*/, ""))}`, {
         retryable: isRetryableStatus(error.status),
         reason: "status",
         status: error.status,
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        ...(typeof error.code === "string" ? { apiCode: error.code } : {}),
+        retryAfterMs: parseRetryAfter(error.headers),
+        apiCode: typeof error.code === "string" ? error.code : undefined,
       });
     }
     if (error instanceof StreamCutOff) {
@@ -177,7 +176,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       // Each attempt gets its own timer; `timedOut` tells classify which abort was ours.
       let timedOut = false;
       const { value, retries } = await withRetries(
-        { ...policy, ...(options.onRetry ? { onRetry: options.onRetry } : {}) },
+        { ...policy, onRetry: options.onRetry },
         async (outer) => {
           timedOut = false;
           const attemptController = new AbortController();

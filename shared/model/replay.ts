@@ -26,7 +26,7 @@ const RecordedResponseSchema = z.object({
   message: z.object({
     role: z.literal("assistant"),
     content: z.string().nullable(),
-    tool_calls: z.array(ToolCallSchema).optional(),
+    tool_calls: z.array(ToolCallSchema).exactOptional(),
   }),
   finishReason: z.string().nullable(),
   usage: z.object({
@@ -118,7 +118,7 @@ export function createRecordingModelClient(
           unknown
         >[],
         tools: toolSetKey(request.tools),
-        ...(request.allowCreate === undefined ? {} : { allowCreate: request.allowCreate }),
+        allowCreate: request.allowCreate,
       };
       try {
         const response = await inner.complete(request, signal);
@@ -140,7 +140,7 @@ export function createRecordingModelClient(
               message: error.message,
               retryable: error.retryable,
               reason: error.reason,
-              ...(error.status === undefined ? {} : { status: error.status }),
+              status: error.status,
             },
             retries: 0,
           };

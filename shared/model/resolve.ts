@@ -15,10 +15,10 @@ export interface ResolveModelOptions {
   /** The model, key, base URL and router, resolved by resolveSettings (flag, env, config, default). */
   settings: Pick<ResolvedSettings, "model" | "apiKey" | "baseUrl" | "routerUrl" | "routerToken">;
   /** Directory a relative `replay:FILE` is read from; default the process's. */
-  cwd?: string;
-  stream?: boolean;
-  timeoutMs?: number;
-  onRetry?: (info: RetryInfo) => void;
+  cwd?: string | undefined;
+  stream?: boolean | undefined;
+  timeoutMs?: number | undefined;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 const NO_KEY_MESSAGE =
@@ -40,18 +40,16 @@ export async function resolveModelClient(options: ResolveModelOptions): Promise<
     if (!file) throw new UsageError("--model replay:FILE needs a file name after replay:");
     return createReplayModelClient(resolvePath(options.cwd ?? process.cwd(), file));
   }
-  const router = settings.routerUrl
-    ? { url: settings.routerUrl, ...(settings.routerToken ? { token: settings.routerToken } : {}) }
-    : undefined;
-  if (router) {
+  // resolveSettings gives no empty strings: a URL or token is set or undefined.
+  if (settings.routerUrl) {
     // Loaded lazily: only router runs pay for it.
     const { createRouterModelClient } = await import("./router-client.js");
     return createRouterModelClient({
-      url: router.url,
-      ...(router.token ? { token: router.token } : {}),
+      url: settings.routerUrl,
+      token: settings.routerToken,
       model,
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+      timeoutMs: options.timeoutMs,
+      onRetry: options.onRetry,
     });
   }
   const apiKey = settings.apiKey;
@@ -59,9 +57,9 @@ export async function resolveModelClient(options: ResolveModelOptions): Promise<
   return createOpenAIModelClient({
     apiKey,
     model,
-    ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
-    ...(options.stream === undefined ? {} : { stream: options.stream }),
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    baseURL: settings.baseUrl,
+    stream: options.stream,
+    timeoutMs: options.timeoutMs,
+    onRetry: options.onRetry,
   });
 }

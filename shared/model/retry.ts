@@ -23,7 +23,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 /** A retry policy plus who hears about each retry. */
 export interface RetryLoopPolicy extends RetryPolicy {
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 /**

@@ -72,12 +72,12 @@ export interface RouterModelClientOptions {
   /** The router's base URL (`impact serve`), e.g. https://impact.example.com. */
   url: string;
   /** Bearer token, one of the router's IMPACT_SERVER_TOKENS. */
-  token?: string;
+  token?: string | undefined;
   model: string;
   /** Per attempt; default 180 s (the router has its own upstream timeout). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   retry?: Partial<RetryPolicy>;
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 /**
@@ -98,8 +98,9 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
       article: { path: request.article },
       // The router owns the system prompt; everything before the first non-system message stays here.
       messages: request.messages.filter((message) => message.role !== "system") as TurnRequest["messages"],
-      ...(request.model ? { model: request.model } : {}),
-      ...(request.allowCreate !== undefined ? { allowCreate: request.allowCreate } : {}),
+      // An empty model leaves the choice to the router.
+      model: request.model || undefined,
+      allowCreate: request.allowCreate,
     };
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
@@ -147,8 +148,8 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
         retryable,
         reason: "status",
         status: response.status,
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        ...(apiCode === undefined ? {} : { apiCode }),
+        retryAfterMs,
+        apiCode,
       });
     }
     let json: unknown;
@@ -183,7 +184,7 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
     credential: "IMPACT_ROUTER_TOKEN",
     async complete(request, signal) {
       const { value, retries } = await withRetries(
-        { ...policy, ...(options.onRetry ? { onRetry: options.onRetry } : {}) },
+        { ...policy, onRetry: options.onRetry },
         (attemptSignal) => attempt(request, attemptSignal),
         (error) => {
           // attempt() throws ModelApiError for every API failure; anything else is not retried.
@@ -203,13 +204,13 @@ function turnUrl(base: string): string {
 }
 
 /** The router's error answer: `{error: {code, message}}`, or the start of whatever else came. */
-function errorBody(text: string): { message: string; code?: string } {
+function errorBody(text: string): { message: string; code?: string | undefined } {
   try {
     const json = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } };
     if (typeof json.error?.message === "string")
       return {
         message: json.error.message.slice(0, 500),
-        ...(typeof json.error.code === "string" ? { code: json.error.code.slice(0, 100) } : {}),
+        code: typeof json.error.code === "string" ? json.error.code.slice(0, 100) : undefined,
       };
   } catch {
     // not our JSON error shape

@@ -17,9 +17,9 @@ export interface ModelRequest {
   messages: ChatMessage[];
   tools: ToolDefinition[];
   /** Whether create_article is in the manifest (the router rebuilds the manifest from this). */
-  allowCreate?: boolean;
+  allowCreate?: boolean | undefined;
   /** The most completion tokens to ask for (the router sets its own); absent: the server's default. */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
 }
 
 export interface AssistantMessage {
@@ -32,9 +32,9 @@ export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
   /** Of promptTokens, those the provider served from its prompt cache (when it says). */
-  cachedPromptTokens?: number;
+  cachedPromptTokens?: number | undefined;
   /** True when the answer reported no usage at all (counted as zero; `--max-cost` charges the call's reservation). */
-  unreported?: true;
+  unreported?: true | undefined;
 }
 
 export interface ModelResponse {

@@ -307,7 +307,7 @@ interface ChangeBlock {
   /** New-file line range of the added text (for finding the edit's reason). */
   newStart: number;
   newEnd: number;
-  before?: string;
+  before?: string | undefined;
   after?: string;
 }
 
@@ -368,6 +368,6 @@ function openBlock(oldStart: number, newStart: number, before: string | undefine
     added: [],
     newStart,
     newEnd: newStart,
-    ...(before !== undefined ? { before } : {}),
+    before,
   };
 }

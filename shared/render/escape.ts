@@ -144,10 +144,11 @@ function workflowCommandProperty(text: string): string {
 /** One workflow command line: `::NAME key=value,…::message`, every part escaped. */
 export function workflowCommand(
   name: string,
-  properties: Record<string, string | number>,
+  properties: Record<string, string | number | undefined>,
   message: string,
 ): string {
   const list = Object.entries(properties)
+    .filter(([, value]) => value !== undefined)
     .map(([key, value]) => `${key}=${workflowCommandProperty(String(value))}`)
     .join(",");
   return `::${name}${list ? ` ${list}` : ""}::${workflowCommandMessage(message)}`;

@@ -11,13 +11,13 @@ import { sweepTitle, sweptOnly } from "./sweep.js";
 
 export interface HtmlReportOptions {
   /** `owner/name` on GitHub: evidence becomes links to the head commit's files. */
-  repository?: string;
+  repository?: string | undefined;
   /** Default https://github.com (GitHub Enterprise: its own URL). */
-  serverUrl?: string;
+  serverUrl?: string | undefined;
   /** The audit file as the reviewer names it, for the `impact apply` command the page composes. */
   auditPath?: string;
   /** `owner/name` of the docs repository on GitHub: its evidence links to the audit's docs commit. */
-  docsRepository?: string;
+  docsRepository?: string | undefined;
 }
 
 /**
@@ -254,10 +254,7 @@ function requestDiff(edit: AuditEdit): string {
 function docsRepositoryLink(options: HtmlReportOptions): string {
   const repository = options.docsRepository;
   if (repository === undefined || !/^[\w.-]+\/[\w.-]+$/.test(repository)) return "";
-  const href = gitHubUrl({
-    fullName: repository,
-    ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
-  });
+  const href = gitHubUrl({ fullName: repository, serverUrl: options.serverUrl || undefined });
   if (!/^https?:\/\//.test(href)) return "";
   return ` on GitHub, <a href="${escapeHtml(href)}" rel="noreferrer">${escapeHtml(repository)}</a>`;
 }

@@ -22,13 +22,13 @@ export interface ReportOptions {
   /** Leave out the per-article diffs (default false). */
   omitDiffs?: boolean;
   /** The docs repository on GitHub (`--docs-repo OWNER/NAME`), named and linked in the docs repository line. */
-  docsRepository?: GitHubRepository;
+  docsRepository?: GitHubRepository | undefined;
 }
 
 /** A repository on GitHub: `owner/name`, on `serverUrl` (default https://github.com). */
 export interface GitHubRepository {
   fullName: string;
-  serverUrl?: string;
+  serverUrl?: string | undefined;
 }
 
 /**

@@ -450,7 +450,7 @@ function fakeCliPipeline(options: {
     auth: tokenAuth(options.githubToken ?? "ghs_unused_token_in_this_test_00"),
     timeoutMs: 60_000,
     workRoot: work,
-    ...(options.state ? { state: options.state } : {}),
+    state: options.state,
     logger: options.logger ?? createLogger(() => {}, {}),
   });
   const calls = (): FakeCliCall[] => [...recorded];

@@ -75,7 +75,7 @@ export function makeTempDir(prefix = "impact-test-"): string {
  */
 export function gitRepo(files?: FileTree, options: { dir?: string } = {}): TestRepo {
   const dir = options.dir ?? makeTempDir("impact-repo-");
-  const git = (...args: string[]) =>
+  const runGit = (...args: string[]) =>
     execFileSync("git", args, {
       cwd: dir,
       env: { ...process.env, ...GIT_ENV },
@@ -108,8 +108,11 @@ export function gitRepo(files?: FileTree, options: { dir?: string } = {}): TestR
     } catch {
       // A packed ref or a .git file: git itself knows.
     }
-    return git("rev-parse", "HEAD");
+    return runGit("rev-parse", "HEAD");
   };
+  // `rev-parse HEAD`, the tests' most common question, read from .git like the commit just made.
+  const git = (...args: string[]) =>
+    args.length === 2 && args[0] === "rev-parse" && args[1] === "HEAD" ? head() : runGit(...args);
   const repo: TestRepo = {
     dir,
     git,

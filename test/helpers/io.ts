@@ -7,7 +7,7 @@ export type CapturedIo = CommandIo & { out: string; err: string };
 export function captureIo(
   cwd: string = process.cwd(),
   env: Record<string, string | undefined> = {},
-  options: { stdin?: string; signal?: AbortSignal; isTTY?: boolean } = {},
+  options: { stdin?: string | undefined; signal?: AbortSignal | undefined; isTTY?: boolean } = {},
 ): CapturedIo {
   const io: CapturedIo = {
     out: "",

@@ -53,7 +53,7 @@ export async function startRouterApp(
       rateLimit: { perMinute: 600 },
       ...deps,
     },
-    ...(now ? { now } : {}),
+    now,
   });
   return { app, upstream, logs, turn: (body, token) => postTurn(app, body, token), close };
 }

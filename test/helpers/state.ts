@@ -25,7 +25,7 @@ export function readCachePayload(path: string): Buffer {
 export async function resealCacheEntry(
   path: string,
   change: (payload: Buffer) => Buffer | string,
-  options: { env?: Record<string, string | undefined>; version?: string } = {},
+  options: { env?: Record<string, string | undefined>; version?: string | undefined } = {},
 ): Promise<void> {
   const split = splitStateEntry(readFileSync(path));
   expect(split).toBeDefined();

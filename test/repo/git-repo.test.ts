@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -66,5 +67,21 @@ describe("the gitRepo test helper", () => {
     const empty = gitRepo({});
     expect(empty.git("log", "--format=%s")).toBe("initial");
     expect(empty.git("status", "--porcelain")).toBe("");
+  });
+
+  it("answers rev-parse HEAD from .git as git does: on a branch, detached, packed, and with no commit", () => {
+    const repo = gitRepo({ "a.md": "a\n" });
+    const first = repo.git("rev-parse", "--verify", "HEAD");
+    const second = repo.commit({ "a.md": "b\n" });
+    const byGit = () =>
+      execFileSync("git", ["rev-parse", "HEAD"], { cwd: repo.dir, encoding: "utf8" }).trim();
+    expect(repo.git("rev-parse", "HEAD")).toBe(second);
+    expect(byGit()).toBe(second);
+    repo.git("checkout", "-q", "--detach", first);
+    expect(repo.git("rev-parse", "HEAD")).toBe(first);
+    repo.git("checkout", "-q", "main");
+    repo.git("pack-refs", "--all");
+    expect(repo.git("rev-parse", "HEAD")).toBe(byGit());
+    expect(() => gitRepo().git("rev-parse", "HEAD")).toThrow();
   });
 });

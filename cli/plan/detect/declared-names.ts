@@ -235,7 +235,7 @@ export function declaredNameSignals(input: {
         source: file,
         detail: `${detail}${sweep ? `; one of ${sweep.files.length} files changed the same way` : ""}`,
         score: score * (sweep?.factor ?? 1),
-        ...(sweep ? { group: sweep.id } : {}),
+        group: sweep?.id,
         stale,
       });
     }

@@ -217,8 +217,8 @@ export function dependencySignals(input: ArticleSignalInput): void {
         score: (added ? REASON_SCORES.dependencySibling : REASON_SCORES.dependencyRemoved) * factor,
         stale: {
           terms,
-          ...(added ? { list: SIBLINGS_NEEDED } : {}),
-          ...(change.hunk === undefined ? {} : { hunk: change.hunk }),
+          list: added ? SIBLINGS_NEEDED : undefined,
+          hunk: change.hunk,
         },
       });
     }

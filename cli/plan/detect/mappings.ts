@@ -49,7 +49,7 @@ export function mappingSignals(input: {
           source: file.path,
           detail: `mapping ${mapping.rule.code} → ${mapping.rule.docs}${bound ? ` (${bound})` : ""}${sweep ? `; one of ${sweep.files.length} files changed the same way` : ""}`,
           score: base * (sweep?.factor ?? 1),
-          ...(sweep ? { group: `${sweep.id}:${mapping.rule.code}` } : {}),
+          group: sweep && `${sweep.id}:${mapping.rule.code}`,
         });
       }
     }

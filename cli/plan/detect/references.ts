@@ -43,7 +43,7 @@ interface TermEntry {
    * removed message); with `list`, siblings on list lines are (see StaleMark). The hunk that
    * made it false.
    */
-  stale?: { hunk?: string };
+  stale?: { hunk?: string | undefined } | undefined;
   /**
    * A public name the change removed (or renamed away): every article writing it is wrong,
    * however many do, so the share factor does not apply (a big rename flags them all).
@@ -76,7 +76,7 @@ export function referenceSignals(input: {
    * the path only to point at it (a "Source code:" link, a file tree), and the path is no
    * evidence for it. Absent without history.
    */
-  disowns?: PathCoupling;
+  disowns?: PathCoupling | undefined;
   sink: SignalSink;
 }): Dropped[] {
   const { articles, sweeps, sink, disowns } = input;
@@ -210,13 +210,13 @@ export function referenceSignals(input: {
       const sweep = sweeps.get(file);
       const stale = marks.get(key);
       sink.add({
-        ...(stale ? { stale } : {}),
+        stale,
         article,
         kind: "reference",
         source: file,
         detail: `mentions ${[...labels.keys()].join(", ")}${sweep ? `; one of ${sweep.files.length} files changed the same way` : ""}`,
         score: combineScores([...labels.values()]) * (sweep?.factor ?? 1),
-        ...(sweep ? { group: sweep.id } : {}),
+        group: sweep?.id,
       });
     }
   }
@@ -229,7 +229,7 @@ export function referenceSignals(input: {
         source: message.file,
         detail: `quotes "${message.name}" (message, removed)`,
         score: REASON_SCORES.message,
-        stale: { terms: [], ...(message.hunk === undefined ? {} : { hunk: message.hunk }) },
+        stale: { terms: [], hunk: message.hunk },
       });
     }
   }
@@ -284,12 +284,11 @@ function referenceTerms(input: {
     else entries.set(text, [entry]);
   };
   const dropped: Dropped[] = [];
-  const messages: { name: string; file: string; hunk?: string }[] = [];
+  const messages: { name: string; file: string; hunk?: string | undefined }[] = [];
   const changedFiles = filesByPath(input.changeSet);
   const hunkOf = (path: string, line: number | undefined) => {
     const file = changedFiles.get(path);
-    const hunk = file && hunkAt(file, line);
-    return hunk === undefined ? {} : { hunk };
+    return { hunk: file && hunkAt(file, line) };
   };
   const ignored = new Set(input.ignoreSymbols);
   const generic = new Map(input.genericNames.map((entry) => [entry.symbol, entry.why]));
@@ -354,7 +353,7 @@ function referenceTerms(input: {
           score: symbolScore(symbol),
           codeOnly: true,
           sibling,
-          ...(symbol.private ? {} : { stale: hunkOf(symbol.file, symbol.line) }),
+          stale: symbol.private ? undefined : hunkOf(symbol.file, symbol.line),
         });
       continue;
     }

@@ -11,9 +11,9 @@ export interface Signal {
   detail: string;
   score: number;
   /** Signals of one group count once per article (the strongest); default: each its own. */
-  group?: string;
+  group?: string | undefined;
   /** Set when the signal is stale-statement evidence (what flags an article); without it, relevance only. */
-  stale?: StaleMark;
+  stale?: StaleMark | undefined;
 }
 
 /** Something a rule considered for an article and left out, with why (for `--explain`). */

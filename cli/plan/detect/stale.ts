@@ -11,10 +11,10 @@ import { languageOf } from "../symbols/languages/index.js";
  */
 export interface StaleMark {
   terms: readonly string[];
-  hunk?: string;
-  list?: number;
+  hunk?: string | undefined;
+  list?: number | undefined;
   /** The article line it contradicts, once located (locateStale). */
-  line?: number;
+  line?: number | undefined;
 }
 
 /** A file of an examples folder (`examples/typed-derive.rs`, `example/basic/main.go`). */
@@ -35,7 +35,7 @@ export function surfaceChange(
   symbols: readonly ChangedSymbol[],
   /** An explicit tie (attention): a file whose declarations are not read counts as changed surface. */
   unreadIsSurface = false,
-): { terms: string[]; hunk?: string } | undefined {
+): { terms: string[]; hunk?: string | undefined } | undefined {
   // An example program is read whole by its page (its code, its output, its help text): what
   // it declares is its surface, private or not, doc comments included.
   const example = EXAMPLE_PATH.test(file.path);
@@ -78,9 +78,8 @@ export function hunkAt(file: ChangedFile, line: number | undefined): string | un
   return hunk ? `${file.path} ${hunk.header}` : undefined;
 }
 
-function hunkField(file: ChangedFile, line: number | undefined): { hunk?: string } {
-  const hunk = hunkAt(file, line);
-  return hunk === undefined ? {} : { hunk };
+function hunkField(file: ChangedFile, line: number | undefined): { hunk?: string | undefined } {
+  return { hunk: hunkAt(file, line) };
 }
 
 /** The changed files by path (old paths too), to find a symbol's hunk. */

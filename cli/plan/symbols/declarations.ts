@@ -23,7 +23,7 @@ export interface Declaration {
   /** Not part of the file's interface (a private member): outlined, but never a changed symbol. */
   hidden?: boolean;
   /** For members and keys: the interface, type, object or function they belong to. */
-  parent?: string;
+  parent?: string | undefined;
   /** The doc comment before it, whitespace-normalised ("" or absent without one). */
   doc?: string;
 }
@@ -138,7 +138,7 @@ function named(
   return {
     name: declaration.name,
     kind: declaration.kind,
-    ...(declaration.parent === undefined ? {} : { parent: declaration.parent }),
+    parent: declaration.parent,
     ...(isPrivate(declaration) ? { private: true } : {}),
   };
 }

@@ -110,8 +110,8 @@ export async function readDeclarations(path: string, text: string): Promise<Decl
 
 /** The declarations of a file version read before, by side: a side given here is not parsed again. */
 export interface KnownDeclarations {
-  before?: Declaration[];
-  after?: Declaration[];
+  before?: Declaration[] | undefined;
+  after?: Declaration[] | undefined;
 }
 
 /**
@@ -140,8 +140,8 @@ export function extractFileSymbols(input: {
   before?: string;
   after?: string;
   parsers: Parsers;
-  known?: KnownDeclarations;
-}): { symbols: ChangedSymbol[]; parsed: KnownDeclarations; warning?: string } {
+  known?: KnownDeclarations | undefined;
+}): { symbols: ChangedSymbol[]; parsed: KnownDeclarations; warning?: string | undefined } {
   const { file } = input;
   const parsed: KnownDeclarations = {};
   if (file.binary || file.status === "submodule" || isProse(file.path)) return { symbols: [], parsed };
@@ -177,7 +177,7 @@ export function extractFileSymbols(input: {
     );
   }
   symbols.push(...lineSymbols(file, input.before, input.after));
-  return { symbols: dedupe(symbols), parsed, ...(warning ? { warning } : {}) };
+  return { symbols: dedupe(symbols), parsed, warning };
 }
 
 /** The old (`-`) or new (`+`) side of a file as far as the hunks show it; hunks separated by blank lines. */

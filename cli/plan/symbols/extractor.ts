@@ -16,7 +16,7 @@ export interface SymbolJob {
   before?: string;
   after?: string;
   /** The compact declarations of a side read before (the declaration cache): that side is not parsed. */
-  known?: KnownDeclarations;
+  known?: KnownDeclarations | undefined;
 }
 
 /** What one job yields: its symbols, and the compact declarations of each whole side it parsed. */
@@ -24,7 +24,7 @@ interface SymbolResult {
   symbols: ChangedSymbol[];
   parsed: KnownDeclarations;
   /** Why a side's declarations were not read (too deeply nested), when so. */
-  warning?: string;
+  warning?: string | undefined;
 }
 
 /** Turns changed files into the symbols they touched, one list per job, in job order. */

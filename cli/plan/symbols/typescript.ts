@@ -50,7 +50,13 @@ export function typescriptDeclarations(ts: TypeScript, text: string, path: strin
     node: Node,
     name: string,
     kind: Declaration["kind"],
-    options: { body?: Node; parent?: string; segment?: Node; hidden?: boolean; signatureEnd?: number } = {},
+    options: {
+      body?: Node | undefined;
+      parent?: string;
+      segment?: Node;
+      hidden?: boolean;
+      signatureEnd?: number;
+    } = {},
   ) => {
     const start = node.getStart(source);
     const bodyStart = options.body ? options.body.getStart(source) : (options.signatureEnd ?? node.end);

@@ -53,7 +53,7 @@ export interface RecordedEdit {
   /** The file the edit changed (the article, or an article created). */
   path: string;
   /** The edit as the model gave it (edit_article); `impact apply --only` replays it. */
-  request?: Edit;
+  request?: Edit | undefined;
 }
 
 /** What a tool may use; built by AgentToolHost for each call. */
@@ -75,7 +75,7 @@ export interface ToolContext {
   recordEdit: (edit: RecordedEdit) => void;
   markDone: () => void;
   /** The after-edit style check (Vale, cli/run/vale.ts): a note on the edited lines, or "". */
-  styleCheck?: StyleCheck;
+  styleCheck?: StyleCheck | undefined;
 }
 
 /** Lints an article's new text; reports on the edited lines, never refuses. */

@@ -26,7 +26,7 @@ export const editArticleTool = defineTool(editArticleSpec, async (args, context)
   const file = await loadCheckedTextFile(context.articlePath, context);
   if (!file.ok) return file;
   const outcome = applyEdits(file.content, args.edits, {
-    ...(args.expected_hash === undefined ? {} : { expectedHash: args.expected_hash }),
+    expectedHash: args.expected_hash,
     maxArticleChars: context.limits.articleChars,
     maxGrowthChars: context.limits.editGrowthChars,
     format: articleFormat(context.articlePath),
@@ -55,7 +55,7 @@ export const editArticleTool = defineTool(editArticleSpec, async (args, context)
       endLine: applied.endLine,
       toolCallId: context.toolCallId,
       path: context.articlePath,
-      ...(edit ? { request: edit } : {}),
+      request: edit,
     });
   }
   if (args.done) context.markDone();

@@ -7,7 +7,7 @@ import { gitRepo, makeTempDir } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
 
 async function impact(dir: string, args: string[], stdin?: string) {
-  const io = captureIo(dir, {}, stdin === undefined ? {} : { stdin });
+  const io = captureIo(dir, {}, { stdin });
   const code = await main(args, io);
   return { code, out: io.out, err: io.err };
 }

@@ -63,7 +63,7 @@ async function blankStoredHashes(dir: string, version?: string): Promise<void> {
       file.copy(blanked, newline + 1, newline + 1, Math.ceil((newline + 1) / 4) * 4);
       return blanked;
     },
-    version === undefined ? {} : { version },
+    { version },
   );
 }
 

@@ -217,7 +217,7 @@ describe("private declarations", () => {
       name,
       kind: "function" as const,
       signature,
-      ...(parent === undefined ? {} : { parent }),
+      parent,
     });
     const none = new Set<string>();
     expect(isPrivateDeclaration(declaration("_helper"), "python", none)).toBe(true);

@@ -107,7 +107,7 @@ describe("resolveModelClient", () => {
   });
 
   it("takes the router branch for IMPACT_ROUTER_URL, even with an API key set", async () => {
-    const seen: { path?: string; authorization?: string } = {};
+    const seen: { path?: string | undefined; authorization?: string | undefined } = {};
     const router = createServer((incoming, response) => {
       seen.path = incoming.url;
       seen.authorization = incoming.headers.authorization;

@@ -64,7 +64,7 @@ describe("withRetries", () => {
       retryable: details.retryable ?? true,
       reason: "status",
       status: 429,
-      ...(details.retryAfterMs === undefined ? {} : { retryAfterMs: details.retryAfterMs }),
+      retryAfterMs: details.retryAfterMs,
     });
   const asModelError = (error: unknown) => {
     if (error instanceof ModelApiError) return error;

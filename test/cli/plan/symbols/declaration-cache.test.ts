@@ -45,11 +45,9 @@ const readCache = (repo: TestRepo) =>
 
 /** Writes the cache as this machine would (sealed), under another entry version when given. */
 const writeCache = (repo: TestRepo, content: unknown, version?: string) =>
-  resealCacheEntry(
-    cacheFile(repo),
-    () => (typeof content === "string" ? content : JSON.stringify(content)),
-    version === undefined ? {} : { version },
-  );
+  resealCacheEntry(cacheFile(repo), () => (typeof content === "string" ? content : JSON.stringify(content)), {
+    version,
+  });
 
 describe("the declaration cache (.impact/cache/declarations/)", () => {
   it("keeps each parsed file version's declarations by blob sha, without their bodies' text", async () => {
