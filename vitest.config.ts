@@ -46,6 +46,7 @@ const NAMED_SLOW_TESTS = [
   "test/cli/plan/detect/new-articles.run.test.ts",
   "test/cli/run/instructions.test.ts",
   "test/cli/run/result-cache.test.ts",
+  "test/cli/run/run-impact-sweeps.test.ts",
   "test/cli/run/setup-failures.test.ts",
   "test/cli/run/vale.test.ts",
   "test/examples/demo.test.ts",

@@ -133,7 +133,10 @@ export async function run(): Promise<void> {
   const seconds = ((performance.now() - planStarted) / 1000).toFixed(1);
   if (result.status !== 0)
     throw new Error(`impact plan failed (${result.status}): ${result.stderr.slice(0, 500)}`);
-  const plan = JSON.parse(result.stdout) as { articles: { path: string; status: string }[] };
+  const plan = JSON.parse(result.stdout) as {
+    articles: { path: string; status: string }[];
+    sweeps?: { articles: { path: string }[] }[];
+  };
   const flagged = new Set(
     plan.articles.filter((entry) => entry.status === "impacted").map((entry) => entry.path),
   );
@@ -147,6 +150,16 @@ export async function run(): Promise<void> {
     `flagged by the plan: ${found} of them (${(share * 100).toFixed(1)} %), ${flagged.size} flagged in all, plan in ${seconds} s`,
   );
   console.log(`goal: at least ${GOAL * 100} % ${share >= GOAL ? "met" : "NOT met"}`);
+  // The same flags as people read them: one sweep with the articles under it, not a row each.
+  const grouped = new Set((plan.sweeps ?? []).flatMap((sweep) => sweep.articles.map((entry) => entry.path)));
+  const text = spawnSync(process.execPath, [BENCH_CLI, "plan", "--repo", dir], {
+    cwd: dir,
+    encoding: "utf8",
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  console.log(
+    `grouped: ${plan.sweeps?.length ?? 0} sweep(s) holding ${[...answer].filter((path) => grouped.has(path)).length} of those articles; the table is ${text.stdout.split("\n").length - 1} lines`,
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();

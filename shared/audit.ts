@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 import { EditSchema } from "./edit/schema.js";
-import { ImpactReasonSchema } from "./plan.js";
+import { ImpactReasonSchema, SweepSchema } from "./plan.js";
 
 /** The audit JSON, version 1. Exported as schema/audit.schema.json. */
 const ArticleStatusSchema = z.enum([
@@ -127,6 +127,8 @@ export const AuditSchema = z.object({
   articles: z.array(AuditArticleSchema),
   /** The project's style instructions every article's first message carried, by path and hash. */
   instructions: z.array(InstructionsSourceSchema).optional(),
+  /** The plan's sweeps (one change that made many names false), with the articles of this audit under each. */
+  sweeps: z.array(SweepSchema).optional(),
   /**
    * The separate docs repository of the run (`--docs-repo`): articles written `name:PATH` are
    * in it, and their patches name PATH, so they apply there (`git apply`, `impact apply

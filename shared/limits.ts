@@ -41,6 +41,15 @@ export const DEFAULT_ROUTER_TIMEOUT_MS = 180_000;
  */
 export const DEFAULT_MIN_SCORE = 0.3;
 
+/**
+ * A change that removes or renames at least this many public names, written by at least
+ * SWEEP_MIN_ARTICLES flagged articles, is shown as one sweep (cli/plan/name-sweep.ts): the
+ * articles listed under one line saying what the change did, not as independent findings.
+ */
+export const SWEEP_MIN_NAMES = 10;
+/** Flagged articles writing an old name that make a sweep (with SWEEP_MIN_NAMES). */
+export const SWEEP_MIN_ARTICLES = 10;
+
 /** Output of one git command kept at most (a diff has its own cap, DEFAULT_DIFF_BYTES). */
 export const GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** How long an idle object reader waits for the command's next read before its git process ends. */
@@ -49,6 +58,22 @@ export const OBJECT_READER_IDLE_MS = 5_000;
 export const HISTORY_MAX_COMMITS = 3000;
 /** Wall-clock budget of one `git log` for history; what arrived by then is used. */
 export const HISTORY_TIMEOUT_MS = 10_000;
+/** A commit that touches more files than this is a sweep (a rename, a reformat): no coupling evidence. */
+export const HISTORY_MAX_FILES_PER_COMMIT = 30;
+/**
+ * Co-changes needed before a pair counts as coupled: a pair that changed together once or
+ * twice (one docs push years ago) is chance, not coupling (cli/plan/history.ts).
+ */
+export const HISTORY_MIN_SUPPORT = 3;
+/**
+ * Commits added to a file's count before the co-change ratio is taken: "1 of 2" is no
+ * coupling yet, "6 of 8" is. Smooths thin history toward zero.
+ */
+export const HISTORY_SMOOTHING = 4;
+/** Share of a file's commits that must also change the article. */
+export const HISTORY_MIN_CONFIDENCE = 0.05;
+/** At most this many history articles per changed file (the strongest). */
+export const HISTORY_MAX_ARTICLES_PER_FILE = 3;
 /** How far back the backtest looks for commits that changed both code and docs. */
 export const BACKTEST_SCAN_LIMIT = 5000;
 /** `impact mcp`: a request line longer than this is answered with an error and skipped, never buffered whole. */

@@ -4,6 +4,7 @@ import { UsageError } from "./errors.js";
 import { contentHash } from "./hash.js";
 import { roundUsd } from "./model/prices.js";
 import { patchHeaderProblem } from "./patch.js";
+import type { Sweep } from "./plan.js";
 
 /**
  * Merges the audits of sharded runs into one (pure). Every article appears once, sorted
@@ -69,6 +70,7 @@ export function mergeAudits(audits: readonly Audit[]): Audit {
     model: models.join(","),
     applied: audits.every((audit) => audit.applied),
     articles,
+    ...mergedSweeps(audits),
     ...(first.docsRepository ? { docsRepository: { ...first.docsRepository } } : {}),
     totals: computeTotals(articles, durationMs),
   };
@@ -117,4 +119,21 @@ export function combinedPatch(audit: Audit): string {
     .filter((patch) => patch.length > 0)
     .map((patch) => (patch.endsWith("\n") ? patch : `${patch}\n`))
     .join("");
+}
+
+/** The shards' sweeps joined: one per id, its articles the union of theirs. */
+function mergedSweeps(audits: readonly Audit[]): { sweeps?: Sweep[] } {
+  const byId = new Map<string, Sweep>();
+  for (const audit of audits) {
+    for (const sweep of audit.sweeps ?? []) {
+      const known = byId.get(sweep.id);
+      const articles = new Map((known?.articles ?? []).map((article) => [article.path, article]));
+      for (const article of sweep.articles) articles.set(article.path, article);
+      byId.set(sweep.id, {
+        ...(known ?? sweep),
+        articles: [...articles.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+      });
+    }
+  }
+  return byId.size === 0 ? {} : { sweeps: [...byId.values()] };
 }

@@ -21,6 +21,35 @@ export const ImpactReasonSchema = z.object({
   line: z.number().int().positive().optional(),
   /** Stale reasons: the hunk header (`path @@ -a,b +c,d @@`) of the change that contradicts it. */
   hunk: z.string().optional(),
+  /** The `id` of the plan's sweep this reason belongs to (`sweeps`): one change that made many names false. */
+  sweep: z.string().optional(),
+});
+
+/**
+ * One change that removed or renamed many public names and so flags many articles for the
+ * same reason: the plan lists its articles under it instead of as independent findings. Its
+ * articles stay in `articles` too (flagged, checked and run like any other).
+ */
+export const SweepSchema = z.object({
+  id: z.string(),
+  /** What the change did, by change and kind: `{change: "renamed", kind: "function", count: 2000}`. */
+  changes: z.array(
+    z.object({
+      change: z.enum(["removed", "renamed"]),
+      kind: z.string(),
+      count: z.number().int().positive(),
+    }),
+  ),
+  /** The changed files that declared the names. */
+  files: z.array(z.string()),
+  /** The flagged articles that write an old name: which ones, and the first line writing one. */
+  articles: z.array(
+    z.object({
+      path: z.string(),
+      names: z.array(z.string()),
+      line: z.number().int().positive().optional(),
+    }),
+  ),
 });
 
 /**
@@ -68,6 +97,8 @@ export const ImpactPlanSchema = z.object({
   threshold: z.number().min(0).max(1).optional(),
   /** Articles with some evidence, too weak to count: below `threshold`. */
   weak: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
+  /** Changes that made many names false at once, each with the flagged articles that write one (SweepSchema). */
+  sweeps: z.array(SweepSchema).optional(),
   /**
    * The separate docs repository the articles are in (`--docs-repo`): every article path is
    * `name:path` in it; the changed files are the code repository's.
@@ -90,3 +121,4 @@ export type ImpactKind = z.infer<typeof ImpactKindSchema>;
 export type ImpactReason = z.infer<typeof ImpactReasonSchema>;
 export type PlannedArticle = z.infer<typeof PlannedArticleSchema>;
 export type ImpactPlan = z.infer<typeof ImpactPlanSchema>;
+export type Sweep = z.infer<typeof SweepSchema>;

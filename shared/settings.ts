@@ -131,9 +131,25 @@ export interface SettingSources {
 export function resolveSettings(sources: SettingSources): ResolvedSettings {
   const resolved: Record<string, string | number | undefined> = {};
   for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
-    resolved[name] = resolveOne(spec, sources);
+    resolved[name] = resolveOne(spec, sources).value;
   }
   return resolved as unknown as ResolvedSettings;
+}
+
+/** Where a setting's value came from. */
+export type SettingSource = "flag" | "env" | "config" | "default";
+
+/**
+ * One setting by the same precedence as resolveSettings, and where its value came from: the
+ * plan's bar is the whole bar when a flag set it, and rises with the strongest article when
+ * it comes from the config or the default (docs/plan.md).
+ */
+export function resolveSetting<Name extends SettingName>(
+  name: Name,
+  sources: SettingSources,
+): { value: ResolvedSettings[Name]; from: SettingSource } {
+  const { value, from } = resolveOne(SETTINGS[name], sources);
+  return { value: value as ResolvedSettings[Name], from };
 }
 
 /** A setting's flag alone, parsed (a UsageError naming it when it does not parse); undefined when not given. */
@@ -143,16 +159,22 @@ export function settingFlag(name: SettingName, flags: Record<string, unknown>): 
   return typeof flag === "string" ? parseSetting(spec, flag, `--${spec.flag}`) : undefined;
 }
 
-function resolveOne(spec: SettingSpec, sources: SettingSources): string | number | undefined {
+function resolveOne(
+  spec: SettingSpec,
+  sources: SettingSources,
+): { value: string | number | undefined; from: SettingSource } {
   const flag = spec.flag === undefined ? undefined : sources.flags?.[spec.flag];
+  // A number is a flag settingFlag parsed already (the plan gets --min-score checked before it starts).
+  if (typeof flag === "number" && spec.kind !== "text") return { value: flag, from: "flag" };
   if (typeof flag === "string" && (spec.kind !== "text" || flag.trim() !== ""))
-    return parseSetting(spec, flag, `--${spec.flag}`);
+    return { value: parseSetting(spec, flag, `--${spec.flag}`), from: "flag" };
   const env = spec.env === undefined ? undefined : sources.env?.[spec.env];
-  if (env !== undefined && env.trim() !== "") return parseSetting(spec, env, spec.env!);
+  if (env !== undefined && env.trim() !== "")
+    return { value: parseSetting(spec, env, spec.env!), from: "env" };
   const config =
     spec.config === undefined ? undefined : (sources.config as Record<string, unknown>)?.[spec.config];
-  if (config !== undefined && config !== "") return config as string | number;
-  return spec.default;
+  if (config !== undefined && config !== "") return { value: config as string | number, from: "config" };
+  return { value: spec.default, from: "default" };
 }
 
 function parseSetting(spec: SettingSpec, text: string, source: string): string | number {

@@ -9,7 +9,7 @@ import {
 } from "../../shared/audit.js";
 import { computeTotals } from "../../shared/merge.js";
 import { omitUndefined } from "../../shared/omit-undefined.js";
-import type { ImpactReason } from "../../shared/plan.js";
+import type { ImpactReason, Sweep } from "../../shared/plan.js";
 import { redactSecrets, redactSecretValues } from "../../shared/redact.js";
 import type { Shard } from "../../shared/shard.js";
 
@@ -22,6 +22,8 @@ export interface AuditTrailOptions {
   shard?: Shard | undefined;
   /** The project's style instructions every first message carried (by path and hash). */
   instructions?: InstructionsSource[];
+  /** The plan's sweeps, their articles limited to this run's (shared/plan.ts SweepSchema). */
+  sweeps?: Sweep[];
   /** Environment whose secret values are redacted from everything the audit holds. */
   env: Record<string, string | undefined>;
   /** The separate docs repository whose `name:PATH` articles the audit holds. */
@@ -113,6 +115,7 @@ export class AuditTrail {
       ...(this.#options.shard ? { shard: { ...this.#options.shard } } : {}),
       articles,
       ...(this.#options.instructions?.length ? { instructions: this.#options.instructions } : {}),
+      ...(this.#options.sweeps?.length ? { sweeps: this.#options.sweeps } : {}),
       ...(this.#options.docsRepository
         ? { docsRepository: docsRepositoryRef(this.#options.docsRepository) }
         : {}),

@@ -162,10 +162,22 @@ function parseTargetPrecision(value: string | undefined): number {
  * or precision, and higher on neither.
  */
 function worseThan(proposal: BacktestScores, defaults: BacktestScores): boolean {
-  const rate = (value: { rate: number | null }) => value.rate ?? 0;
-  const recall = rate(proposal.recall) - rate(defaults.recall);
-  const precision = rate(proposal.precision) - rate(defaults.precision);
+  const { recall, precision } = differences(proposal, defaults);
   return (recall < 0 || precision < 0) && recall <= 0 && precision <= 0;
+}
+
+/** Whether the proposal is lower than the defaults on one of recall and precision and higher on the other. */
+function tradesWith(proposal: BacktestScores, defaults: BacktestScores): boolean {
+  const { recall, precision } = differences(proposal, defaults);
+  return (recall < 0 && precision > 0) || (recall > 0 && precision < 0);
+}
+
+function differences(proposal: BacktestScores, defaults: BacktestScores) {
+  const rate = (value: { rate: number | null }) => value.rate ?? 0;
+  return {
+    recall: rate(proposal.recall) - rate(defaults.recall),
+    precision: rate(proposal.precision) - rate(defaults.precision),
+  };
 }
 
 type BacktestScores = Pick<
@@ -276,6 +288,14 @@ export function renderProposal(
         "",
         "The proposal scores worse than the defaults on these commits: keep the defaults (no impact.config.json), or edit the proposal before writing it.",
       );
+    else if (tradesWith(scores.proposal, scores.defaults)) {
+      const lower = differences(scores.proposal, scores.defaults).recall < 0 ? "recall" : "precision";
+      const higher = lower === "recall" ? "precision" : "recall";
+      lines.push(
+        "",
+        `The proposal scores lower than the defaults on ${lower} and higher on ${higher} on these commits: write it if ${higher} matters more to you, else keep the defaults.`,
+      );
+    }
   }
   return `${lines.join("\n")}\n`;
 }

@@ -3,9 +3,10 @@ import { join, resolve } from "node:path";
 import type { InstructionsSource } from "../../shared/audit.js";
 import { pathInDocsRepository } from "../../shared/docs-repository.js";
 import { CheckFailed, UsageError } from "../../shared/errors.js";
-import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
+import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
+import { sweepTitle, sweptOnly } from "../../shared/render/sweep.js";
 import { settingFlag } from "../../shared/settings.js";
 import type { CommandIo } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
@@ -207,10 +208,10 @@ async function checkPlan(input: {
     write(`${printable(gate.acknowledgementLine(acknowledgement, stale.length))}\n`);
     return;
   }
-  if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale));
+  if (input.mode === "strict") throw new CheckFailed(gate.checkSummary(stale, plan.sweeps));
   for (const line of gate.checkAnnotations(stale, { onFiles: plan.docsRepository === undefined }))
     write(`${line}\n`);
-  io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale))}\n`);
+  io.stderr(`impact plan: advisory: ${printable(gate.checkSummary(stale, plan.sweeps))}\n`);
 }
 
 /** `--explain ./docs/a.md` and `docs\\a.md` name the same article as `docs/a.md`. */
@@ -236,7 +237,7 @@ export function renderExplanation(
 ): string {
   const lines: string[] = [];
   const verdict = !explanation.isArticle
-    ? "is not an article (not matched by the docs globs, or matched by ignore)"
+    ? "is not an article"
     : explanation.status === "none"
       ? "has no reason to change"
       : explanation.status === "weak"
@@ -251,7 +252,11 @@ export function renderExplanation(
       ? `${explanation.path} is related, not flagged: ${explanation.related}; versions.editOlder: true makes it a candidate`
       : `${explanation.path} ${verdict}`,
   );
-  if (explanation.isArticle) lines.push(`Tier: ${explanation.why}`);
+  lines.push(`Tier: ${explanation.why}`);
+  if (explanation.sweep)
+    lines.push(
+      `Sweep: ${explanation.sweep.title}; this article writes ${explanation.sweep.names.join(", ")} (listed under the sweep)`,
+    );
   if (explanation.olderVersion)
     lines.push(
       `Scored at ${explanation.olderVersion.factor} of its reasons: ${explanation.olderVersion.folder} documents an older version than ${explanation.olderVersion.newest}`,
@@ -357,7 +362,13 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
       `${plural(impacted, "article")} impacted, ${touched} touched${fresh} by the change (${range})`,
       "",
     );
-    lines.push(...table(articleRows(plan.articles)));
+    // A sweep's articles are listed under it, not as rows of their own (those with other stale evidence stay).
+    const rows = plan.articles.filter((article) => !onlyInSweep(article, plan.sweeps));
+    if (rows.length > 0) lines.push(...table(articleRows(rows)));
+    for (const sweep of plan.sweeps ?? []) {
+      if (rows.length > 0) lines.push("");
+      lines.push(...sweepLines(sweep));
+    }
     if (created.length > 0) {
       lines.push("", "New articles (impact run --allow-create writes them, following their models):");
       for (const article of created)
@@ -395,6 +406,33 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
       `Articles named ${printable(plan.docsRepository.name)}:PATH are in the docs repository (--docs-repo); the change is this repository's.`,
     );
   return `${lines.join("\n")}\n`;
+}
+
+/** Articles listed under a sweep in the table's place; the rest are in `impact plan --json`. */
+const MAX_SWEEP_ROWS = 50;
+
+/** Whether an article is flagged only by a sweep (so it is listed under the sweep, not in the table). */
+function onlyInSweep(article: PlannedArticle, sweeps: readonly Sweep[] = []): boolean {
+  return article.status === "impacted" && sweptOnly(article.impact, sweeps);
+}
+
+/** A sweep for people: one line saying what the change did, then its articles with the old names they write. */
+function sweepLines(sweep: Sweep): string[] {
+  const files = sweep.files.slice(0, 3).join(", ");
+  const moreFiles = sweep.files.length > 3 ? `, and ${sweep.files.length - 3} more` : "";
+  const lines = [`Sweep: ${sweepTitle(sweep)} (declared in ${files}${moreFiles}):`];
+  const rows = sweep.articles
+    .slice(0, MAX_SWEEP_ROWS)
+    .map((article) => [
+      `  ${article.path}${article.line === undefined ? "" : `:${article.line}`}`,
+      article.names.join(", "),
+    ]);
+  lines.push(...table(rows.map((row) => row.map(printable))));
+  if (sweep.articles.length > MAX_SWEEP_ROWS)
+    lines.push(
+      `  and ${(sweep.articles.length - MAX_SWEEP_ROWS).toLocaleString("en-US")} more (all of them: impact plan --json)`,
+    );
+  return lines.map(printable);
 }
 
 function table(rows: string[][]): string[] {

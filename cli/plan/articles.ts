@@ -1,7 +1,7 @@
 import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
-import type { ImpactConfig } from "../../shared/config.js";
+import { DEFAULT_IGNORE_GLOBS, type ImpactConfig } from "../../shared/config.js";
 import { pathInDocsRepository } from "../../shared/docs-repository.js";
 import { extensionOf, isDocumentationExtension } from "../../shared/formats/index.js";
 import { gitAt, type ListedFile, listRepositoryEntries, readBlobs, treeBlobShas } from "../git/repository.js";
@@ -22,6 +22,21 @@ export function articleSelector(config: Pick<ImpactConfig, "docs" | "ignore">): 
   const isIgnored =
     config.ignore.length > 0 ? picomatch(config.ignore, { dot: true, nocase: true }) : () => false;
   return (path) => isDoc(path) && !isIgnored(path);
+}
+
+/**
+ * Why a path is not an article, in words for `impact plan --explain`: no docs glob matches
+ * it, an ignore glob does (by default, records of the past), or git ignores it.
+ */
+export function whyNotArticle(config: Pick<ImpactConfig, "docs" | "ignore">, path: string): string {
+  if (!picomatch(config.docs, { dot: false })(path))
+    return `no docs glob matches it (docs: ${config.docs.join(", ")}); add one to docs in impact.config.json to make it an article`;
+  const glob = config.ignore.find((pattern) => picomatch(pattern, { dot: true, nocase: true })(path));
+  if (glob !== undefined)
+    return DEFAULT_IGNORE_GLOBS.includes(glob)
+      ? `it matches the default ignore glob "${glob}": records of the past (changelogs, release notes, history files, changesets, migration guides) are not fixed forward; set ignore in impact.config.json to list it`
+      : `it matches the ignore glob "${glob}" of the config`;
+  return "git ignores it (.gitignore), or it is not in the revision the plan reads";
 }
 
 /**

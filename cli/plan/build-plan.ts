@@ -178,8 +178,11 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       );
       moveOlderVersionsToRelated(plan, layout);
       const folder = explanation && layout?.older.get(explanation.path);
-      if (explanation && folder && explanation.status === "impacted")
+      if (explanation && folder && explanation.status === "impacted") {
         explanation.related = `${folder} is an older version than ${layout!.current.join(", ")} (config versions)`;
+        explanation.tier = "related";
+        explanation.why = `related: ${explanation.related}; listed apart, not flagged (versions.editOlder: true makes it a candidate)`;
+      }
     }
     plan.warnings.unshift(
       ...docsGlobWarnings(config, unmatchedDocsGlobs ?? []),

@@ -3,7 +3,9 @@ import type { Dismissal, ImpactConfig } from "../../shared/config.js";
 import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan, ImpactReason, PlannedArticle, Tier } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
-import { articleSelector } from "./articles.js";
+import { sweepTitle } from "../../shared/render/sweep.js";
+import { resolveSetting } from "../../shared/settings.js";
+import { articleSelector, whyNotArticle } from "./articles.js";
 import type { ArticleText } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
@@ -23,6 +25,7 @@ import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
+import { nameSweep } from "./name-sweep.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
 import { olderVersionScaling, versionLayout } from "./versioned-docs.js";
 
@@ -70,6 +73,8 @@ export interface Explanation {
   droppedNames: Dropped[];
   /** The config's `dismissed` entries for this article (`impact dismiss`). */
   dismissed: Dismissal[];
+  /** Set when the plan lists the article under a sweep (`sweeps`): the sweep in words, and the old names it writes. */
+  sweep?: { title: string; names: string[] };
 }
 
 /**
@@ -94,7 +99,9 @@ export function explainImpact(
 
 function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; explanation?: Explanation } {
   const { changeSet, articles, config } = input;
-  const minScore = input.minScore ?? config.minScore;
+  // The one precedence (shared/settings.ts): --min-score, then config minScore, then the default.
+  const bar = resolveSetting("minScore", { flags: { "min-score": input.minScore }, config });
+  const minScore = bar.value;
   const articlePaths = new Set(articles.map((article) => article.path));
   const sortedArticles = [...articlePaths].sort();
   const changed = new Map<string, ChangedFile>();
@@ -107,12 +114,16 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const droppedSignals: DroppedSignal[] = [];
   // What a person dismissed (`impact dismiss`) never counts; --explain shows it dropped.
   const dismissed = dismissalLookup(config.dismissed);
+  /** Why the explained article's dismissed reasons were dismissed (`impact dismiss --reason`). */
+  const dismissedReasons = new Set<string>();
   const sink: SignalSink = {
     add: (signal) => {
       const dismissal = dismissed(signal.article, signal.source);
       if (dismissal) {
-        if (signal.article === explainPath)
+        if (signal.article === explainPath) {
           droppedSignals.push({ ...signal, why: `dismissed in the config: ${dismissal.reason}` });
+          dismissedReasons.add(dismissal.reason);
+        }
         return;
       }
       const list = signals.get(signal.article);
@@ -215,7 +226,19 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   for (const [path, score] of scores)
     if (!isTouched(path) && isStale(path) && !relatedOlder?.has(path)) best = Math.max(best, score);
   // An explicit --min-score is this run's whole bar; the configured one rises with the best article.
-  const threshold = input.minScore ?? scoreThreshold(minScore, best);
+  const threshold = bar.from === "flag" ? minScore : scoreThreshold(minScore, best);
+  // A big rename is one finding: its articles are grouped under it (flagged all the same).
+  const sweep = nameSweep({
+    symbols: changeSet.symbols,
+    evidence: new Set(evidence.files.map((file) => file.path)),
+    signals,
+    flagged: (path) =>
+      !isTouched(path) && isStale(path) && !relatedOlder?.has(path) && (scores.get(path) ?? 0) >= threshold,
+  });
+  const reasonOf = (signal: Signal) => ({
+    ...reasonOfSignal(signal),
+    ...(sweep?.member(signal) ? { sweep: sweep.sweep.id } : {}),
+  });
   for (const path of sortedArticles) {
     const touched = isTouched(path);
     const found = signals.get(path) ?? [];
@@ -256,6 +279,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     minScore,
     threshold,
     weak,
+    ...(sweep ? { sweeps: [sweep.sweep] } : {}),
   };
   if (explainPath === undefined) return { plan };
   const entry =
@@ -264,22 +288,27 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   const weakEntry = weak.find((article) => article.path === explainPath);
   const found = signals.get(explainPath) ?? [];
   const olderVersion = older.get(explainPath);
+  const inSweep = sweep?.sweep.articles.find((article) => article.path === explainPath);
+  const isArticle = articlePaths.has(explainPath) || entry?.status === "new";
   return {
     plan,
     explanation: {
       path: explainPath,
-      isArticle: articlePaths.has(explainPath) || entry?.status === "new",
+      isArticle,
       status: entry ? entry.status : weakEntry ? "weak" : "none",
       tier: entry?.tier,
-      why: tierWhy({
-        tier: entry?.tier,
-        touched: entry?.status === "touched",
-        stale: isStale(explainPath),
-        score: entry?.score ?? weakEntry?.score ?? 0,
-        threshold,
-        minScore,
-        any: found.length > 0,
-      }),
+      why: isArticle
+        ? tierWhy({
+            tier: entry?.tier,
+            touched: entry?.status === "touched",
+            stale: isStale(explainPath),
+            score: entry?.score ?? weakEntry?.score ?? 0,
+            threshold,
+            minScore,
+            any: found.length > 0,
+            dismissed: [...dismissedReasons],
+          })
+        : `not listed: ${whyNotArticle(config, explainPath)}`,
       score: entry?.score ?? weakEntry?.score ?? 0,
       minScore,
       threshold,
@@ -295,12 +324,13 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
       ignoredFiles: evidence.ignored,
       droppedNames: plan.dropped,
       dismissed: config.dismissed.filter((entry) => entry.article === explainPath),
+      ...(sweep && inSweep ? { sweep: { title: sweepTitle(sweep.sweep), names: inSweep.names } } : {}),
     },
   };
 }
 
 /** A signal as a plan reason: stale evidence carries the article line it contradicts and the hunk. */
-function reasonOf(signal: Signal): ImpactReason & { score: number } {
+function reasonOfSignal(signal: Signal): ImpactReason & { score: number } {
   const reason = {
     kind: signal.kind,
     source: signal.source,
@@ -375,8 +405,12 @@ function tierWhy(input: {
   threshold: number;
   minScore: number;
   any: boolean;
+  /** Why the article's dismissed reasons were dismissed, if any were. */
+  dismissed: readonly string[];
 }): string {
   if (input.tier === "new") return "new: a mapping calls for this article, which does not exist yet";
+  if (!input.any && !input.touched && input.dismissed.length > 0)
+    return `not listed: every reason the change gives was dismissed in the config (${input.dismissed.join("; ")})`;
   if (!input.any && !input.touched) return "no reason: nothing in the change concerns this article";
   if (input.touched)
     return `touched: the change edits it already${input.stale ? " (it has stale-statement evidence)" : ""}`;

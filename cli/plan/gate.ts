@@ -1,6 +1,7 @@
-import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
+import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { workflowCommand } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
+import { sweepTitle } from "../../shared/render/sweep.js";
 
 /** `plan --check` (strict: exit 3 on stale articles) or `--check=advisory` (annotations, exit 0). */
 export type CheckMode = "strict" | "advisory";
@@ -24,12 +25,17 @@ export function untouchedStale(plan: Pick<ImpactPlan, "articles">): PlannedArtic
   );
 }
 
-/** The one line a failed (or advisory) check says: how many, and which. */
-export function checkSummary(articles: readonly PlannedArticle[]): string {
+/** The one line a failed (or advisory) check says: how many, and which (a sweep's articles as the sweep). */
+export function checkSummary(articles: readonly PlannedArticle[], sweeps: readonly Sweep[] = []): string {
   const names = articles.map((article) => article.path);
   const shown =
     names.length > 5 ? `${names.slice(0, 5).join(", ")} and ${names.length - 5} more` : names.join(", ");
-  return `${plural(articles.length, "article probably needs", "articles probably need")} an update that this change did not make: ${shown}`;
+  const swept = sweeps.map((sweep) => {
+    const paths = new Set(sweep.articles.map((article) => article.path));
+    const count = articles.filter((article) => paths.has(article.path)).length;
+    return `${count} of them under one sweep (${sweepTitle(sweep)})`;
+  });
+  return `${plural(articles.length, "article probably needs", "articles probably need")} an update that this change did not make: ${shown}${swept.map((said) => `; ${said}`).join("")}`;
 }
 
 /**

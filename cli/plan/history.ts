@@ -1,29 +1,19 @@
 import { z } from "zod";
 import { unquoteGitPath } from "../../shared/diff/parse.js";
-import { HISTORY_MAX_COMMITS, HISTORY_TIMEOUT_MS } from "../../shared/limits.js";
+import {
+  HISTORY_MAX_ARTICLES_PER_FILE,
+  HISTORY_MAX_COMMITS,
+  HISTORY_MAX_FILES_PER_COMMIT,
+  HISTORY_MIN_CONFIDENCE,
+  HISTORY_MIN_SUPPORT,
+  HISTORY_SMOOTHING,
+  HISTORY_TIMEOUT_MS,
+} from "../../shared/limits.js";
 import type { ImpactReason } from "../../shared/plan.js";
 import { plural } from "../../shared/render/markdown.js";
 import { gitAt, isShallow } from "../git/repository.js";
 import { runGit } from "../git/run.js";
 import type { CacheSpec, CacheStore } from "../workdir/cache-store.js";
-
-/** A commit that touches more files than this is a sweep (a rename, a reformat): no coupling evidence. */
-export const HISTORY_MAX_FILES_PER_COMMIT = 30;
-/**
- * Co-changes needed before a pair counts as coupled. One is enough: a file changed once,
- * together with its article, scores sqrt(1/2) ≈ 0.71; on the truth bench such pairs were
- * right about as often as that says.
- */
-const HISTORY_MIN_SUPPORT = 3;
-/**
- * Commits added to a file's count before the co-change ratio is taken: "1 of 2" is no
- * coupling yet, "6 of 8" is. Smooths thin history toward zero.
- */
-const HISTORY_SMOOTHING = 4;
-/** Share of a file's commits that must also change the article. */
-const HISTORY_MIN_CONFIDENCE = 0.05;
-/** At most this many history articles per changed file (the strongest). */
-const HISTORY_MAX_ARTICLES_PER_FILE = 3;
 
 /** One commit of the base's history: its sha, the paths it changed, and its renames. */
 export interface HistoryCommit {

@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import picomatch from "picomatch";
 import type { Audit } from "../../shared/audit.js";
-import type { ImpactPlan, PlannedArticle } from "../../shared/plan.js";
+import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { type Shard, shardOf } from "../../shared/shard.js";
 import { AuditTrail } from "../audit/audit-trail.js";
 import { writeAuditFiles } from "../audit/files.js";
@@ -50,6 +50,7 @@ export async function runImpact(options: RunImpactOptions): Promise<RunImpactRes
     model: options.model.model,
     shard: options.shard,
     instructions: instructions.sources,
+    sweeps: sweepsOf(plan.sweeps ?? [], new Set(options.selection.covered.map((article) => article.path))),
     env: options.env,
     docsRepository: options.built.docsRepository,
   });
@@ -136,4 +137,11 @@ export function selectArticles(
   );
   const toRun = covered.filter((article) => article.status !== "touched" || options.includeTouched);
   return { covered, toRun };
+}
+
+/** The plan's sweeps with only the articles this run covers (a shard, `--only`); a sweep left empty is dropped. */
+function sweepsOf(sweeps: readonly Sweep[], covered: ReadonlySet<string>): Sweep[] {
+  return sweeps
+    .map((sweep) => ({ ...sweep, articles: sweep.articles.filter((article) => covered.has(article.path)) }))
+    .filter((sweep) => sweep.articles.length > 0);
 }

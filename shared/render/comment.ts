@@ -1,5 +1,6 @@
 import type { Audit, AuditArticle } from "../audit.js";
 import { lineText, readDiffLines } from "../diff/lines.js";
+import type { Sweep } from "../plan.js";
 import { escapeHtml, inertMarkdown, oneLine, shellWord } from "./escape.js";
 import { codeCell, fence, fenceMarks, lineSpan, plural, shortSha } from "./markdown.js";
 import {
@@ -9,6 +10,7 @@ import {
   renderSpend,
   shownStatus,
 } from "./report.js";
+import { collapseSweepReasons, sweepTitle, sweptOnly } from "./sweep.js";
 
 /** The hidden marker that identifies Impact's one comment on a pull request. */
 export const COMMENT_MARKER = "<!-- impact:comment -->";
@@ -90,12 +92,15 @@ function assemble(
     );
   }
   parts.push("| Article | Status | Edits |", "|---|---|---|");
+  const sweeps = audit.sweeps ?? [];
+  const swept = (article: AuditArticle) => sweptOnly(article.impact, sweeps);
   for (const article of audit.articles) {
-    const label = shownStatus(article) === "new" ? "🆕 new article" : STATUS_LABEL[article.status];
-    parts.push(`| ${codeCell(article.path)} | ${label} | ${article.edits.length} |`);
+    if (swept(article)) continue;
+    parts.push(`| ${codeCell(article.path)} | ${statusLabel(article)} | ${article.edits.length} |`);
   }
   parts.push("");
-  for (const article of detailed) parts.push(articleBlock(article, folded.has(article.path)), "");
+  for (const sweep of sweeps) parts.push(sweepBlock(sweep, audit.articles), "");
+  for (const article of detailed) parts.push(articleBlock(article, folded.has(article.path), sweeps), "");
   parts.push(
     `<sub>Impact · base ${code(shortSha(audit.base))} → head ${code(shortSha(audit.head))} · model ${code(audit.model)} · ${renderSpend(audit.totals)} · run ${code(audit.runId)}</sub>`,
   );
@@ -119,7 +124,42 @@ function verdict(audit: Audit): string {
   return `Impact: ${clauses.join("; ")}.`;
 }
 
-function articleBlock(article: AuditArticle, diffFolded: boolean): string {
+function statusLabel(article: AuditArticle): string {
+  return shownStatus(article) === "new" ? "🆕 new article" : STATUS_LABEL[article.status];
+}
+
+/** Sweep articles listed in the comment; the audit artifact has them all. */
+const MAX_SWEEP_ITEMS = 50;
+
+/** A sweep: one line saying what the change did and how its articles fared, the articles folded under it. */
+function sweepBlock(sweep: Sweep, articles: readonly AuditArticle[]): string {
+  const byPath = new Map(articles.map((article) => [article.path, article]));
+  const counts = new Map<string, number>();
+  for (const entry of sweep.articles) {
+    const article = byPath.get(entry.path);
+    if (article) counts.set(statusLabel(article), (counts.get(statusLabel(article)) ?? 0) + 1);
+  }
+  const fared = [...counts].map(([label, count]) => `${count.toLocaleString("en-US")} ${label}`).join(", ");
+  const lines = [
+    "<details>",
+    `<summary><b>Sweep</b>: ${escapeHtml(oneLine(sweepTitle(sweep)))}${fared ? ` — ${escapeHtml(fared)}` : ""}</summary>`,
+    "",
+  ];
+  for (const entry of sweep.articles.slice(0, MAX_SWEEP_ITEMS)) {
+    const article = byPath.get(entry.path);
+    lines.push(
+      `- ${code(entry.path)}${article ? ` — ${statusLabel(article)}` : ""} (writes ${entry.names.map(code).join(", ")})`,
+    );
+  }
+  if (sweep.articles.length > MAX_SWEEP_ITEMS)
+    lines.push(
+      `- and ${(sweep.articles.length - MAX_SWEEP_ITEMS).toLocaleString("en-US")} more (the audit artifact lists them all)`,
+    );
+  lines.push("", "</details>");
+  return lines.join("\n");
+}
+
+function articleBlock(article: AuditArticle, diffFolded: boolean, sweeps: readonly Sweep[]): string {
   const edits = plural(article.edits.length, "edit");
   const lines: string[] = [
     "<details>",
@@ -128,7 +168,9 @@ function articleBlock(article: AuditArticle, diffFolded: boolean): string {
   ];
   if (article.impact.length > 0) {
     lines.push("**Why this article**", "");
-    for (const reason of article.impact) {
+    const collapsed = collapseSweepReasons(article.impact, sweeps);
+    for (const title of collapsed.sweeps) lines.push(`- sweep: ${inline(title)}`);
+    for (const reason of collapsed.reasons) {
       lines.push(`- ${reason.kind}: ${code(reason.source)} — ${inline(reason.detail)}`);
     }
     lines.push("");

@@ -3,9 +3,11 @@ import { type Audit, type AuditArticle, type AuditEdit, editId } from "../audit.
 import { type DiffLineKind, readDiffLines } from "../diff/lines.js";
 import { pathInDocsRepository } from "../docs-repository.js";
 import { formatUsd } from "../model/prices.js";
+import type { Sweep } from "../plan.js";
 import { escapeHtml, shellWord } from "./escape.js";
 import { lineSpan, plural, shortSha } from "./markdown.js";
 import { gitHubUrl, hasOwnSummary, renderSpend, shownStatus, sortArticles } from "./report.js";
+import { sweepTitle, sweptOnly } from "./sweep.js";
 
 export interface HtmlReportOptions {
   /** `owner/name` on GitHub: evidence becomes links to the head commit's files. */
@@ -46,6 +48,7 @@ export function renderHtmlReport(audit: Audit, options: HtmlReportOptions = {}):
     "</header>",
     "<main>",
     articleTable(audit, articles),
+    ...(audit.sweeps ?? []).map((sweep) => sweepSection(sweep, articles)),
     ...(reviewable
       ? [reviewSection(options.auditPath ?? "audit.json", audit.docsRepository !== undefined)]
       : []),
@@ -100,7 +103,9 @@ function articleTable(audit: Audit, articles: readonly AuditArticle[]): string {
   if (articles.length === 0) return "<p>No impacted articles.</p>";
   const withCost = audit.totals.costUsd !== undefined;
   const headings = ["Article", "Status", "Score", "Edits", "Tokens", ...(withCost ? ["Cost"] : [])];
-  const rows = articles.map((article, index) => {
+  const swept = (article: AuditArticle) => sweptOnly(article.impact, audit.sweeps);
+  const rows = articles.flatMap((article, index) => {
+    if (swept(article)) return [];
     const tokens = article.usage.promptTokens + article.usage.completionTokens;
     const score = scoreOf(article);
     const cells = [
@@ -125,6 +130,28 @@ function articleTable(audit: Audit, articles: readonly AuditArticle[]): string {
 ${rows.join("\n")}
 </tbody>
 </table></div>
+</section>`;
+}
+
+/** A sweep: what the change did, its articles folded under it, each linking to its section. */
+function sweepSection(sweep: Sweep, articles: readonly AuditArticle[]): string {
+  const index = new Map(articles.map((article, position) => [article.path, position]));
+  const items = sweep.articles.map((entry) => {
+    const position = index.get(entry.path);
+    const article = position === undefined ? undefined : articles[position]!;
+    const path =
+      position === undefined
+        ? `<code>${escapeHtml(entry.path)}</code>`
+        : `<a href="#article-${position + 1}">${escapeHtml(entry.path)}</a>`;
+    const names = entry.names.map((name) => `<code>${escapeHtml(name)}</code>`).join(", ");
+    return `<li>${path}${article ? ` ${statusBadge(article)}` : ""} writes ${names}</li>`;
+  });
+  return `<section class="sweep">
+<h2>Sweep: ${escapeHtml(sweepTitle(sweep))}</h2>
+<details><summary>${escapeHtml(plural(sweep.articles.length, "article"))}</summary>
+<ul>
+${items.join("\n")}
+</ul></details>
 </section>`;
 }
 

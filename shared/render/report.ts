@@ -1,7 +1,9 @@
 import type { ArticleStatus, Audit, AuditArticle, AuditTotals } from "../audit.js";
 import { formatUsd } from "../model/prices.js";
+import type { Sweep } from "../plan.js";
 import { inertMarkdown } from "./escape.js";
 import { inlineCode as code, codeCell, fence, lineSpan, plural, shortSha } from "./markdown.js";
+import { sweepTitle, sweptOnly } from "./sweep.js";
 
 /** Order of statuses in the summary: what needs a person's eye first. */
 const STATUS_ORDER: ArticleStatus[] = [
@@ -97,13 +99,28 @@ export function renderSummaryTable(audit: Audit): string {
     `|---|---|---:|---:|${withCost ? "---:|" : ""}`,
   );
   for (const article of sortArticles(audit.articles)) {
+    if (sweptOnly(article.impact, audit.sweeps)) continue;
     const tokens = article.usage.promptTokens + article.usage.completionTokens;
     const cost = article.usage.costUsd === undefined ? "" : formatUsd(article.usage.costUsd);
     lines.push(
       `| ${cell(article.path)} | ${shownStatus(article)}${article.cached ? " (cached)" : ""} | ${article.edits.length} | ${formatTokens(tokens)} |${withCost ? ` ${cost} |` : ""}`,
     );
   }
+  for (const sweep of audit.sweeps ?? []) lines.push("", ...sweepLines(sweep, audit.articles));
   return lines.join("\n");
+}
+
+/** A sweep: what the change did, then every article of it with its status and the old names it writes. */
+function sweepLines(sweep: Sweep, articles: readonly AuditArticle[]): string[] {
+  const byPath = new Map(articles.map((article) => [article.path, article]));
+  return [
+    `Sweep: ${oneLine(sweepTitle(sweep))}:`,
+    "",
+    ...sweep.articles.map((entry) => {
+      const article = byPath.get(entry.path);
+      return `- ${code(entry.path)}${article ? ` — ${shownStatus(article)}` : ""} (writes ${entry.names.map(code).join(", ")})`;
+    }),
+  ];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { main } from "../../cli/main.js";
 import { UsageError } from "../../shared/errors.js";
-import { resolveSettings, SETTINGS, settingHelp } from "../../shared/settings.js";
+import { resolveSetting, resolveSettings, SETTINGS, settingHelp } from "../../shared/settings.js";
 import { captureIo } from "../helpers/io.js";
 
 describe("the settings table", () => {
@@ -31,6 +31,30 @@ describe("the settings table", () => {
     expect(() => resolveSettings({ flags: { "min-score": "7" } })).toThrow(
       /--min-score takes a number from 0 to 1/,
     );
+  });
+
+  it("says where one setting came from: the plan's --min-score is its whole bar, the config's rises with the strongest article", () => {
+    expect(resolveSetting("minScore", {})).toEqual({ value: 0.3, from: "default" });
+    expect(resolveSetting("minScore", { config: { minScore: 0.5 } })).toEqual({ value: 0.5, from: "config" });
+    expect(resolveSetting("minScore", { config: { minScore: 0.5 }, flags: { "min-score": "0.2" } })).toEqual({
+      value: 0.2,
+      from: "flag",
+    });
+    // A flag the command parsed already (plan checks --min-score before it starts) counts as given.
+    expect(resolveSetting("minScore", { config: { minScore: 0.5 }, flags: { "min-score": 0 } })).toEqual({
+      value: 0,
+      from: "flag",
+    });
+    expect(
+      resolveSetting("minScore", { config: { minScore: 0.5 }, flags: { "min-score": undefined } }),
+    ).toEqual({
+      value: 0.5,
+      from: "config",
+    });
+    expect(resolveSetting("model", { env: { IMPACT_MODEL: "" }, config: { model: "m" } })).toEqual({
+      value: "m",
+      from: "config",
+    });
   });
 
   it("gives run's and plan's --help their lines", async () => {

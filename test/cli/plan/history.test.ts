@@ -3,14 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../../cli/main.js";
 import { BacktestReportSchema } from "../../../cli/plan/backtest.js";
-import {
-  coChanges,
-  HISTORY_CACHE,
-  HISTORY_MAX_FILES_PER_COMMIT,
-  historyReasons,
-  mineHistory,
-} from "../../../cli/plan/history.js";
+import { coChanges, HISTORY_CACHE, historyReasons, mineHistory } from "../../../cli/plan/history.js";
 import { Workdir } from "../../../cli/workdir/workdir.js";
+import { HISTORY_MAX_FILES_PER_COMMIT } from "../../../shared/limits.js";
 import { ImpactPlanSchema } from "../../../shared/plan.js";
 import { gitRepo, makeTempDir } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
