@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 import { EditSchema } from "./edit/schema.js";
-import { ImpactReasonSchema, SweepSchema } from "./plan.js";
+import { DocsRepositorySchema, ImpactReasonSchema, SweepSchema } from "./plan.js";
 
 /** The audit JSON, version 1. Exported as schema/audit.schema.json. */
 const ArticleStatusSchema = z.enum([
@@ -134,16 +133,7 @@ export const AuditSchema = z.object({
    * in it, and their patches name PATH, so they apply there (`git apply`, `impact apply
    * --docs-repo DIR`). Absent: every article is in the code repository.
    */
-  docsRepository: z
-    .object({
-      name: z.string().regex(DOCS_REPOSITORY_NAME),
-      /** The docs repository's checked-out commit the articles were read from. */
-      head: z
-        .string()
-        .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
-        .optional(),
-    })
-    .optional(),
+  docsRepository: DocsRepositorySchema.optional(),
   totals: AuditTotalsSchema,
 });
 

@@ -76,6 +76,15 @@ export const PlannedArticleSchema = z.object({
   score: z.number().min(0).max(1).optional(),
 });
 
+/** A separate docs repository (`--docs-repo`): its name (the `name:` of its paths) and the commit its articles were read from. */
+export const DocsRepositorySchema = z.object({
+  name: z.string().regex(DOCS_REPOSITORY_NAME),
+  head: z
+    .string()
+    .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
+    .optional(),
+});
+
 export const ImpactPlanSchema = z.object({
   base: z.string(),
   head: z.string(),
@@ -103,16 +112,7 @@ export const ImpactPlanSchema = z.object({
    * The separate docs repository the articles are in (`--docs-repo`): every article path is
    * `name:path` in it; the changed files are the code repository's.
    */
-  docsRepository: z
-    .object({
-      name: z.string().regex(DOCS_REPOSITORY_NAME),
-      /** The docs repository's checked-out commit the articles were read from. */
-      head: z
-        .string()
-        .regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/)
-        .optional(),
-    })
-    .optional(),
+  docsRepository: DocsRepositorySchema.optional(),
 });
 
 /** @public */

@@ -10,6 +10,7 @@ import { SandboxPolicy } from "../../cli/run/sandbox.js";
 import { Workspace } from "../../cli/run/workspace.js";
 import { renderHtmlReport } from "../../shared/render/html.js";
 import { renderReport } from "../../shared/render/report.js";
+import { actionStepEnv, fakeGh } from "../helpers/action-step.js";
 import { auditArticle, auditOf } from "../helpers/audit-fixture.js";
 import { startPullRequestBot } from "../helpers/bot.js";
 import { startFakeGitHub } from "../helpers/fake-github.js";
@@ -92,12 +93,12 @@ describe("plan --docs-repo", () => {
   });
 });
 
-/** The built CLI as a child process (async, so the scripted model server in this process answers it). */
-async function builtImpact(cwd: string, args: string[], env: Record<string, string> = {}) {
+/** A child process run asynchronously (the scripted model server answers in this process), with a clean git config. */
+function spawnAsync(file: string, args: string[], cwd: string, env: Record<string, string>) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolvePromise) => {
     execFile(
-      process.execPath,
-      [join(inject("builtPackage"), "cli", "bin.js"), ...args],
+      file,
+      args,
       {
         cwd,
         env: {
@@ -113,6 +114,11 @@ async function builtImpact(cwd: string, args: string[], env: Record<string, stri
         resolvePromise({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** The built CLI as a child process. */
+function builtImpact(cwd: string, args: string[], env: Record<string, string> = {}) {
+  return spawnAsync(process.execPath, [join(inject("builtPackage"), "cli", "bin.js"), ...args], cwd, env);
 }
 
 /** The model's answer for the docs repository's article: one exact edit, then done. */
@@ -559,27 +565,9 @@ interface Step {
   run?: string;
 }
 
-/** A step's bash script run as the runner would, asynchronously (the scripted model server answers in this process). */
+/** A step's bash script run as the runner would. */
 function runStepScript(script: string, cwd: string, env: Record<string, string>) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolvePromise) => {
-    execFile(
-      "bash",
-      ["--noprofile", "--norc", "-eo", "pipefail", "-c", script],
-      {
-        cwd,
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: process.env.HOME ?? "",
-          GIT_CONFIG_NOSYSTEM: "1",
-          GIT_CONFIG_GLOBAL: "/dev/null",
-          ...env,
-        },
-        encoding: "utf8",
-      },
-      (error, stdout, stderr) =>
-        resolvePromise({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return spawnAsync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd, env);
 }
 
 /** The action's "Run Impact" step with its inputs' defaults, and `inputs` over them. */
@@ -592,24 +580,7 @@ async function runAction(cwd: string, inputs: Record<string, string>) {
   const result = await runStepScript(script, cwd, {
     GITHUB_OUTPUT: output,
     RUNNER_TEMP: temp,
-    IMPACT_BIN: join(inject("builtPackage"), "cli/bin.js"),
-    IMPACT_MODE: "run",
-    IMPACT_CHECK: "strict",
-    IMPACT_BASE: "",
-    IMPACT_HEAD: "",
-    IMPACT_AUDIT: ".impact/audit.json",
-    IMPACT_PATCH: ".impact/impact.patch",
-    IMPACT_APPLY: "false",
-    IMPACT_MODEL_INPUT: "",
-    IMPACT_SHARD: "",
-    IMPACT_SHARDS: "",
-    IMPACT_REPORT: ".impact/report.md",
-    IMPACT_PR: "",
-    IMPACT_DRY_RUN: "false",
-    IMPACT_ARGS: "",
-    IMPACT_DOCS_REPO: "",
-    IMPACT_DOCS_REF: "",
-    IMPACT_DOCS_TOKEN: "",
+    ...actionStepEnv(),
     ...inputs,
   });
   return { ...result, outputs: readFileSync(output, "utf8"), temp };
@@ -649,13 +620,7 @@ describe("the action and the post-merge recipe with a docs repository given as a
     ) as { jobs: Record<string, { env?: Record<string, string>; steps: Step[] }> };
     const job = Object.values(workflow.jobs)[0]!;
     const openPr = job.steps.find((step) => step.name === "Open or update the docs pull request")!;
-    const bin = makeTempDir("impact-fake-gh-");
-    const calls = join(bin, "calls.txt");
-    writeFileSync(
-      join(bin, "gh"),
-      `#!/bin/sh\necho "gh $*" >> "${calls}"\nfor a in "$@"; do [ "$prev" = "--body-file" ] && cat "$a" >> "${calls}"; prev="$a"; done\nexit 0\n`,
-      { mode: 0o755 },
-    );
+    const { bin, calls } = fakeGh();
     const opened = await runStepScript(openPr.run!, code.dir, {
       PATH: `${bin}:${process.env.PATH ?? ""}`,
       GH_TOKEN: "ghs_test-not-a-real-token",

@@ -3,8 +3,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { validateAction, validateWorkflow } from "@action-validator/core";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { actionStepEnv, fakeGh } from "../helpers/action-step.js";
 import { auditArticle, auditOf } from "../helpers/audit-fixture.js";
 import { gitRepo, makeTempDir } from "../helpers/git-repo.js";
 
@@ -68,21 +69,7 @@ function runActionScript(cwd: string, inputs: Record<string, string>) {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "",
     GITHUB_OUTPUT: output,
-    IMPACT_BIN: join(inject("builtPackage"), "cli/bin.js"),
-    IMPACT_MODE: "run",
-    IMPACT_CHECK: "strict",
-    IMPACT_BASE: "",
-    IMPACT_HEAD: "",
-    IMPACT_AUDIT: ".impact/audit.json",
-    IMPACT_PATCH: ".impact/impact.patch",
-    IMPACT_APPLY: "false",
-    IMPACT_MODEL_INPUT: "",
-    IMPACT_SHARD: "",
-    IMPACT_SHARDS: "",
-    IMPACT_REPORT: ".impact/report.md",
-    IMPACT_PR: "",
-    IMPACT_DRY_RUN: "false",
-    IMPACT_ARGS: "",
+    ...actionStepEnv(),
     ...inputs,
   };
   const stdout = execFileSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
@@ -190,14 +177,7 @@ describe("the post-merge recipe", () => {
         ]),
       ),
     );
-    const bin = makeTempDir("impact-fake-gh-");
-    const calls = join(bin, "calls.txt");
-    // A stand-in for the GitHub CLI: no open pull request, and every call recorded with the body it got.
-    writeFileSync(
-      join(bin, "gh"),
-      `#!/bin/sh\necho "gh $*" >> "${calls}"\nfor a in "$@"; do [ "$prev" = "--body-file" ] && cat "$a" >> "${calls}"; prev="$a"; done\nexit 0\n`,
-      { mode: 0o755 },
-    );
+    const { bin, calls } = fakeGh();
     execFileSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", openPr.run!], {
       cwd: repo.dir,
       env: {
