@@ -6,7 +6,7 @@ import { plural } from "../../shared/render/markdown.js";
 import { sweepTitle } from "../../shared/render/sweep.js";
 import { resolveSetting } from "../../shared/settings.js";
 import { articleSelector, whyNotArticle } from "./articles.js";
-import type { ArticleText } from "./detect/article-text.js";
+import { type ArticleText, textOf } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
 import { dependencyChanges, dependencyLookups, dependencySignals } from "./detect/dependencies.js";
@@ -363,7 +363,6 @@ function markStale(input: {
     return surfaces.get(key);
   };
   const texts = new Map(input.articles.map((article) => [article.path, article.content]));
-  const decoder = new TextDecoder();
   for (const [path, list] of input.signals) {
     let lines: string[] | undefined;
     for (const signal of list) {
@@ -380,7 +379,7 @@ function markStale(input: {
       if (!signal.stale) continue;
       if (lines === undefined) {
         const content = texts.get(path) ?? "";
-        lines = (typeof content === "string" ? content : decoder.decode(content)).split(/\r?\n/);
+        lines = textOf(content).split(/\r?\n/);
       }
       const line = locateStale(lines, signal.stale);
       if (line === false) {

@@ -50,6 +50,13 @@ export function bodyOf(content: string | Uint8Array): string | Uint8Array {
     : content.subarray(Buffer.byteLength(block));
 }
 
+const TEXT = new TextDecoder();
+
+/** The article's whole text: as it is, or its bytes decoded (for a rule that reads lines). */
+export function textOf(content: string | Uint8Array): string {
+  return typeof content === "string" ? content : TEXT.decode(content);
+}
+
 /** Whether the article's text holds `needle`; bytes are searched as they are, without decoding or copying. */
 export function includesText(content: string | Uint8Array, needle: string): boolean {
   if (typeof content === "string") return content.includes(needle);

@@ -1,4 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
+import { includesText, textOf } from "./article-text.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt, isListLine, locateStale, writes } from "./stale.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
@@ -179,12 +180,12 @@ export function dependencySignals(input: ArticleSignalInput): void {
   const { articles, sink } = input;
   const changes = dependencyChanges(input.evidence);
   if (changes.length === 0) return;
-  const decoder = new TextDecoder();
   const wanted = dependencyLookups(changes);
   const lines = new Map<string, string[]>();
+  // Bytes are searched as they are: only an article naming a dependency is decoded and split.
   for (const article of articles) {
-    const text = typeof article.content === "string" ? article.content : decoder.decode(article.content);
-    if (wanted.some((name) => text.includes(name))) lines.set(article.path, text.split(/\r?\n/));
+    if (wanted.some((name) => includesText(article.content, name)))
+      lines.set(article.path, textOf(article.content).split(/\r?\n/));
   }
   const hits = changes.map((change) => {
     const articlesHit: { path: string; terms: string[] }[] = [];

@@ -1,5 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { languageOf } from "../symbols/languages/index.js";
+import { includesText, textOf } from "./article-text.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
 
@@ -39,12 +40,19 @@ export function versionSignals(input: ArticleSignalInput): void {
   const { articles, sink } = input;
   const dropped = droppedVersions(input.evidence);
   if (dropped.length === 0) return;
-  const decoder = new TextDecoder();
-  const texts = articles.map((article) =>
-    typeof article.content === "string" ? article.content : decoder.decode(article.content),
-  );
+  // Decoded once, and only the articles that hold one of the dropped versions at all.
+  const texts = new Map<string, string>();
+  const textFor = (article: (typeof articles)[number]) => {
+    const known = texts.get(article.path);
+    if (known !== undefined) return known;
+    const text = textOf(article.content);
+    texts.set(article.path, text);
+    return text;
+  };
   for (const { version, file } of dropped) {
-    const quoting = articles.filter((_, index) => quotesVersion(texts[index]!, version));
+    const quoting = articles.filter(
+      (article) => includesText(article.content, version) && quotesVersion(textFor(article), version),
+    );
     const factor = shareFactor(quoting.length);
     for (const article of quoting) {
       sink.add({
