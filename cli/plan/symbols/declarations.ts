@@ -48,10 +48,18 @@ export function compareDeclarations(
   const removed: Declaration[] = [];
   const added: Declaration[] = [];
   const symbols: ChangedSymbol[] = [];
+  // A name the file still declares under another parent moved within it (a method from a
+  // base class to its subclasses): an article writing it is not made wrong.
+  const stillDeclared = new Set(
+    afterAll
+      .filter((declaration) => !declaration.hidden)
+      .map((declaration) => `${declaration.kind}\u0000${declaration.name}`),
+  );
   for (const [name, olds] of oldByName) {
     const news = newByName.get(name);
     if (!news) {
-      removed.push(olds[0]!);
+      const old = olds[0]!;
+      if (!stillDeclared.has(`${old.kind}\u0000${old.name}`)) removed.push(old);
       continue;
     }
     const first = news[0]!;
@@ -63,18 +71,21 @@ export function compareDeclarations(
       symbols.push({ ...named(first, isPrivate), change: "doc", file, line: first.line });
     }
   }
-  for (const [name, news] of newByName) if (!oldByName.has(name)) added.push(news[0]!);
+  for (const [name, news] of newByName) {
+    if (oldByName.has(name)) continue;
+    const first = news[0]!;
+    // Moved under another parent (a method of a renamed type): changed only if its signature did.
+    const before = beforeAll.filter(
+      (declaration) =>
+        !declaration.hidden && declaration.kind === first.kind && declaration.name === first.name,
+    );
+    if (before.length === 0) added.push(first);
+    else if (!before.some((declaration) => declaration.signature === first.signature))
+      symbols.push({ ...named(first, isPrivate), change: "signature", file, line: first.line });
+  }
   // Siblings: the other members of the same parent, or the file's other top-level
   // declarations (its exports) for a top-level one.
-  const membersOf = new Map<string, string[]>();
-  for (const declaration of afterAll) {
-    if (declaration.hidden || declaration.kind === "method") continue;
-    const key = declaration.parent ?? "";
-    const list = membersOf.get(key);
-    if (list) {
-      if (!list.includes(declaration.name)) list.push(declaration.name);
-    } else membersOf.set(key, [declaration.name]);
-  }
+  const membersOf = membersByParent(afterAll);
   const unmatched = new Set(added);
   for (const old of removed) {
     const twin = [...unmatched].find(
@@ -99,7 +110,7 @@ export function compareDeclarations(
     }
   }
   for (const declaration of unmatched) {
-    const siblings = (membersOf.get(declaration.parent ?? "") ?? []).filter(
+    const siblings = (membersOf.get(memberKey(declaration)) ?? []).filter(
       (name) => name !== declaration.name,
     );
     symbols.push({
@@ -141,6 +152,25 @@ function named(
     parent: declaration.parent,
     ...(isPrivate(declaration) ? { private: true } : {}),
   };
+}
+
+/** Whose sibling a declaration is: its parent's members, or the file's top-level declarations. */
+function memberKey(declaration: Declaration): string {
+  return declaration.parent ?? "";
+}
+
+/** The names of the non-method declarations under each parent ("" for the top level). */
+function membersByParent(declarations: readonly Declaration[]): Map<string, string[]> {
+  const membersOf = new Map<string, string[]>();
+  for (const declaration of declarations) {
+    if (declaration.hidden || declaration.kind === "method") continue;
+    const key = memberKey(declaration);
+    const list = membersOf.get(key);
+    if (list) {
+      if (!list.includes(declaration.name)) list.push(declaration.name);
+    } else membersOf.set(key, [declaration.name]);
+  }
+  return membersOf;
 }
 
 /** Declarations by name; members by `Parent.name`, so `A.verbose` and `B.verbose` stay apart. */

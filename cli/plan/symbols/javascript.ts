@@ -188,6 +188,7 @@ class Reader {
       signature: blankName(this.text.slice(start, bodyStart), name),
       body: options.body ? normalise(this.text.slice(bodyStart, options.body.end)) : "",
       ...(options.hidden ? { hidden: true } : {}),
+      ...(options.parent ? { parent: options.parent } : {}),
       doc: this.docOf(start),
     };
     this.declarations.push(declaration);

@@ -203,6 +203,7 @@ function declarationOf(
     signature: blankName(text.slice(wrapper.startIndex, signatureEnd), name),
     body: body ? normalise(text.slice(body.startIndex, body.endIndex)) : "",
     ...(hidden ? { hidden: true } : {}),
+    ...(parent ? { parent } : {}),
   };
 }
 

@@ -71,6 +71,7 @@ export function typescriptDeclarations(ts: TypeScript, text: string, path: strin
       signature: blankName(text.slice(start, bodyStart), name),
       body: options.body ? normalise(text.slice(bodyStart, options.body.end)) : "",
       ...(options.hidden ? { hidden: true } : {}),
+      ...(options.parent ? { parent: options.parent } : {}),
       doc: docOf(node),
     });
   };

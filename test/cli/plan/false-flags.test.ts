@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { main } from "../../../cli/main.js";
+import { ImpactPlanSchema } from "../../../shared/plan.js";
+import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
+import { captureIo } from "../../helpers/io.js";
+
+type Plan = z.infer<typeof ImpactPlanSchema>;
+
+async function planJson(repo: TestRepo, args: string[] = []): Promise<Plan> {
+  const io = captureIo(repo.dir);
+  const code = await main(["plan", "--json", ...args], io);
+  expect(code, io.err).toBe(0);
+  return ImpactPlanSchema.parse(JSON.parse(io.out));
+}
+
+const flagged = (plan: Plan) =>
+  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
+const details = (plan: Plan) =>
+  [...plan.articles, ...plan.related].flatMap((article) => article.impact.map((reason) => reason.detail));
+
+// Each test builds a real repository and runs the whole plan; slow on a loaded machine.
+describe("what is not a stale statement", { timeout: 120_000 }, () => {
+  it("gives a class's new method and field their class as parent: the page listing the file's classes keeps no list of its members", async () => {
+    const classes =
+      "export class Options {\n  retries = 2;\n}\n\nexport class Request {\n  baseUrl = '';\n  maxRedirects = 10;\n  send() {}\n}\n";
+    const repo = gitRepo({
+      "source/core.ts": classes,
+      "docs/api.md": "# API\n\n- `Options`: what a request takes.\n- `Request`: one request.\n",
+      "docs/request.md":
+        "# Request\n\n- `baseUrl`: where it goes.\n- `maxRedirects`: how often it follows.\n",
+    });
+    repo.commit({
+      "source/core.ts": classes.replace("  send() {}\n", "  send() {}\n  abort() {}\n  timeout = 0;\n"),
+    });
+    const plan = await planJson(repo, ["--min-score", "0"]);
+    // Before, the new method had no parent: its siblings were the file's classes, on api.md's list.
+    expect(flagged(plan)).toEqual(["docs/request.md"]);
+    // The new field's siblings are the class's fields that were there before.
+    expect(details(plan).join("\n")).toMatch(
+      /timeout \(variable of Request, added\); the article documents baseUrl, maxRedirects/,
+    );
+  });
+
+  it("reads a method moved from a base class to its subclass, in the same file, as still there", async () => {
+    const repo = gitRepo({
+      "src/client.py":
+        "class BaseClient:\n    def stream_events(self, url):\n        return url\n\n\nclass Client(BaseClient):\n    pass\n",
+      "docs/streaming.md": "# Streaming\n\nCall `client.stream_events(url)`.\n",
+    });
+    repo.commit({
+      "src/client.py":
+        "class BaseClient:\n    pass\n\n\nclass Client(BaseClient):\n    def stream_events(self, url):\n        return url\n",
+    });
+    expect(flagged(await planJson(repo, ["--min-score", "0"]))).toEqual([]);
+  });
+});
