@@ -16,7 +16,30 @@ export function privacyOf(
       .filter((declaration) => declaration.kind === "export")
       .map((declaration) => declaration.name),
   );
-  return (declaration) => isPrivateDeclaration(declaration, language, exported);
+  if (language !== "rust") return (declaration) => isPrivateDeclaration(declaration, language, exported);
+  // Rust: the members of a type this file declares without plain `pub` are private with it,
+  // and so is a method without `pub` outside a trait (a trait's methods are its interface).
+  const all = [...before, ...after];
+  const privateTypes = new Set(
+    all
+      .filter((declaration) => declaration.parent === undefined && !isRustPublic(declaration.signature))
+      .map((declaration) => declaration.name),
+  );
+  const traits = new Set(
+    all.filter((declaration) => declaration.kind === "interface").map((declaration) => declaration.name),
+  );
+  return (declaration) => {
+    if (isPrivateDeclaration(declaration, language, exported)) return true;
+    const { parent } = declaration;
+    if (parent === undefined) return false;
+    if (privateTypes.has(parent)) return true;
+    return declaration.kind === "method" && !traits.has(parent) && !isRustPublic(declaration.signature);
+  };
+}
+
+/** Plain `pub`: `pub(crate)`, `pub(super)` and `pub(in path)` keep an item inside its crate. */
+function isRustPublic(signature: string): boolean {
+  return /^pub\b(?!\s*\()/.test(signature.trimStart());
 }
 
 /** Python dunders (`__init__`) are protocol, not private. */
@@ -27,7 +50,8 @@ const TS_EXPORTABLE = new Set<Declaration["kind"]>(["function", "class", "interf
 /**
  * Whether a declaration is private by its language's rule, so no part of the surface the
  * docs describe: Python `_name` (or a member of `_Class`), a Go name starting lowercase (or a
- * method of a lowercase type), a top-level Rust item without `pub`, a top-level TS/JS
+ * method of a lowercase type), a top-level Rust item without plain `pub` (`pub(crate)` is
+ * the crate's own), a top-level TS/JS
  * function, class, interface, type or enum neither declared with `export` nor exported by
  * name, and a TS/JS name starting with `_` (a member too) not exported by name.
  */
@@ -44,7 +68,7 @@ export function isPrivateDeclaration(
     case "go":
       return /^[a-z_]/.test(name) || (parent !== undefined && /^[a-z_]/.test(parent));
     case "rust":
-      return parent === undefined && !/^pub\b/.test(declaration.signature.trimStart());
+      return parent === undefined && !isRustPublic(declaration.signature);
     case "typescript":
       // `_options`, `_transform`: underscored names are internal by convention, members too.
       if (name.startsWith("_") && !exported.has(name)) return true;

@@ -16,8 +16,12 @@ async function planJson(repo: TestRepo, args: string[] = []): Promise<Plan> {
 
 const flagged = (plan: Plan) =>
   plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
+const related = (plan: Plan) => plan.related.map((article) => article.path);
 const details = (plan: Plan) =>
   [...plan.articles, ...plan.related].flatMap((article) => article.impact.map((reason) => reason.detail));
+
+const CACHE =
+  "pub trait Store {\n    fn load(&self);\n}\n\npub struct Cache;\n\nimpl Cache {\n    fn slot(&self, KEY) -> usize {\n        0\n    }\n}\n";
 
 // Each test builds a real repository and runs the whole plan; slow on a loaded machine.
 describe("what is not a stale statement", { timeout: 120_000 }, () => {
@@ -53,5 +57,31 @@ describe("what is not a stale statement", { timeout: 120_000 }, () => {
         "class BaseClient:\n    pass\n\n\nclass Client(BaseClient):\n    def stream_events(self, url):\n        return url\n",
     });
     expect(flagged(await planJson(repo, ["--min-score", "0"]))).toEqual([]);
+  });
+
+  it("reads a Rust item under pub(crate) as the crate's own: its mapped page is related", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({
+        docs: ["crates/*/README.md"],
+        mappings: [{ code: "crates/:crate/src/**", docs: "crates/:crate/README.md" }],
+      }),
+      "crates/walk/src/lib.rs":
+        'pub(crate) const TYPES: &[&str] = &["rust"];\n\npub(crate) struct Work {\n    depth: usize,\n}\n\nimpl Work {\n    pub fn read(&self) -> usize {\n        self.depth\n    }\n}\n',
+      "crates/walk/README.md": "# walk\n\nWalks directories.\n",
+      "crates/glob/src/lib.rs": "pub fn matches(glob: &str) -> bool {\n    true\n}\n",
+      "crates/glob/README.md": "# glob\n\nMatches globs.\n",
+      "crates/cache/src/lib.rs": CACHE.replace("KEY", "key: &str"),
+      "crates/cache/README.md": "# cache\n\nCaches.\n",
+    });
+    repo.commit({
+      "crates/walk/src/lib.rs":
+        'pub(crate) const TYPES: &[&str] = &["rust", "go"];\n\npub(crate) struct Work {\n    depth: usize,\n}\n\nimpl Work {\n    pub fn read(&self, max: usize) -> usize {\n        self.depth\n    }\n}\n',
+      "crates/glob/src/lib.rs": "pub fn matches(glob: &str, path: &str) -> bool {\n    true\n}\n",
+      // A method without `pub` in an inherent impl is the type's own; a trait's method is not.
+      "crates/cache/src/lib.rs": CACHE.replace("KEY", "key: &[u8]"),
+    });
+    const plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["crates/glob/README.md"]);
+    expect(related(plan).sort()).toEqual(["crates/cache/README.md", "crates/walk/README.md"]);
   });
 });
