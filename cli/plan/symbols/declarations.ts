@@ -84,8 +84,18 @@ export function compareDeclarations(
       symbols.push({ ...named(first, isPrivate), change: "signature", file, line: first.line });
   }
   // Siblings: the other members of the same parent, or the file's other top-level
-  // declarations (its exports) for a top-level one.
-  const membersOf = membersByParent(afterAll);
+  // declarations (its exports) for a top-level one, that the base declared there too: a
+  // list the change made incomplete existed before it (the members of a new interface, or of
+  // a file added whole, were documented nowhere yet).
+  const membersBefore = membersByParent(beforeAll);
+  const membersOf = new Map<string, string[]>();
+  for (const [key, names] of membersByParent(afterAll)) {
+    const before = membersBefore.get(key);
+    membersOf.set(
+      key,
+      names.filter((name) => before?.includes(name)),
+    );
+  }
   const unmatched = new Set(added);
   for (const old of removed) {
     const twin = [...unmatched].find(

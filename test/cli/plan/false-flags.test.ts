@@ -59,6 +59,19 @@ describe("what is not a stale statement", { timeout: 120_000 }, () => {
     expect(flagged(await planJson(repo, ["--min-score", "0"]))).toEqual([]);
   });
 
+  it("finds no list in the members of a file added whole: no page documented them yet", async () => {
+    const repo = gitRepo({
+      "source/index.ts": "export const get = () => 1;\n",
+      "docs/timings.md": "# Timings\n\n- `lookup`: the DNS lookup.\n- `connect`: the socket connected.\n",
+    });
+    repo.commit({
+      "source/timer.ts":
+        "export interface Timings {\n  start: number;\n  lookup: number;\n  connect: number;\n}\n",
+    });
+    const plan = await planJson(repo, ["--min-score", "0"]);
+    expect(flagged(plan)).toEqual([]);
+  });
+
   it("reads a Rust item under pub(crate) as the crate's own: its mapped page is related", async () => {
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({
