@@ -258,6 +258,8 @@ const CHANGE_WORDS: Record<ChangedSymbol["change"], string> = {
   doc: "doc comment changed",
 };
 
+/** Siblings of an added member an article must list (one could be chance, and one is no list). */
+const SIBLINGS_NEEDED = 2;
 /** Single words (`fetch`, `Client`) read as prose; they count only where formatted as code. */
 const SINGLE_WORD = /^(?:[a-z]+|[A-Z][a-z]+)$/;
 /** Declarations whose body is behaviour an article may describe when it quotes them. */
@@ -340,11 +342,12 @@ function referenceTerms(input: {
       const siblings = (symbol.siblings ?? [])
         .filter((name) => !whyDropped(name, symbol.kind))
         .slice(0, MAX_SIBLINGS);
-      if (siblings.length === 0) continue;
+      // One sibling is no list: a page writing it says nothing of the others.
+      if (siblings.length < SIBLINGS_NEEDED) continue;
       const sibling = {
         key: `${symbol.file}\u0000${symbol.parent}\u0000${symbol.name}`,
         label: `${symbol.name} (${symbol.kind}${owner}, added)`,
-        needed: Math.min(2, siblings.length),
+        needed: SIBLINGS_NEEDED,
       };
       for (const name of siblings)
         add(name, {

@@ -46,6 +46,18 @@ describe("what is not a stale statement", { timeout: 120_000 }, () => {
     );
   });
 
+  it("needs two siblings on the article's lists: a class with one field before keeps no list", async () => {
+    const repo = gitRepo({
+      "source/errors.ts": "export class TimeoutError {\n  errorCode = 'ETIMEDOUT';\n}\n",
+      "docs/errors.md": "# Errors\n\n- `errorCode`: what failed.\n",
+    });
+    repo.commit({
+      "source/errors.ts":
+        "export class TimeoutError {\n  errorCode = 'ETIMEDOUT';\n  timingsPhase = 'connect';\n}\n",
+    });
+    expect(flagged(await planJson(repo, ["--min-score", "0"]))).toEqual([]);
+  });
+
   it("reads a method moved from a base class to its subclass, in the same file, as still there", async () => {
     const repo = gitRepo({
       "src/client.py":
