@@ -164,12 +164,25 @@ function named(
   };
 }
 
-/** Whose sibling a declaration is: its parent's members, or the file's top-level declarations. */
+/** Top-level kinds that make one list: the types, the functions, the values of a module. */
+const TOP_LEVEL_GROUP: Partial<Record<SymbolKind, string>> = {
+  class: "type",
+  interface: "type",
+  type: "type",
+  enum: "type",
+  constant: "value",
+  variable: "value",
+};
+
+/**
+ * Whose sibling a declaration is: its parent's members, or at the top level the module's
+ * declarations of its sort (a new constant is no sibling of the classes beside it).
+ */
 function memberKey(declaration: Declaration): string {
-  return declaration.parent ?? "";
+  return declaration.parent ?? `\u0000${TOP_LEVEL_GROUP[declaration.kind] ?? declaration.kind}`;
 }
 
-/** The names of the non-method declarations under each parent ("" for the top level). */
+/** The names of the non-method declarations under each parent, and each sort of top-level one (memberKey). */
 function membersByParent(declarations: readonly Declaration[]): Map<string, string[]> {
   const membersOf = new Map<string, string[]>();
   for (const declaration of declarations) {

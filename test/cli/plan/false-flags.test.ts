@@ -46,6 +46,24 @@ describe("what is not a stale statement", { timeout: 120_000 }, () => {
     );
   });
 
+  it("lists a new top-level constant with the module's values, not its classes; a new class with its classes", async () => {
+    const module = "export class Options {}\n\nexport class Request {}\n\nexport const version = '1';\n";
+    const repo = gitRepo({
+      "source/index.ts": module,
+      "docs/api.md": "# API\n\n- `Options`: what a request takes.\n- `Request`: one request.\n",
+    });
+    repo.commit({ "source/index.ts": `${module}\nexport const supportsBrotli = true;\n` });
+    expect(flagged(await planJson(repo, ["--min-score", "0"]))).toEqual([]);
+    repo.commit({
+      "source/index.ts": `${module}\nexport const supportsBrotli = true;\n\nexport class Response {}\n`,
+    });
+    const plan = await planJson(repo, ["--min-score", "0"]);
+    expect(flagged(plan)).toEqual(["docs/api.md"]);
+    expect(details(plan)).toEqual([
+      "mentions Response (class, added); the article documents Options, Request",
+    ]);
+  });
+
   it("needs two siblings on the article's lists: a class with one field before keeps no list", async () => {
     const repo = gitRepo({
       "source/errors.ts": "export class TimeoutError {\n  errorCode = 'ETIMEDOUT';\n}\n",
