@@ -66,6 +66,8 @@ export interface ChangedSymbol {
   parent?: string | undefined;
   /** Private by its language's rule (Python `_x`, lowercase Go, non-`pub` Rust, unexported TS/JS): not surface the docs describe. */
   private?: boolean;
+  /** For a function's or method's changed signature: only types changed, its parameters' names and defaults did not. */
+  typesOnly?: boolean;
   /** For added members and keys: the other members of the same parent at head (an article that documents them documents the parent). */
   siblings?: string[];
 }

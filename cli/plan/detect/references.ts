@@ -372,7 +372,10 @@ function referenceTerms(input: {
         : `${symbol.kind}${owner}, ${CHANGE_WORDS[symbol.change]}`;
     // Stale when the article writes what the change made false: a removed name, the old name
     // of a renamed one, a changed signature, value, flag or type. Public surface only.
-    const staleChange = !symbol.private && (symbol.change === "removed" || symbol.change === "signature");
+    // A signature whose types alone changed (annotations added or narrowed) leaves a quoted call true.
+    const staleChange =
+      !symbol.private &&
+      (symbol.change === "removed" || (symbol.change === "signature" && !symbol.typesOnly));
     for (const name of symbol.oldName ? [symbol.oldName, symbol.name] : [symbol.name]) {
       const gone =
         !symbol.private &&

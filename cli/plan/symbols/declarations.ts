@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ChangedSymbol, SymbolKind } from "../../../shared/changeset.js";
+import { callShape } from "./call-shape.js";
 
 /**
  * One declaration of a code file, as every language's reader reports it: what the detector
@@ -64,7 +65,13 @@ export function compareDeclarations(
     }
     const first = news[0]!;
     if (shape(olds, "signature") !== shape(news, "signature")) {
-      symbols.push({ ...named(first, isPrivate), change: "signature", file, line: first.line });
+      symbols.push({
+        ...named(first, isPrivate),
+        change: "signature",
+        file,
+        line: first.line,
+        ...(typesOnly(olds, news) ? { typesOnly: true } : {}),
+      });
     } else if (shape(olds, "body") !== shape(news, "body")) {
       symbols.push({ ...named(first, isPrivate), change: "body", file, line: first.line });
     } else if (shape(olds, "doc") !== shape(news, "doc")) {
@@ -162,6 +169,24 @@ function named(
     parent: declaration.parent,
     ...(isPrivate(declaration) ? { private: true } : {}),
   };
+}
+
+/** Kinds whose signature is a parameter list a call writes. */
+const CALLABLE = new Set<SymbolKind>(["function", "method"]);
+
+/**
+ * Whether the changed signatures of a function or method (each overload) keep their call
+ * shape: the same parameter names and defaults in order, only their types changed.
+ */
+function typesOnly(olds: readonly Declaration[], news: readonly Declaration[]): boolean {
+  if (olds.length !== news.length || ![...olds, ...news].every((each) => CALLABLE.has(each.kind)))
+    return false;
+  const shapes = (declarations: readonly Declaration[]) =>
+    declarations.map((declaration) => callShape(declaration.signature));
+  const before = shapes(olds);
+  const after = shapes(news);
+  if ([...before, ...after].some((each) => each === undefined)) return false;
+  return before.sort().join("\n") === after.sort().join("\n");
 }
 
 /** Top-level kinds that make one list: the types, the functions, the values of a module. */

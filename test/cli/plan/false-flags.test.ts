@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { main } from "../../../cli/main.js";
+import { callShape } from "../../../cli/plan/symbols/call-shape.js";
 import { ImpactPlanSchema } from "../../../shared/plan.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
@@ -102,6 +103,22 @@ describe("what is not a stale statement", { timeout: 120_000 }, () => {
     expect(flagged(plan)).toEqual([]);
   });
 
+  it("does not flag a page quoting a call whose parameters kept their names and defaults, only their types changed", async () => {
+    const repo = gitRepo({
+      "src/lib/api.py":
+        "def connect(host, port=80):\n    return host\n\n\ndef close(conn):\n    return conn\n",
+      "docs/connect.md": "# Connect\n\n`connect(host)` opens a connection.\n",
+      "docs/close.md": "# Close\n\n`close(conn)` closes it.\n",
+    });
+    repo.commit({
+      "src/lib/api.py":
+        "def connect(host: str, port: int = 80) -> Conn:\n    return host\n\n\ndef close(conn, force=False):\n    return conn\n",
+    });
+    const plan = await planJson(repo, ["--min-score", "0"]);
+    expect(flagged(plan)).toEqual(["docs/close.md"]);
+    expect(related(plan)).toEqual(["docs/connect.md"]);
+  });
+
   it("reads a Rust item under pub(crate) as the crate's own: its mapped page is related", async () => {
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({
@@ -126,5 +143,20 @@ describe("what is not a stale statement", { timeout: 120_000 }, () => {
     const plan = await planJson(repo);
     expect(flagged(plan)).toEqual(["crates/glob/README.md"]);
     expect(related(plan).sort()).toEqual(["crates/cache/README.md", "crates/walk/README.md"]);
+  });
+});
+
+describe("callShape", () => {
+  it("keeps the names and defaults of the parameters, not their types", () => {
+    expect(callShape("def \u0000(url: URL | str, *, timeout: float = 5.0) -> Response:")).toBe(
+      "url,*,timeout=5.0",
+    );
+    expect(callShape("def \u0000(url: URLTypes, *, timeout: float = 5.0):")).toBe("url,*,timeout=5.0");
+    expect(callShape("export function \u0000(input: Input, options?: Options): Promise<T>")).toBe(
+      "input,options",
+    );
+    expect(callShape("func (c *Client) \u0000(url string, opts ...Option) error")).toBe("url,opts");
+    expect(callShape("pub fn \u0000<F: Fn(u32) -> u32>(&mut self, f: F, n: usize)")).toBe("&self,f,n");
+    expect(callShape("const \u0000 = 5")).toBeUndefined();
   });
 });
