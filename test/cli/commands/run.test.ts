@@ -51,18 +51,18 @@ attention:
 The port is 8080 unless --port says otherwise.
 `;
 
+/** src/server.ts with its default port. */
+const serverSource = (port: number) =>
+  `export const DEFAULT_PORT = ${port};\nexport function serve() {}\nexport function stop() {}\n`;
+
 /** A repository whose last commit changes the default port: both docs become wrong. */
 function portRepo(): TestRepo {
   const repo = gitRepo({
-    "src/server.ts":
-      "export const DEFAULT_PORT = 8080;\nexport function serve() {}\nexport function stop() {}\n",
+    "src/server.ts": serverSource(8080),
     "docs/server.md": SERVER_DOC,
     "docs/cli.md": CLI_DOC,
   });
-  repo.commit({
-    "src/server.ts":
-      "export const DEFAULT_PORT = 9090;\nexport function serve() {}\nexport function stop() {}\n",
-  });
+  repo.commit({ "src/server.ts": serverSource(9090) });
   return repo;
 }
 
@@ -509,8 +509,7 @@ describe("impact run, end to end through the openai SDK", () => {
     const repo = portRepo();
     // The last commit edits both docs itself: they are touched, and nothing is sent.
     repo.commit({
-      "src/server.ts":
-        "export const DEFAULT_PORT = 7070;\nexport function serve() {}\nexport function stop() {}\n",
+      "src/server.ts": serverSource(7070),
       "docs/server.md": SERVER_DOC.replace("8080", "7070"),
       "docs/cli.md": CLI_DOC.replaceAll("8080", "7070"),
     });
@@ -658,8 +657,7 @@ describe("impact run, end to end through the openai SDK", () => {
   it("records articles the change already edits as touched, and sends them only with --include-touched", async () => {
     const repo = portRepo();
     repo.commit({
-      "src/server.ts":
-        "export const DEFAULT_PORT = 7070;\nexport function serve() {}\nexport function stop() {}\n",
+      "src/server.ts": serverSource(7070),
       "docs/cli.md": CLI_DOC.replaceAll("8080", "7070"),
     });
     const plain = await run(repo, { "docs/server.md": [{ content: "Fine." }] });
