@@ -7,6 +7,7 @@ import { z } from "zod";
 import { main } from "../../../cli/main.js";
 import { type Audit, AuditSchema } from "../../../shared/audit.js";
 import { contentHash } from "../../../shared/hash.js";
+import { readAuditAt } from "../../helpers/audit-fixture.js";
 import { gitRepo, makeTempDir, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
 import {
@@ -90,7 +91,7 @@ async function run(
   const auditPath = join(repo.dir, ".impact/audit.json");
   let audit: Audit | undefined;
   try {
-    audit = AuditSchema.parse(JSON.parse(readFileSync(auditPath, "utf8")));
+    audit = readAuditAt(auditPath);
   } catch {
     audit = undefined;
   }
@@ -516,7 +517,7 @@ describe("impact run, end to end through the openai SDK", () => {
     const io = captureIo(repo.dir, {});
     expect(await main(["run", "--quiet"], io)).toBe(0);
     expect(io.err).toBe("");
-    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+    const audit = readAuditAt(join(repo.dir, ".impact/audit.json"));
     expect(audit.totals).toMatchObject({ articles: 2, touched: 2, updated: 0 });
     expect(audit.model).toBe("gpt-4.1-mini");
     // Sending the touched articles does need a model.
