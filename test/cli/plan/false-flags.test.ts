@@ -1,24 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
-import { main } from "../../../cli/main.js";
 import { callShape } from "../../../cli/plan/symbols/call-shape.js";
-import { ImpactPlanSchema } from "../../../shared/plan.js";
-import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
-import { captureIo } from "../../helpers/io.js";
+import type { ImpactPlan } from "../../../shared/plan.js";
+import { gitRepo } from "../../helpers/git-repo.js";
+import { flagged, planJson, related } from "../../helpers/plan-json.js";
 
-type Plan = z.infer<typeof ImpactPlanSchema>;
-
-async function planJson(repo: TestRepo, args: string[] = []): Promise<Plan> {
-  const io = captureIo(repo.dir);
-  const code = await main(["plan", "--json", ...args], io);
-  expect(code, io.err).toBe(0);
-  return ImpactPlanSchema.parse(JSON.parse(io.out));
-}
-
-const flagged = (plan: Plan) =>
-  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
-const related = (plan: Plan) => plan.related.map((article) => article.path);
-const details = (plan: Plan) =>
+const details = (plan: ImpactPlan) =>
   [...plan.articles, ...plan.related].flatMap((article) => article.impact.map((reason) => reason.detail));
 
 const CACHE =
