@@ -210,7 +210,11 @@ async function planAtParent(input: {
     readArticles(input.repoRoot, input.articlePaths, { revision: input.parent }),
     // The parent's own history only: the commit being replayed and its future stay unseen.
     mineHistory(input.repoRoot, input.parent, { cache: input.historyCache }),
-    boilerplateNames(input.repoRoot, { base: input.parent, symbols: input.changeSet.symbols }, input.config),
+    boilerplateNames(
+      input.repoRoot,
+      { base: input.parent, symbols: input.changeSet.symbols, files: input.changeSet.files },
+      input.config,
+    ),
   ]);
   const plan = detectImpact({
     changeSet: input.changeSet,

@@ -12,6 +12,8 @@ import { type Language, languageOf } from "./symbols/languages/index.js";
  * at a line's start under its name is its use (Go's keyed literals, `Task: …`).
  */
 const DECLARED_KINDS = new Set(["function", "method", "constant", "variable", "member", "config"]);
+/** Kinds of a removed name looked for in the files the change left alone (a type too). */
+const GONE_KINDS = new Set([...DECLARED_KINDS, "class", "interface", "type", "enum"]);
 
 /** The files of each language, as git pathspecs: a name is boilerplate among files of its own language. */
 const LANGUAGE_FILES: Record<Language, string[]> = {
@@ -41,12 +43,12 @@ const PREFIX =
  */
 export async function boilerplateNames(
   repoRoot: string,
-  changeSet: Pick<ChangeSet, "base" | "symbols">,
+  changeSet: Pick<ChangeSet, "base" | "symbols"> & { files?: ChangeSet["files"] | undefined },
   config: Pick<ImpactConfig, "docs" | "evidence">,
 ): Promise<Dropped[]> {
-  const { names: candidates, languages } = candidateNames(changeSet);
-  if (candidates.length === 0) return [];
-  const pattern = `${PREFIX}(${candidates.join("|")})[[:space:]]*[(:=<?!{]`;
+  const { names: candidates, gone, languages } = candidateNames(changeSet);
+  if (candidates.length === 0 && gone.length === 0) return [];
+  const pattern = `${PREFIX}(${[...candidates, ...gone].join("|")})([[:space:]]*[(:=<?!{]|[[:space:]]+(struct|interface)\\b)`;
   let output: string;
   try {
     output = await gitAt(repoRoot).raw([
@@ -64,7 +66,8 @@ export async function boilerplateNames(
     return []; // No match (git grep exits 1), or no base to search: nothing is boilerplate.
   }
   const ignored = picomatch([...config.docs, ...config.evidence.ignore], { dot: true });
-  const names = new Set(candidates);
+  const names = new Set([...candidates, ...gone]);
+  const changed = new Set((changeSet.files ?? []).flatMap((file) => [file.path, file.oldPath ?? file.path]));
   const files = new Map<string, Set<string>>();
   const prefix = `${changeSet.base}:`;
   for (const line of output.split("\n")) {
@@ -74,21 +77,33 @@ export async function boilerplateNames(
     if (colon < 0) continue;
     const path = rest.slice(0, colon);
     if (languageOf(path) === undefined || ignored(path)) continue;
-    const name = /([\w$]+)[\s]*[(:=<?!{]$/.exec(rest.slice(colon + 1))?.[1];
+    const name = /([\w$]+)(?:\s*[(:=<?!{]|\s+(?:struct|interface))$/.exec(rest.slice(colon + 1))?.[1];
     if (name === undefined || !names.has(name)) continue;
     const set = files.get(name) ?? new Set<string>();
     set.add(path);
     files.set(name, set);
   }
-  return [...files]
-    .filter(([, paths]) => paths.size >= BOILERPLATE_DECLARING_FILES)
-    .sort(([left], [right]) => left.localeCompare(right))
-    .map(([symbol, paths]) => ({ symbol, why: `declared by ${paths.size} code files: boilerplate` }));
+  const common = new Set(candidates);
+  const dropped: Dropped[] = [];
+  for (const [symbol, paths] of [...files].sort(([left], [right]) => left.localeCompare(right))) {
+    if (common.has(symbol) && paths.size >= BOILERPLATE_DECLARING_FILES)
+      dropped.push({ symbol, why: `declared by ${paths.size} code files: boilerplate` });
+    else if (!common.has(symbol)) {
+      // A name the change removed that a file it left alone still declares is not gone: an
+      // article writing it may mean that declaration (`Command` from a deleted command file).
+      const elsewhere = [...paths].filter((path) => !changed.has(path));
+      if (changeSet.files && elsewhere.length > 0)
+        dropped.push({ symbol, why: `removed, but still declared in ${elsewhere[0]}` });
+    }
+  }
+  return dropped;
 }
 
 /** The names of changed declarations (and the siblings of added ones) an article could be flagged by, less the gone ones. */
 function candidateNames(changeSet: Pick<ChangeSet, "symbols">): {
   names: string[];
+  /** The public names the change removed or renamed away, of any declared kind. */
+  gone: string[];
   languages: Set<Language>;
 } {
   const gone = new Set<string>();
@@ -96,18 +111,26 @@ function candidateNames(changeSet: Pick<ChangeSet, "symbols">): {
   const languages = new Set<Language>();
   for (const symbol of changeSet.symbols) {
     const language = languageOf(symbol.file);
-    if (!DECLARED_KINDS.has(symbol.kind) || symbol.private || language === undefined) continue;
+    if (symbol.private || language === undefined) continue;
+    if (symbol.change === "removed" || (symbol.change === "renamed" && symbol.oldName)) {
+      if (GONE_KINDS.has(symbol.kind)) {
+        languages.add(language);
+        gone.add(symbol.oldName ?? symbol.name);
+      }
+      if (symbol.change === "removed") continue;
+    }
+    if (!DECLARED_KINDS.has(symbol.kind)) continue;
     languages.add(language);
-    if (symbol.change === "removed") gone.add(symbol.name);
-    else if (symbol.change === "renamed" && symbol.oldName) gone.add(symbol.oldName);
     if (symbol.change === "added") for (const sibling of symbol.siblings ?? []) names.add(sibling);
     else names.add(symbol.name);
   }
+  const usable = (name: string) => /^[A-Za-z_][\w]*$/.test(name);
   return {
     names: [...names]
-      .filter((name) => !gone.has(name) && /^[A-Za-z_][\w]*$/.test(name))
+      .filter((name) => !gone.has(name) && usable(name))
       .sort()
       .slice(0, MAX_BOILERPLATE_CANDIDATES),
+    gone: [...gone].filter(usable).sort().slice(0, MAX_BOILERPLATE_CANDIDATES),
     languages,
   };
 }

@@ -76,6 +76,23 @@ describe("what is not a stale statement", { timeout: 120_000 }, () => {
     expect(flagged(await planJson(repo, ["--min-score", "0"]))).toEqual([]);
   });
 
+  it("reads a name the change removed as still there when a file it left alone declares it", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      "command.go": "package cobra\n\ntype Command struct {\n\tUse string\n}\n",
+      "cmd/project.go": "package cmd\n\ntype Command struct {\n\tName string\n}\n\nfunc Execute() {}\n",
+      "docs/guide.md": "# Guide\n\nDescribe each `Command` with a `Use` line.\n",
+      "docs/run.md": "# Run\n\nCall `Execute()` from main.\n",
+    });
+    repo.commit({ "cmd/project.go": null });
+    const plan = await planJson(repo, ["--min-score", "0"]);
+    expect(flagged(plan)).toEqual(["docs/run.md"]);
+    expect(plan.dropped).toContainEqual({
+      symbol: "Command",
+      why: "removed, but still declared in command.go",
+    });
+  });
+
   it("finds no list in the members of a file added whole: no page documented them yet", async () => {
     const repo = gitRepo({
       "source/index.ts": "export const get = () => 1;\n",
