@@ -26,10 +26,11 @@ function history() {
     },
     "alpha takes b",
   );
-  // The author fixed gamma, the detector flags beta: one miss, one false alarm.
+  // The author fixed gamma, the detector flags beta: one miss, one false alarm. (A new
+  // parameter, not a new type alone: a page quoting a call whose types alone changed is related.)
   repo.commit(
     {
-      "src/beta.ts": "export function betaThing(b: number) {}\n",
+      "src/beta.ts": "export function betaThing(b: number, strict = false) {}\n",
       "docs/gamma.md": "# Gamma\n\nNow it talks about numbers.\n",
     },
     "beta takes a number",
