@@ -11,6 +11,7 @@ import { attentionSignals } from "./detect/attention.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
 import { dependencyChanges, dependencyLookups, dependencySignals } from "./detect/dependencies.js";
 import { dismissalLookup } from "./detect/dismissed.js";
+import { docstringNoteLookups, docstringNoteSignals } from "./detect/docstring-notes.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
@@ -175,6 +176,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
   dependencySignals({ evidence: evidence.files, articles, sink });
+  docstringNoteSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -448,15 +450,18 @@ export function textLookups(
   const declared = declaredNameLookups(declaredNamesOf(input, evidence.files));
   // Addresses a changed file dropped are looked for as substrings (the link rule's search).
   const links = removedLinks(evidence.files).map((removed) => removed.link);
+  // Names a docstring note the change added or removed cites (docstring-notes.ts).
+  const notes = docstringNoteLookups(evidence.files);
   return {
     // The prose rule ranks only the articles that write one of its words as a whole word.
-    terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files)],
+    terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files), ...notes.terms],
     // Dependencies a manifest added or removed: scoped and path-like names are no single word.
     substrings: [
       ...lookups.substrings,
       ...versions,
       ...links,
       ...dependencyLookups(dependencyChanges(evidence.files)),
+      ...notes.substrings,
     ],
   };
 }

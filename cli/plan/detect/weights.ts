@@ -55,6 +55,12 @@ export const REASON_SCORES = {
    * strings (prose.ts): right about 3 times in 5 on the truth bench, weak alone.
    */
   prose: 0.3,
+  /**
+   * A name a docstring's `.. versionchanged::` (deprecated, caution, …) note cites, added or
+   * removed by the change, written as code by the article: right 5 times in 5 on the truth
+   * bench's older half (click), where nothing else flagged those pages.
+   */
+  docstringNote: 0.6,
 } as const;
 
 /**
