@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { main } from "../../../../cli/main.js";
-import { ImpactPlanSchema } from "../../../../shared/plan.js";
 import { gitRepo } from "../../../helpers/git-repo.js";
-import { captureIo } from "../../../helpers/io.js";
+import { flagged, planJson, related } from "../../../helpers/plan-json.js";
 
 /** Bytes git reads as binary (a NUL among them), standing for an image. */
 const image = (seed: number) => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, seed, 0, 1, 2, 3]);
@@ -18,12 +16,9 @@ describe("a binary file the change deleted", { timeout: 120_000 }, () => {
         '# Tool\n\n<img src="https://example.com/tool/blob/main/docs/_static/icon.png?raw=true" />\n',
     });
     repo.commit({ "docs/_static/logo.png": null, "docs/_static/icon.png": image(3) });
-    const io = captureIo(repo.dir);
-    expect(await main(["plan", "--json"], io), io.err).toBe(0);
-    const plan = ImpactPlanSchema.parse(JSON.parse(io.out));
-    const flagged = plan.articles.filter((article) => article.status === "impacted");
-    expect(flagged.map((article) => article.path)).toEqual(["docs/index.rst"]);
-    expect(flagged[0]!.impact).toContainEqual(
+    const plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["docs/index.rst"]);
+    expect(plan.articles[0]!.impact).toContainEqual(
       expect.objectContaining({
         kind: "reference",
         source: "docs/_static/logo.png",
@@ -32,6 +27,6 @@ describe("a binary file the change deleted", { timeout: 120_000 }, () => {
         line: 4,
       }),
     );
-    expect(plan.related.map((article) => article.path)).not.toContain("README.md");
+    expect(related(plan)).not.toContain("README.md");
   });
 });
