@@ -8,6 +8,7 @@ import { resolveSetting } from "../../shared/settings.js";
 import { articleSelector, whyNotArticle } from "./articles.js";
 import { type ArticleText, textOf } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
+import { removedTargetLookups, removedTargetSignals, removedTargets } from "./detect/build-targets.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
 import { dependencyChanges, dependencyLookups, dependencySignals } from "./detect/dependencies.js";
 import { dismissalLookup } from "./detect/dismissed.js";
@@ -175,6 +176,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
   dependencySignals({ evidence: evidence.files, articles, sink });
+  removedTargetSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -457,6 +459,8 @@ export function textLookups(
       ...versions,
       ...links,
       ...dependencyLookups(dependencyChanges(evidence.files)),
+      // Targets a Makefile, justfile, package.json or Taskfile no longer declares (`make docs-deps`).
+      ...removedTargetLookups(removedTargets(evidence.files)),
     ],
   };
 }
