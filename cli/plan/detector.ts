@@ -18,6 +18,7 @@ import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
 import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
+import { quotedBlockLookups, quotedBlocks, quotedCodeSignals } from "./detect/quoted-code.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
@@ -176,6 +177,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
   dependencySignals({ evidence: evidence.files, articles, sink });
+  quotedCodeSignals({ evidence: evidence.files, articles, sink });
   removedTargetSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
@@ -459,6 +461,8 @@ export function textLookups(
       ...versions,
       ...links,
       ...dependencyLookups(dependencyChanges(evidence.files)),
+      // Lines of code a change separated, which a page copying that code writes as they are.
+      ...quotedBlockLookups(quotedBlocks(evidence.files)),
       // Targets a Makefile, justfile, package.json or Taskfile no longer declares (`make docs-deps`).
       ...removedTargetLookups(removedTargets(evidence.files)),
     ],
