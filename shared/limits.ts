@@ -50,7 +50,7 @@ export const SWEEP_MIN_NAMES = 10;
 /** Flagged articles writing an old name that make a sweep (with SWEEP_MIN_NAMES). */
 export const SWEEP_MIN_ARTICLES = 10;
 
-/** Output of one git command kept at most (a diff has its own cap, DEFAULT_DIFF_BYTES). */
+/** Output of one git command kept at most (a diff has its own cap, DEFAULT_DIFF_LIMITS). */
 export const GIT_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** How long an idle object reader waits for the command's next read before its git process ends. */
 export const OBJECT_READER_IDLE_MS = 5_000;
@@ -111,10 +111,13 @@ export const DEFAULT_EDIT_GROWTH_CHARS = 200_000;
 /** Alias expansions allowed in an article's YAML frontmatter (YAML alias bombs). */
 export const FRONTMATTER_MAX_ALIASES = 100;
 
-/** Bytes of diff `plan` and `run` read; files past it are listed as skipped in the plan. */
-export const DEFAULT_DIFF_BYTES = 64 * 1024 * 1024;
-/** Bytes of one file's part of the diff; a larger file is listed as skipped in the plan. */
-export const DEFAULT_FILE_DIFF_BYTES = 4 * 1024 * 1024;
+/** The diff's caps (config `limits.diffBytes`, `limits.fileDiffBytes`), for resolveLimits. */
+export const DEFAULT_DIFF_LIMITS = {
+  /** Bytes of diff `plan` and `run` read; files past it are listed as skipped in the plan. */
+  diffBytes: 64 * 1024 * 1024,
+  /** Bytes of one file's part of the diff; a larger file is listed as skipped in the plan. */
+  fileDiffBytes: 4 * 1024 * 1024,
+};
 /**
  * A changed file with a changed line longer than this is minified or generated (a bundled
  * `highlight.js`, a data table): its symbols are not read. No article names them, and each

@@ -12,17 +12,18 @@ import { DEFAULT_MODEL } from "./model/model-names.js";
 /**
  * A setting a run reads from a flag, an environment variable or the config file. `text` is
  * a string; `count` a whole number from 1 to `max`; `usd` an amount of US dollars (0 or more);
- * `score` a number from 0 to 1.
+ * `score` a number from 0 to 1; `tiers` the plan's tiers beyond stale and new (only `related`),
+ * a list in the config and one name on the command line.
  */
 export interface SettingSpec {
-  kind: "text" | "count" | "usd" | "score";
+  kind: "text" | "count" | "usd" | "score" | "tiers";
   /** The flag, without its dashes. */
   flag?: string;
   /** How the flag's value reads in --help. */
   value?: string;
   env?: string;
   config?: keyof ImpactConfig;
-  default?: string | number;
+  default?: string | number | readonly string[];
   /** The most a count may be. */
   max?: number;
   /** What it does, for --help and the docs. */
@@ -90,6 +91,14 @@ export const SETTINGS = {
     value: "USD",
     help: "cap what the run's model calls cost; an article whose next call would cross it ends skipped",
   },
+  include: {
+    kind: "tiers",
+    flag: "include",
+    value: "TIER",
+    config: "include",
+    default: [],
+    help: "also list this tier (plan) and send it to the model (run): related",
+  },
   docsRepo: {
     kind: "text",
     flag: "docs-repo",
@@ -112,6 +121,7 @@ export interface ResolvedSettings {
   maxTurns: number;
   minScore: number;
   maxCostUsd?: number | undefined;
+  include: readonly "related"[];
   docsRepo?: string | undefined;
 }
 
@@ -119,7 +129,9 @@ export interface SettingSources {
   /** Parsed flags by flag name (`max-turns`), as the command line gave them. */
   flags?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
-  config?: Partial<Pick<ImpactConfig, "model" | "concurrency" | "maxTurns" | "minScore" | "docsRepo">>;
+  config?: Partial<
+    Pick<ImpactConfig, "model" | "concurrency" | "maxTurns" | "minScore" | "include" | "docsRepo">
+  >;
 }
 
 /**
@@ -129,7 +141,7 @@ export interface SettingSources {
  * naming it.
  */
 export function resolveSettings(sources: SettingSources): ResolvedSettings {
-  const resolved: Record<string, string | number | undefined> = {};
+  const resolved: Record<string, SettingValue | undefined> = {};
   for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec][]) {
     resolved[name] = resolveOne(spec, sources).value;
   }
@@ -152,8 +164,11 @@ export function resolveSetting<Name extends SettingName>(
   return { value: value as ResolvedSettings[Name], from };
 }
 
+/** A setting's value: text or a number, or a list of tiers. */
+type SettingValue = string | number | readonly string[];
+
 /** A setting's flag alone, parsed (a UsageError naming it when it does not parse); undefined when not given. */
-export function settingFlag(name: SettingName, flags: Record<string, unknown>): string | number | undefined {
+export function settingFlag(name: SettingName, flags: Record<string, unknown>): SettingValue | undefined {
   const spec: SettingSpec = SETTINGS[name];
   const flag = spec.flag === undefined ? undefined : flags[spec.flag];
   return typeof flag === "string" ? parseSetting(spec, flag, `--${spec.flag}`) : undefined;
@@ -162,7 +177,7 @@ export function settingFlag(name: SettingName, flags: Record<string, unknown>): 
 function resolveOne(
   spec: SettingSpec,
   sources: SettingSources,
-): { value: string | number | undefined; from: SettingSource } {
+): { value: SettingValue | undefined; from: SettingSource } {
   const flag = spec.flag === undefined ? undefined : sources.flags?.[spec.flag];
   // A number is a flag settingFlag parsed already (the plan gets --min-score checked before it starts).
   if (typeof flag === "number" && spec.kind !== "text") return { value: flag, from: "flag" };
@@ -173,12 +188,16 @@ function resolveOne(
     return { value: parseSetting(spec, env, spec.env!), from: "env" };
   const config =
     spec.config === undefined ? undefined : (sources.config as Record<string, unknown>)?.[spec.config];
-  if (config !== undefined && config !== "") return { value: config as string | number, from: "config" };
+  if (config !== undefined && config !== "") return { value: config as SettingValue, from: "config" };
   return { value: spec.default, from: "default" };
 }
 
-function parseSetting(spec: SettingSpec, text: string, source: string): string | number {
+function parseSetting(spec: SettingSpec, text: string, source: string): SettingValue {
   if (spec.kind === "text") return text;
+  if (spec.kind === "tiers") {
+    if (text !== "related") throw new UsageError(`${source} takes related, got "${text}"`);
+    return ["related"];
+  }
   if (spec.kind === "count") {
     const max = spec.max;
     if (!/^\d+$/.test(text) || Number(text) < 1 || (max !== undefined && Number(text) > max)) {
@@ -207,7 +226,7 @@ export function settingHelp(name: SettingName): string {
   const from = [
     spec.env === undefined ? undefined : `env ${spec.env}`,
     spec.config === undefined ? undefined : `config ${spec.config}`,
-    spec.default === undefined ? undefined : `default ${spec.default}`,
+    spec.default === undefined || Array.isArray(spec.default) ? undefined : `default ${spec.default}`,
     spec.max === undefined ? undefined : `at most ${spec.max}`,
   ].filter((part) => part !== undefined);
   return from.length === 0 ? spec.help : `${spec.help} (${from.join(", ")})`;

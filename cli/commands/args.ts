@@ -64,10 +64,3 @@ export function gitHubDocsRepository(
   // An empty GITHUB_SERVER_URL is unset.
   return { fullName: value, serverUrl: serverUrl || undefined };
 }
-
-/** `--include TIER`: the tiers beyond stale and new that `plan` lists and `run` sends (only `related`). */
-export function parseInclude(value: string | undefined): "related"[] | undefined {
-  if (value === undefined) return undefined;
-  if (value !== "related") throw new UsageError(`--include takes related, got "${value}"`);
-  return ["related"];
-}

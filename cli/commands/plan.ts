@@ -7,14 +7,14 @@ import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
 import { sweepTitle, sweptOnly } from "../../shared/render/sweep.js";
-import { settingFlag } from "../../shared/settings.js";
+import { resolveSetting, settingFlag } from "../../shared/settings.js";
 import type { CommandIo } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
 import type { CheckMode } from "../plan/gate.js";
 import { RELATIVE_MIN_SCORE } from "../plan/score.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parseInclude, parsePositiveInt, settingOptions } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt, settingOptions } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
@@ -35,17 +35,12 @@ export const command = defineCommand({
       value: "A,B",
       help: "the pull request's labels, for checkAcknowledgeLabel (default: from GITHUB_EVENT_PATH in Actions)",
     },
-    include: {
-      type: "string",
-      value: "TIER",
-      help: "also list this tier: related (default: config include)",
-    },
     backtest: {
       type: "string",
       value: "N",
       help: "score the detector on the last N commits that changed code and docs",
     },
-    ...settingOptions(["minScore", "docsRepo"]),
+    ...settingOptions(["minScore", "include", "docsRepo"]),
     explain: {
       type: "string",
       value: "PATH",
@@ -60,7 +55,8 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
     const config = values.config === undefined ? undefined : resolve(io.cwd, values.config);
     const backtest = parsePositiveInt("backtest", values.backtest);
     const minScore = settingFlag("minScore", values) as number | undefined;
-    const include = parseInclude(values.include);
+    // Checked before anything starts; the config's `include` applies once it is loaded.
+    settingFlag("include", values);
     if (backtest !== undefined) {
       if (values.diff !== undefined || values.base !== undefined || values.check || values.labels) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base, --check and --labels");
@@ -139,7 +135,9 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
     }
     // --quiet wins over --json: nothing but errors.
     if (values.json && !values.quiet) io.stdout(`${JSON.stringify(ImpactPlanSchema.parse(plan))}\n`);
-    const includeRelated = (include ?? loadedConfig.include).includes("related");
+    const includeRelated = resolveSetting("include", { flags: values, config: loadedConfig }).value.includes(
+      "related",
+    );
     if (!values.json && !values.quiet) io.stdout(renderPlan(plan, { includeRelated }));
     if (!values.json && !values.quiet)
       for (const warning of plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);

@@ -28,7 +28,7 @@ import {
 } from "../run/run-impact.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_AUDIT, DEFAULT_PATCH, WORKDIR, type Workdir } from "../workdir/workdir.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parseInclude, settingOptions } from "./args.js";
+import { CHANGE_OPTIONS, OUTPUT_OPTIONS, settingOptions } from "./args.js";
 import { defineCommand, type OptionSpecs, type OptionValues } from "./define-command.js";
 
 /** The settings whose environment variables a run reads. */
@@ -68,11 +68,7 @@ const OPTIONS = {
     help: "save every model exchange to FILE (for --model replay:FILE)",
   },
   "include-touched": { type: "boolean", help: "also send articles the change already edits" },
-  include: {
-    type: "string",
-    value: "TIER",
-    help: "also send this tier to the model: related (default: config include)",
-  },
+  ...settingOptions(["include"]),
   stream: { type: "boolean", help: "stream model answers" },
   "no-cache": {
     type: "boolean",
@@ -102,7 +98,7 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     const flags = await checkFlags(values, io);
     const { built, out, patch, outputsInWorkdir } = await planRun(values, io, flags);
     const settings = resolveSettings({ flags: values, env: io.env, config: built.config });
-    const includeRelated = (flags.include ?? built.config.include).includes("related");
+    const includeRelated = settings.include.includes("related");
     const selection = selectArticles(plannedArticles(built.plan, includeRelated), {
       only: values.only,
       shard: flags.shard,
@@ -161,7 +157,6 @@ async function checkFlags(
   io: CommandIo,
 ): Promise<{
   shard: Shard | undefined;
-  include: "related"[] | undefined;
   repo: string;
   diff: string | undefined;
 }> {
@@ -169,7 +164,6 @@ async function checkFlags(
   const shard = values.shard === undefined ? undefined : parseShard(values.shard);
   if (shard === null) throw new UsageError(`--shard takes I/N with 1 ≤ I ≤ N, got "${values.shard}"`);
   if (values.only !== undefined && values.only.trim() === "") throw new UsageError("--only takes a glob");
-  const include = parseInclude(values.include);
   const repo = resolve(io.cwd, values.repo ?? ".");
   const diff = values.diff === undefined || values.diff === "-" ? values.diff : resolve(io.cwd, values.diff);
   // The agents read and edit the checked-out files: another head's articles would not match
@@ -179,7 +173,7 @@ async function checkFlags(
       `the agents edit the checked-out files, so --head must be the checked-out commit: run git checkout ${values.head} first, or leave --head out`,
     );
   }
-  return { shard, include, repo, diff };
+  return { shard, repo, diff };
 }
 
 /** The plan, where the outputs go, and whether `.impact/` can hold them; prints the plan's warnings. */

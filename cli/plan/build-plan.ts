@@ -3,7 +3,7 @@ import type { ChangeSet } from "../../shared/changeset.js";
 import { DEFAULT_DOCS_GLOBS, type ImpactConfig } from "../../shared/config.js";
 import { docsRepositoryPath, pathInDocsRepository } from "../../shared/docs-repository.js";
 import { UsageError } from "../../shared/errors.js";
-import { DEFAULT_DIFF_BYTES } from "../../shared/limits.js";
+import { DEFAULT_DIFF_LIMITS, resolveLimits } from "../../shared/limits.js";
 import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
@@ -97,7 +97,11 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     const diffText =
       options.diff === undefined
         ? undefined
-        : await readDiff(options.diff, options.readStdin, config.limits.diffBytes ?? DEFAULT_DIFF_BYTES);
+        : await readDiff(
+            options.diff,
+            options.readStdin,
+            resolveLimits(DEFAULT_DIFF_LIMITS, config.limits).diffBytes,
+          );
     // git computes the diff while the articles are listed and read; the base's history is
     // mined as soon as the base is known, alongside both.
     let historyPromise: Promise<History | undefined> | undefined;

@@ -3,7 +3,7 @@ import type { ChangedFile, ChangeSet, SkippedFile } from "../../shared/changeset
 import { parseUnifiedDiff } from "../../shared/diff/parse.js";
 import { GitError, UsageError } from "../../shared/errors.js";
 import { contentHash } from "../../shared/hash.js";
-import { DEFAULT_DIFF_BYTES, DEFAULT_FILE_DIFF_BYTES, MAX_SYMBOL_LINE_CHARS } from "../../shared/limits.js";
+import { DEFAULT_DIFF_LIMITS, MAX_SYMBOL_LINE_CHARS, resolveLimits } from "../../shared/limits.js";
 import {
   blobSha,
   EMPTY_TREE,
@@ -75,7 +75,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
   options.onRange?.({ base, head });
   // `--raw --no-abbrev` puts a listing before the patch that names each side's blob by its
   // full sha: `git cat-file` finds a blob by sha about three times faster than by `rev:path`.
-  const maxBytes = options.limits?.diffBytes ?? DEFAULT_DIFF_BYTES;
+  const { diffBytes: maxBytes, fileDiffBytes } = resolveLimits(DEFAULT_DIFF_LIMITS, options.limits ?? {});
   // Past maxBytes git is stopped and the text is marked truncated (a generated-code commit can
   // be gigabytes of diff).
   const read = await runGit(
@@ -99,10 +99,7 @@ export async function loadChangeSet(options: ChangeSetOptions): Promise<ChangeSe
     { maxBytes },
   );
   const { shas, patch } = splitRawListing(read.text);
-  const capped = capFileDiffs(
-    read.truncated ? wholeFiles(patch) : patch,
-    options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES,
-  );
+  const capped = capFileDiffs(read.truncated ? wholeFiles(patch) : patch, fileDiffBytes);
   const files = parseUnifiedDiff(capped.patch);
   const cache = await declarationCacheFor(options.workdir, files);
   // Only the languages of file versions no plan parsed before: a warm plan may start no parser.
@@ -224,14 +221,14 @@ function splitRawListing(output: string): { shas: BlobShas; patch: string } {
 }
 
 async function changeSetFromDiff(options: ChangeSetOptions, diffText: string): Promise<ChangeSet> {
-  const maxBytes = options.limits?.diffBytes ?? DEFAULT_DIFF_BYTES;
+  const { diffBytes: maxBytes, fileDiffBytes } = resolveLimits(DEFAULT_DIFF_LIMITS, options.limits ?? {});
   if (Buffer.byteLength(diffText) > maxBytes) {
     throw new UsageError(
       `the diff is over limits.diffBytes (${maxBytes} bytes); pass a smaller diff or raise the limit in impact.config.json`,
       { code: "input" },
     );
   }
-  const capped = capFileDiffs(diffText, options.limits?.fileDiffBytes ?? DEFAULT_FILE_DIFF_BYTES);
+  const capped = capFileDiffs(diffText, fileDiffBytes);
   const skipped = capped.skipped.length > 0 ? { skipped: capped.skipped } : {};
   const files = parseUnifiedDiff(capped.patch);
   const readable = withoutSkipped(files, capped.skipped);

@@ -20,6 +20,7 @@ describe("the settings table", () => {
       concurrency: 4,
       maxTurns: 12,
       minScore: 0.3,
+      include: [],
     });
     const counts = resolveSettings({ config, flags: { "max-turns": "3", "max-cost": "$0.50" } });
     expect([counts.concurrency, counts.maxTurns, counts.maxCostUsd]).toEqual([7, 3, 0.5]);
@@ -30,6 +31,21 @@ describe("the settings table", () => {
     expect(resolveSettings({ config: { minScore: 0.5 }, flags: { "min-score": "0.2" } }).minScore).toBe(0.2);
     expect(() => resolveSettings({ flags: { "min-score": "7" } })).toThrow(
       /--min-score takes a number from 0 to 1/,
+    );
+  });
+
+  it("takes the tiers to include from --include, else the config's list", () => {
+    expect(resolveSetting("include", {})).toEqual({ value: [], from: "default" });
+    expect(resolveSetting("include", { config: { include: ["related"] } })).toEqual({
+      value: ["related"],
+      from: "config",
+    });
+    expect(resolveSetting("include", { config: { include: [] }, flags: { include: "related" } })).toEqual({
+      value: ["related"],
+      from: "flag",
+    });
+    expect(() => resolveSettings({ flags: { include: "touched" } })).toThrow(
+      new UsageError('--include takes related, got "touched"'),
     );
   });
 

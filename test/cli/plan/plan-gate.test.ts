@@ -260,6 +260,18 @@ describe("related articles in the table", () => {
     expect((await plan(repo, ["--check", "--include", "related"])).out).toMatch(
       /^docs\/rules\/semi\.md +related /m,
     );
+    // The config's `include` does the same when no flag is given.
+    const config = join(makeTempDir(), "impact.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mappings: [{ code: "src/rules/:name.ts", docs: "docs/rules/:name.md" }],
+        include: ["related"],
+      }),
+    );
+    expect((await plan(repo, ["--check", "--config", config])).out).toMatch(
+      /^docs\/rules\/semi\.md +related /m,
+    );
   });
 
   it("counts new articles apart from touched ones in the heading", () => {
