@@ -67,7 +67,7 @@ export async function run(): Promise<void> {
     apiKey: "sk-bench-not-a-real-key",
     baseURL: upstream.url,
     model: "bench",
-    maxRetries: 0,
+    retry: { maxRetries: 0 },
   });
   const app = createApp({
     logger: createLogger(() => {}, {}, "warn"),

@@ -33,11 +33,7 @@ function scanAsciidoc(content: string): AsciidocScan {
   const index = new LineIndex(content);
   const count = index.lineCount;
   const lines: string[] = new Array(count + 2);
-  for (let number = 1; number <= count; number++) {
-    let text = index.lineText(number);
-    if (number === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    lines[number] = text.trimEnd();
-  }
+  for (let number = 1; number <= count; number++) lines[number] = index.readText(number).trimEnd();
   lines[count + 1] = "";
   const scan: AsciidocScan = { lineCount: count, headings: [], opaque: [], unclosed: null };
 

@@ -61,8 +61,7 @@ function scanRst(content: string): LineScan {
   // docutils expands tabs and strips trailing whitespace before it reads a line.
   const lines: string[] = new Array(count + 2);
   for (let number = 1; number <= count; number++) {
-    let text = index.lineText(number);
-    if (number === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    const text = index.readText(number);
     lines[number] = (text.includes("\t") ? expandTabs(text) : text).trimEnd();
   }
   lines[count + 1] = "";

@@ -53,6 +53,12 @@ export class LineIndex {
   lineText(line: number): string {
     return stripEol(this.content.slice(this.lineStart(line), this.lineEnd(line)));
   }
+
+  /** The text of `line` as a reader of the document takes it: a byte order mark opening the file is no text. */
+  readText(line: number): string {
+    const text = this.lineText(line);
+    return line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
 }
 
 function stripEol(line: string): string {

@@ -212,8 +212,7 @@ function scanHeadings(lines: LineIndex, firstLine: number, opaque?: (line: numbe
       scan.container = null;
       continue;
     }
-    let line = lines.lineText(number);
-    if (number === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    const line = lines.readText(number);
     if (insideRawBlock(scan, line)) continue;
     const { columns, offset } = measureIndent(line);
     const text = line.slice(offset);

@@ -8,13 +8,7 @@ import type { CompletionUsage } from "openai/resources/completions";
 import { ModelApiError, type ModelErrorReason, ModelProtocolError } from "../errors.js";
 import { DEFAULT_TIMEOUT_MS, PREFLIGHT_TIMEOUT_MS } from "../limits.js";
 import { redactSecrets } from "../redact.js";
-import {
-  DEFAULT_RETRY_POLICY,
-  parseRetryAfter,
-  type RetryInfo,
-  type RetryPolicy,
-  withRetries,
-} from "./retry.js";
+import { parseRetryAfter, type RetryOptions, retryLoopPolicy, withRetries } from "./retry.js";
 import type {
   AssistantMessage,
   ModelClient,
@@ -25,7 +19,7 @@ import type {
 } from "./types.js";
 import { checkedUsage } from "./usage.js";
 
-export interface OpenAIModelClientOptions {
+export interface OpenAIModelClientOptions extends RetryOptions {
   apiKey: string;
   /** Any OpenAI-compatible server; default https://api.openai.com/v1. */
   baseURL?: string | undefined;
@@ -34,11 +28,6 @@ export interface OpenAIModelClientOptions {
   stream?: boolean | undefined;
   /** Per attempt, covering the whole answer (a stream included); default 120 s. */
   timeoutMs?: number | undefined;
-  maxRetries?: number;
-  retryBaseMs?: number;
-  retryMaxMs?: number;
-  maxRetryAfterMs?: number;
-  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -66,12 +55,6 @@ const DROPPED = /terminated|other side closed|socket|ECONNRESET|EPIPE|fetch fail
  */
 export function createOpenAIModelClient(options: OpenAIModelClientOptions): ModelClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const policy: RetryPolicy = {
-    maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-    baseMs: options.retryBaseMs ?? DEFAULT_RETRY_POLICY.baseMs,
-    maxMs: options.retryMaxMs ?? DEFAULT_RETRY_POLICY.maxMs,
-    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
-  };
   const baseURL = options.baseURL ?? DEFAULT_OPENAI_BASE_URL;
   const client = new OpenAI({
     apiKey: options.apiKey,
@@ -176,7 +159,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       // Each attempt gets its own timer; `timedOut` tells classify which abort was ours.
       let timedOut = false;
       const { value, retries } = await withRetries(
-        { ...policy, onRetry: options.onRetry },
+        retryLoopPolicy(options),
         async (outer) => {
           timedOut = false;
           const attemptController = new AbortController();

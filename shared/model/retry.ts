@@ -14,7 +14,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxRetries: 4,
   baseMs: 500,
   maxMs: 8_000,
@@ -24,6 +24,17 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 /** A retry policy plus who hears about each retry. */
 export interface RetryLoopPolicy extends RetryPolicy {
   onRetry?: ((info: RetryInfo) => void) | undefined;
+}
+
+/** How a model client is told to retry: the fields of the default policy it changes, and who hears about each retry. */
+export interface RetryOptions {
+  retry?: Partial<RetryPolicy> | undefined;
+  onRetry?: ((info: RetryInfo) => void) | undefined;
+}
+
+/** The loop policy of a client: the default policy with the fields `options.retry` sets. */
+export function retryLoopPolicy(options: RetryOptions): RetryLoopPolicy {
+  return { ...DEFAULT_RETRY_POLICY, ...options.retry, onRetry: options.onRetry };
 }
 
 /**

@@ -3,14 +3,7 @@ import { ModelApiError, ModelProtocolError } from "../errors.js";
 import { DEFAULT_ROUTER_TIMEOUT_MS, MAX_USAGE_TOKENS } from "../limits.js";
 import { redactSecrets } from "../redact.js";
 import { describeFirstIssue } from "../zod-issues.js";
-import {
-  abortErrorFor,
-  DEFAULT_RETRY_POLICY,
-  parseRetryAfter,
-  type RetryInfo,
-  type RetryPolicy,
-  withRetries,
-} from "./retry.js";
+import { abortErrorFor, parseRetryAfter, type RetryOptions, retryLoopPolicy, withRetries } from "./retry.js";
 import type { ModelClient, ModelRequest, ModelResponse } from "./types.js";
 
 /** Path of the AgentConvoRouter's turn endpoint. */
@@ -68,7 +61,7 @@ const TurnResponseSchema = z.object({
 type TurnRequest = z.infer<typeof TurnRequestSchema>;
 export type TurnResponse = z.infer<typeof TurnResponseSchema>;
 
-export interface RouterModelClientOptions {
+export interface RouterModelClientOptions extends RetryOptions {
   /** The router's base URL (`impact serve`), e.g. https://impact.example.com. */
   url: string;
   /** Bearer token, one of the router's IMPACT_SERVER_TOKENS. */
@@ -76,8 +69,6 @@ export interface RouterModelClientOptions {
   model: string;
   /** Per attempt; default 180 s (the router has its own upstream timeout). */
   timeoutMs?: number | undefined;
-  retry?: Partial<RetryPolicy>;
-  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 /**
@@ -89,7 +80,6 @@ export interface RouterModelClientOptions {
 export function createRouterModelClient(options: RouterModelClientOptions): ModelClient {
   const endpoint = turnUrl(options.url);
   const timeoutMs = options.timeoutMs ?? DEFAULT_ROUTER_TIMEOUT_MS;
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const redact = (text: string) =>
     redactSecrets(options.token ? text.split(options.token).join("[redacted]") : text, {});
 
@@ -184,7 +174,7 @@ export function createRouterModelClient(options: RouterModelClientOptions): Mode
     credential: "IMPACT_ROUTER_TOKEN",
     async complete(request, signal) {
       const { value, retries } = await withRetries(
-        { ...policy, onRetry: options.onRetry },
+        retryLoopPolicy(options),
         (attemptSignal) => attempt(request, attemptSignal),
         (error) => {
           // attempt() throws ModelApiError for every API failure; anything else is not retried.

@@ -1,12 +1,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without type declarations (it runs without a build step).
 import { buildDemoRepository } from "../../examples/demo/demo.mjs";
-import { AuditSchema } from "../../shared/audit.js";
 import { ImpactPlanSchema } from "../../shared/plan.js";
+import { readAuditAt } from "../helpers/audit-fixture.js";
 import { makeTempDir } from "../helpers/git-repo.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -42,7 +41,7 @@ describe("the CLI on Bun, from source", () => {
     const run = bun(["run", "--model", `replay:${REPLAY}`, "--quiet"], dir);
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
-    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(dir, ".impact/audit.json"), "utf8")));
+    const audit = readAuditAt(join(dir, ".impact/audit.json"));
     expect(audit.totals).toMatchObject({ articles: 3, updated: 2, unchanged: 1, failed: 0 });
   });
 });

@@ -199,20 +199,13 @@ describe("a code repository and a separate docs repository, end to end through t
     expect(html.code).toBe(0);
     expect(html.stdout).toContain("website:content/server.md");
 
-    const comment = await builtImpact(code.dir, ["comment", ".impact/audit.json", "--pr", "7", "--dry-run"]);
+    const dryRunComment = ["comment", ".impact/audit.json", "--pr", "7", "--dry-run"];
+    const comment = await builtImpact(code.dir, dryRunComment);
     expect(comment.code).toBe(0);
     expect(comment.stdout).toContain("website:content/server.md");
     expect(comment.stdout).toContain("The articles are in the docs repository `website` (paths `website:…`)");
     // With the docs repository's GitHub name, the comment links it.
-    const named = await builtImpact(code.dir, [
-      "comment",
-      ".impact/audit.json",
-      "--pr",
-      "7",
-      "--dry-run",
-      "--docs-repo",
-      "acme/website",
-    ]);
+    const named = await builtImpact(code.dir, [...dryRunComment, "--docs-repo", "acme/website"]);
     expect(named.stdout).toContain(
       "The articles are in the docs repository `website` on GitHub, [acme/website](https://github.com/acme/website)",
     );

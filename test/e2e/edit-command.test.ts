@@ -2,10 +2,9 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { main } from "../../cli/main.js";
 import { contentHash } from "../../shared/hash.js";
 import { gitRepo } from "../helpers/git-repo.js";
-import { captureIo } from "../helpers/io.js";
+import { impactEdit } from "../helpers/impact-edit.js";
 
 /** A spec in the shape the spec tools edit: frontmatter, tasks, notes. */
 const SPEC = `---
@@ -41,13 +40,6 @@ function builtImpact(cwd: string, args: string[], input?: string) {
     },
   );
   return { code: result.status, out: result.stdout, err: result.stderr };
-}
-
-/** `impact edit` in process: the same command code, without a process start per call. */
-async function impact(cwd: string, args: string[], input?: string) {
-  const io = captureIo(cwd, {}, { stdin: input ?? "" });
-  const code = await main(["edit", ...args], io);
-  return { code, out: io.out, err: io.err };
 }
 
 function specRepo(content = SPEC) {
@@ -110,7 +102,7 @@ Use tokens. Sessions expire. Refresh tokens.
 
   it("applies --occurrence and --within to the --replace before them, and replaces a section's body", async () => {
     const { repo, read } = specRepo();
-    const result = await impact(repo.dir, [
+    const result = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--replace",
       "okens",
@@ -128,7 +120,7 @@ Use tokens. Sessions expire. Refresh tokens.
       'impact edit: specs/001-login/README.md: Edit 2: no checklist item contains "nothing-checked-yet". The checklist items are:\n  line 10: [ ] Task: write the handler\n  line 11: [ ] Task: document it\n(Line numbers are those of the article after edit 1 of this command.)\nNothing was written.\n',
     );
     expect(read()).toBe(SPEC);
-    const second = await impact(repo.dir, [
+    const second = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--replace",
       "okens",
@@ -149,20 +141,25 @@ Use tokens. Sessions expire. Refresh tokens.
 
   it("rejects with the engine's diagnostics and writes nothing: near miss, every match's line, section candidates, stale hash", async () => {
     const { repo, read } = specRepo();
-    const nearMiss = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "first  note.", "x"]);
+    const nearMiss = await impactEdit(repo.dir, [
+      "specs/001-login/README.md",
+      "--replace",
+      "first  note.",
+      "x",
+    ]);
     expect(nearMiss.code).toBe(1);
     expect(nearMiss.err).toContain("Closest near-miss at line 15");
-    const many = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "Task:", "Step:"]);
+    const many = await impactEdit(repo.dir, ["specs/001-login/README.md", "--replace", "Task:", "Step:"]);
     expect(many.code).toBe(1);
     expect(many.err).toBe(
       "impact edit: specs/001-login/README.md: Edit 1: OLD matches 2 times (lines 10, 11); it must match exactly once. Add the heading or a neighbouring line to OLD so it is unique, add --within SECTION, or --occurrence all|first|last|N (--match-all for all).\nNothing was written.\n",
     );
     // No dump of the article's start unless --verbose; --json gives a result object on a refusal too.
-    const missing = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "zzz", "x"]);
+    const missing = await impactEdit(repo.dir, ["specs/001-login/README.md", "--replace", "zzz", "x"]);
     expect(missing.err).toBe(
       "impact edit: specs/001-login/README.md: Edit 1: OLD not found.\nNo near-miss either: nothing in the article resembles it. Check the text in the file (--verbose shows its start).\nNothing was written.\n",
     );
-    const verbose = await impact(repo.dir, [
+    const verbose = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--replace",
       "zzz",
@@ -172,7 +169,7 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(verbose.err).toContain(
       "The article starts with (first 500 characters):\n----- article start -----",
     );
-    const json = await impact(repo.dir, ["specs/001-login/README.md", "--replace", "zzz", "x", "--json"]);
+    const json = await impactEdit(repo.dir, ["specs/001-login/README.md", "--replace", "zzz", "x", "--json"]);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.out)).toMatchObject({
       ok: false,
@@ -180,7 +177,7 @@ Use tokens. Sessions expire. Refresh tokens.
       hashBefore: contentHash(SPEC),
       error: { code: "not_found", index: 0 },
     });
-    const section = await impact(repo.dir, [
+    const section = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--section",
       "Nope",
@@ -189,7 +186,7 @@ Use tokens. Sessions expire. Refresh tokens.
     ]);
     expect(section.code).toBe(1);
     expect(section.err).toContain('section "Nope" not found. Available sections');
-    const stale = await impact(repo.dir, [
+    const stale = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--expected-hash",
       "0123456789abcdef",
@@ -207,7 +204,7 @@ Use tokens. Sessions expire. Refresh tokens.
       join(repo.dir, "edits.json"),
       JSON.stringify([{ frontmatter: { status: "done" }, reason: "shipped" }]),
     );
-    const result = await impact(
+    const result = await impactEdit(
       repo.dir,
       [
         "specs/001-login/README.md",
@@ -229,7 +226,7 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toContain("## Notes\n\nChanged note.\n");
     // Prepended as a paragraph of its own: a blank line before the body it lands against.
     expect(read()).toContain("## Design\n\nnew\ntext\n\nUse tokens.");
-    const fromStdin = await impact(
+    const fromStdin = await impactEdit(
       repo.dir,
       ["specs/001-login/README.md", "--edits", "-"],
       JSON.stringify([{ checklist_item: "document", checked: true, reason: "done" }]),
@@ -240,7 +237,7 @@ Use tokens. Sessions expire. Refresh tokens.
 
   it("--dry-run prints the diff and writes nothing; --json gives path, hashes, edits and patch", async () => {
     const { repo, read } = specRepo();
-    const dry = await impact(repo.dir, [
+    const dry = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--dry-run",
       "--json",
@@ -262,14 +259,14 @@ Use tokens. Sessions expire. Refresh tokens.
     expect(read()).toBe(SPEC);
     // Its edits go back into --edits as they are.
     repo.write({ "edits.json": JSON.stringify(report.edits) });
-    const again = await impact(repo.dir, ["specs/001-login/README.md", "--edits", "edits.json"]);
+    const again = await impactEdit(repo.dir, ["specs/001-login/README.md", "--edits", "edits.json"]);
     expect(again.code).toBe(0);
     expect(read()).toBe(SPEC.replace("- [ ] Task: write", "- [x] Task: write"));
   });
 
   it("reads a relative path from --repo DIR when given, as git -C DIR does", async () => {
     const { repo, read } = specRepo();
-    const result = await impact(dirname(repo.dir), [
+    const result = await impactEdit(dirname(repo.dir), [
       "specs/001-login/README.md",
       "--repo",
       basename(repo.dir),
@@ -283,7 +280,7 @@ Use tokens. Sessions expire. Refresh tokens.
 
   it("sets appended text apart with a blank line, except where it continues a list", async () => {
     const { repo, read } = specRepo();
-    const result = await impact(repo.dir, [
+    const result = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--section",
       "Tasks",
@@ -303,7 +300,7 @@ Use tokens. Sessions expire. Refresh tokens.
   it("keeps CRLF line endings and a BOM", async () => {
     const crlf = `\uFEFF${SPEC.replace(/\n/g, "\r\n")}`;
     const { repo, read } = specRepo(crlf);
-    const result = await impact(repo.dir, [
+    const result = await impactEdit(repo.dir, [
       "specs/001-login/README.md",
       "--section",
       "Notes",
@@ -343,13 +340,13 @@ Use tokens. Sessions expire. Refresh tokens.
     ];
     // In process: the same command code the built CLI runs, without a process start per case.
     for (const [args, message] of cases) {
-      const io = captureIo(repo.dir);
-      expect(await main(["edit", ...args], io), args.join(" ")).toBe(2);
-      expect(io.err, args.join(" ")).toContain(message);
-      expect(io.err.trim().split("\n"), args.join(" ")).toHaveLength(1);
+      const result = await impactEdit(repo.dir, args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.err, args.join(" ")).toContain(message);
+      expect(result.err.trim().split("\n"), args.join(" ")).toHaveLength(1);
     }
     writeFileSync(join(repo.dir, ".env"), "KEY=1\n");
-    const denied = await impact(repo.dir, [".env", "--replace", "KEY=1", "KEY=2"]);
+    const denied = await impactEdit(repo.dir, [".env", "--replace", "KEY=1", "KEY=2"]);
     expect(denied.code).toBe(2);
     expect(readFileSync(join(repo.dir, ".env"), "utf8")).toBe("KEY=1\n");
     expect(read()).toBe(SPEC);

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, inject, it, onTestFinished } from "vitest";
 // @ts-expect-error: a plain ESM script without type declarations (it runs without a build step).
 import { buildDemoRepository } from "../../examples/demo/demo.mjs";
-import { AuditSchema } from "../../shared/audit.js";
+import { readAuditAt } from "../helpers/audit-fixture.js";
 import { makeTempDir } from "../helpers/git-repo.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -171,6 +171,6 @@ function expectReplayedDemoRun(command: string, demo: string, env: NodeJS.Proces
   });
   expect(run.stderr).toBe("");
   expect(run.status).toBe(0);
-  const audit = AuditSchema.parse(JSON.parse(readFileSync(join(demo, ".impact/audit.json"), "utf8")));
+  const audit = readAuditAt(join(demo, ".impact/audit.json"));
   expect(audit.totals).toMatchObject({ articles: 3, updated: 2, unchanged: 1, failed: 0 });
 }

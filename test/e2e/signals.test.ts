@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { AuditSchema } from "../../shared/audit.js";
+import { readAuditAt } from "../helpers/audit-fixture.js";
 import { gitRepo } from "../helpers/git-repo.js";
 import { startScriptedModelServer } from "../helpers/scripted-model-server.js";
 
@@ -43,7 +43,7 @@ describe("signals, through the built CLI", () => {
       run.child.kill("SIGINT");
       expect(await run.exited).toBe(130);
       expect(run.output.err).toContain("interrupted");
-      const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+      const audit = readAuditAt(join(repo.dir, ".impact/audit.json"));
       expect(audit.articles.map((article) => article.status)).toEqual(["cancelled", "cancelled"]);
       expect(audit.applied).toBe(false);
       expect(readFileSync(join(repo.dir, "docs/a.md"), "utf8")).toBe(doc);

@@ -112,6 +112,7 @@ export function fixScript(names: string[]): Script {
 
 export { captureIo } from "./io.js";
 
+/** The audit file at `path`, read back through its schema (throws when it is missing or does not match). */
 export function readAuditAt(path: string): Audit {
   return AuditSchema.parse(JSON.parse(readFileSync(path, "utf8")));
 }

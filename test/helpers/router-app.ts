@@ -46,7 +46,7 @@ export async function startRouterApp(
         apiKey: ROUTER_UPSTREAM_KEY,
         baseURL: upstream.url,
         model: "gpt-test",
-        maxRetries: 0,
+        retry: { maxRetries: 0 },
       }),
       systemPrompt,
       tools: buildToolManifest,

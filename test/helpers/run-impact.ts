@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
 import { main } from "../../cli/main.js";
-import { type Audit, AuditSchema } from "../../shared/audit.js";
+import type { Audit } from "../../shared/audit.js";
+import { readAuditAt } from "./audit-fixture.js";
 import { type CapturedIo, captureIo } from "./io.js";
 import { type Script, type ScriptedModelServer, startScriptedModelServer } from "./scripted-model-server.js";
 
@@ -32,7 +32,7 @@ export async function runWithScript(
   const { code, io } = await runAgainst(server, dir, args, env);
   let audit: Audit | undefined;
   try {
-    audit = AuditSchema.parse(JSON.parse(readFileSync(join(dir, ".impact/audit.json"), "utf8")));
+    audit = readAuditAt(join(dir, ".impact/audit.json"));
   } catch {
     audit = undefined;
   }

@@ -5,7 +5,7 @@ import { main } from "../../cli/main.js";
 import { type Audit, AuditSchema } from "../../shared/audit.js";
 import { combinedPatch, mergeAudits } from "../../shared/merge.js";
 import { selectShard } from "../../shared/shard.js";
-import { auditArticle, auditOf } from "../helpers/audit-fixture.js";
+import { auditArticle, auditOf, readAuditAt } from "../helpers/audit-fixture.js";
 import { makeTempDir } from "../helpers/git-repo.js";
 import { captureIo } from "../helpers/io.js";
 
@@ -113,7 +113,7 @@ describe("impact merge", () => {
       "merged 3 audits into out/audit.json: 8 articles (3 updated, 3 unchanged, 2 failed)
       "
     `);
-    const merged = AuditSchema.parse(JSON.parse(readFileSync(join(dir, "out/audit.json"), "utf8")));
+    const merged = readAuditAt(join(dir, "out/audit.json"));
     expect(comparable(merged)).toEqual(comparable(wholeRun()));
     expect(readFileSync(join(dir, "out/impact.patch"), "utf8")).toBe(combinedPatch(merged));
   });

@@ -43,7 +43,8 @@ function rulesRepo() {
   return repo;
 }
 
-describe("impact init", () => {
+// Each test builds a real repository and backtests the proposal over its history; slow on a loaded machine.
+describe("impact init", { timeout: 300_000 }, () => {
   it("proposes docs, ignores and mappings with their evidence and backtest score, writing nothing", async () => {
     const repo = rulesRepo();
     const io = captureIo(repo.dir);
@@ -81,7 +82,7 @@ describe("impact init", () => {
       "
     `);
     expect(repo.git("status", "--porcelain")).toBe("");
-  }, 300_000);
+  });
 
   it("--write writes the proposal atomically, and never over an existing config", async () => {
     const repo = rulesRepo();
@@ -101,7 +102,7 @@ describe("impact init", () => {
     );
     expect(again.out).toBe("");
     expect(readFileSync(join(repo.dir, "impact.config.json"), "utf8")).toBe(written);
-  }, 300_000);
+  });
 
   it("scores the proposal and the defaults over the same commits and answers", async () => {
     const watch = (path: string) => `---\nattention:\n  - op: file\n    path: ${path}\n---\n`;
@@ -136,7 +137,7 @@ describe("impact init", () => {
       { hits: 1, of: 3, rate: 1 / 3 },
     ]);
     expect(printed.worseThanDefaults).toBe(false);
-  }, 300_000);
+  });
 
   it("says plainly when its proposal scores worse than the defaults, and picks minScore toward --target-precision", async () => {
     const guide = "---\nattention:\n  - op: glob\n    pattern: src/rules/**\n---\n# Guide\n";
@@ -174,7 +175,7 @@ describe("impact init", () => {
     expect(bad.err).toBe(
       'impact init: --target-precision takes a number above 0, at most 1 (such as 0.6), got "1.5"\n',
     );
-  }, 300_000);
+  });
 
   it("proposes no minScore when the backtest flags nothing at any minimum", async () => {
     const repo = gitRepo({ "src/x.ts": "export const x = 1;\n", "docs/a.md": "# A\n" });
@@ -190,7 +191,7 @@ describe("impact init", () => {
       precision: { hits: 0, of: 0, rate: null },
       flaggedPerCommit: 0,
     });
-  }, 300_000);
+  });
 
   it("--write escapes folder names in globs: a folder named {x,.github} makes only itself editable", async () => {
     const repo = gitRepo({
@@ -217,5 +218,5 @@ describe("impact init", () => {
     expect(mapping.docs({ name: "x" })("docs/{a,b}/x.md")).toBe(true);
     expect(mapping.docs({ name: "x" })("docs/a/x.md")).toBe(false);
     repo.cleanup();
-  }, 300_000);
+  });
 });

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { main } from "../../../cli/main.js";
 import { type Audit, AuditSchema } from "../../../shared/audit.js";
 import { contentHash } from "../../../shared/hash.js";
+import { readAuditAt } from "../../helpers/audit-fixture.js";
 import { gitRepo, makeTempDir, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
 import {
@@ -51,18 +52,18 @@ attention:
 The port is 8080 unless --port says otherwise.
 `;
 
+/** src/server.ts with its default port. */
+const serverSource = (port: number) =>
+  `export const DEFAULT_PORT = ${port};\nexport function serve() {}\nexport function stop() {}\n`;
+
 /** A repository whose last commit changes the default port: both docs become wrong. */
 function portRepo(): TestRepo {
   const repo = gitRepo({
-    "src/server.ts":
-      "export const DEFAULT_PORT = 8080;\nexport function serve() {}\nexport function stop() {}\n",
+    "src/server.ts": serverSource(8080),
     "docs/server.md": SERVER_DOC,
     "docs/cli.md": CLI_DOC,
   });
-  repo.commit({
-    "src/server.ts":
-      "export const DEFAULT_PORT = 9090;\nexport function serve() {}\nexport function stop() {}\n",
-  });
+  repo.commit({ "src/server.ts": serverSource(9090) });
   return repo;
 }
 
@@ -90,7 +91,7 @@ async function run(
   const auditPath = join(repo.dir, ".impact/audit.json");
   let audit: Audit | undefined;
   try {
-    audit = AuditSchema.parse(JSON.parse(readFileSync(auditPath, "utf8")));
+    audit = readAuditAt(auditPath);
   } catch {
     audit = undefined;
   }
@@ -509,15 +510,14 @@ describe("impact run, end to end through the openai SDK", () => {
     const repo = portRepo();
     // The last commit edits both docs itself: they are touched, and nothing is sent.
     repo.commit({
-      "src/server.ts":
-        "export const DEFAULT_PORT = 7070;\nexport function serve() {}\nexport function stop() {}\n",
+      "src/server.ts": serverSource(7070),
       "docs/server.md": SERVER_DOC.replace("8080", "7070"),
       "docs/cli.md": CLI_DOC.replaceAll("8080", "7070"),
     });
     const io = captureIo(repo.dir, {});
     expect(await main(["run", "--quiet"], io)).toBe(0);
     expect(io.err).toBe("");
-    const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+    const audit = readAuditAt(join(repo.dir, ".impact/audit.json"));
     expect(audit.totals).toMatchObject({ articles: 2, touched: 2, updated: 0 });
     expect(audit.model).toBe("gpt-4.1-mini");
     // Sending the touched articles does need a model.
@@ -658,8 +658,7 @@ describe("impact run, end to end through the openai SDK", () => {
   it("records articles the change already edits as touched, and sends them only with --include-touched", async () => {
     const repo = portRepo();
     repo.commit({
-      "src/server.ts":
-        "export const DEFAULT_PORT = 7070;\nexport function serve() {}\nexport function stop() {}\n",
+      "src/server.ts": serverSource(7070),
       "docs/cli.md": CLI_DOC.replaceAll("8080", "7070"),
     });
     const plain = await run(repo, { "docs/server.md": [{ content: "Fine." }] });

@@ -8,6 +8,7 @@ import { ConfigSchema } from "../../../shared/config.js";
 import { ImpactPlanSchema } from "../../../shared/plan.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
+import { flagged } from "../../helpers/plan-json.js";
 
 async function plan(repo: TestRepo, args: string[] = []) {
   const io = captureIo(repo.dir);
@@ -21,9 +22,6 @@ async function planJson(repo: TestRepo, args: string[] = []) {
   expect(result.code, result.err).toBe(0);
   return ImpactPlanSchema.parse(JSON.parse(result.out));
 }
-
-const flagged = (result: z.infer<typeof ImpactPlanSchema>) =>
-  result.articles.filter((article) => article.status === "impacted").map((article) => article.path);
 
 describe("combineScores", () => {
   it("combines reasons as independent evidence: more reasons, higher score, never above 1", () => {

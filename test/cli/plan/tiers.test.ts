@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
 import { pickCodeOnly } from "../../../bench/truth.js";
 import { main } from "../../../cli/main.js";
 import { articleSelector } from "../../../cli/plan/articles.js";
@@ -8,22 +7,9 @@ import { detectImpact } from "../../../cli/plan/detector.js";
 import { isPrivateDeclaration } from "../../../cli/plan/symbols/privacy.js";
 import type { ChangeSet } from "../../../shared/changeset.js";
 import { ConfigSchema } from "../../../shared/config.js";
-import { ImpactPlanSchema } from "../../../shared/plan.js";
-import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
+import { gitRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
-
-type Plan = z.infer<typeof ImpactPlanSchema>;
-
-async function planJson(repo: TestRepo, args: string[] = []): Promise<Plan> {
-  const io = captureIo(repo.dir);
-  const code = await main(["plan", "--json", ...args], io);
-  expect(code, io.err).toBe(0);
-  return ImpactPlanSchema.parse(JSON.parse(io.out));
-}
-
-const flagged = (plan: Plan) =>
-  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
-const related = (plan: Plan) => plan.related.map((article) => article.path);
+import { flagged, planJson, related } from "../../helpers/plan-json.js";
 
 // Each test builds a real repository and runs the whole plan; slow on a loaded machine.
 describe("stale or related", { timeout: 120_000 }, () => {

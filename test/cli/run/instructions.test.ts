@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../../cli/main.js";
 import { buildFirstMessage } from "../../../cli/run/first-message.js";
-import { AuditSchema } from "../../../shared/audit.js";
 import { INSTRUCTIONS_MAX_CHARS } from "../../../shared/limits.js";
+import { readAuditAt } from "../../helpers/audit-fixture.js";
 import { captureIo } from "../../helpers/io.js";
 import { portChange, portFix } from "../../helpers/port-change.js";
 import { runWithScript, scriptedRuns } from "../../helpers/run-impact.js";
@@ -35,8 +35,7 @@ describe("the project's style instructions", () => {
     });
     // One server for all runs: the endpoint is part of the result key.
     const runs = await scriptedRuns();
-    const audit = () =>
-      AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+    const audit = () => readAuditAt(join(repo.dir, ".impact/audit.json"));
     const first = await runs.run(repo.dir, FIX, ["--base", base]);
     expect(first.code).toBe(0);
     // A committed instructions file is configuration, not state: no warning about it.

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RESULT_CACHE, ResultCacheFolder, resultKey } from "../../../cli/run/result-cache.js";
 import { cacheFolder, Workdir } from "../../../cli/workdir/workdir.js";
-import { type AuditArticle, AuditSchema } from "../../../shared/audit.js";
+import type { AuditArticle } from "../../../shared/audit.js";
+import { readAuditAt } from "../../helpers/audit-fixture.js";
 import { makeTempDir, type TestRepo } from "../../helpers/git-repo.js";
 import { portChange, serverArticle } from "../../helpers/port-change.js";
 import { scriptedRuns } from "../../helpers/run-impact.js";
@@ -44,7 +45,7 @@ async function run(repo: TestRepo, base: string, args: string[] = [], script: Sc
     servers.set(repo, runs);
   }
   const { code, io, calledFor } = await runs.run(repo.dir, script, ["--base", base, ...args]);
-  const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+  const audit = readAuditAt(join(repo.dir, ".impact/audit.json"));
   const article = (path: string) => audit!.articles.find((entry) => entry.path === path)!;
   return { code, io, audit, calledFor, article };
 }

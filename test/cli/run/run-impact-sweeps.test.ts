@@ -1,11 +1,11 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type Audit, AuditSchema } from "../../../shared/audit.js";
+import type { Audit } from "../../../shared/audit.js";
 import { mergeAudits } from "../../../shared/merge.js";
 import { renderComment } from "../../../shared/render/comment.js";
 import { renderHtmlReport } from "../../../shared/render/html.js";
 import { renderReport } from "../../../shared/render/report.js";
+import { readAuditAt } from "../../helpers/audit-fixture.js";
 import { renameRepo } from "../../helpers/rename-repo.js";
 import { runWithScript } from "../../helpers/run-impact.js";
 
@@ -22,7 +22,7 @@ describe("a sweep through impact run and its renderers", () => {
         out,
       ]);
       expect(run.code).toBe(0);
-      const audit = AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, out), "utf8")));
+      const audit = readAuditAt(join(repo.dir, out));
       const inSweep = audit.articles.filter((article) =>
         article.impact.some((reason) => reason.sweep === "names"),
       );

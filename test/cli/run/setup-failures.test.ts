@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { listen } from "../../../backend/server.js";
 import { main } from "../../../cli/main.js";
-import { type Audit, AuditSchema } from "../../../shared/audit.js";
+import type { Audit } from "../../../shared/audit.js";
+import { readAuditAt } from "../../helpers/audit-fixture.js";
 import type { TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
 import { threeArticlePortChange } from "../../helpers/port-change.js";
@@ -20,8 +21,7 @@ function threeArticles(config?: object): TestRepo {
   return repo;
 }
 
-const readAudit = (repo: TestRepo): Audit =>
-  AuditSchema.parse(JSON.parse(readFileSync(join(repo.dir, ".impact/audit.json"), "utf8")));
+const readAudit = (repo: TestRepo): Audit => readAuditAt(join(repo.dir, ".impact/audit.json"));
 
 const NO_SUCH_MODEL = JSON.stringify({
   error: {

@@ -7,7 +7,6 @@ import { mdxFromMarkdown } from "mdast-util-mdx";
 import { frontmatter } from "micromark-extension-frontmatter";
 import { mdxjs } from "micromark-extension-mdxjs";
 import { describe, expect, it } from "vitest";
-import { main } from "../../../cli/main.js";
 import { applyEdits } from "../../../shared/edit/engine.js";
 import type { Edit } from "../../../shared/edit/schema.js";
 import { asciidocFormat, mdxFormat, rstFormat } from "../../../shared/formats/index.js";
@@ -19,7 +18,7 @@ import {
   rstDocumentArbitrary,
 } from "../../helpers/format-documents.js";
 import { gitRepo } from "../../helpers/git-repo.js";
-import { captureIo } from "../../helpers/io.js";
+import { impactEdit } from "../../helpers/impact-edit.js";
 
 const CONTENT = "NEW LINE ONE\nNEW LINE TWO\n";
 
@@ -70,12 +69,6 @@ describe("section edits in other formats", () => {
 });
 
 const CLI_RST = readFileSync(join(import.meta.dirname, "../..", "fixtures/formats/cli.rst"), "utf8");
-
-async function impactEdit(cwd: string, args: string[]) {
-  const io = captureIo(cwd, {}, { stdin: "" });
-  const code = await main(["edit", ...args], io);
-  return { code, out: io.out, err: io.err };
-}
 
 describe("impact edit on a Sphinx page (flask's docs/cli.rst shape)", () => {
   it("replaces the dotenv section and nothing else: `~` underlines are no code fences", async () => {

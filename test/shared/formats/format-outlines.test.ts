@@ -247,6 +247,14 @@ describe("format registry", () => {
     );
   });
 
+  it("reads a title on the first line after a byte order mark, as the reference parsers do", () => {
+    expect(outlined(rstFormat, "\uFEFFTitle\n=====\n\nText.\n")).toEqual(["1 1 Title"]);
+    expect(outlined(asciidocFormat, "\uFEFF= Title\n\n== Part\n\nText.\n")).toEqual([
+      "1 1 Title",
+      "2 3 Part",
+    ]);
+  });
+
   it("reads mkdocstrings ::: lines in Markdown as references, not those in code", () => {
     const text =
       "# API\n\n::: flask.helpers.redirect\n\n```md\n::: not.this\n```\n\n:::note\nAn admonition.\n:::\n";

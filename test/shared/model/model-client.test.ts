@@ -27,10 +27,10 @@ async function setup(script: Script, options: Partial<OpenAIModelClientOptions> 
     apiKey: API_KEY,
     baseURL: server.url,
     model: "test-model",
-    retryBaseMs: 1,
-    retryMaxMs: 4,
     onRetry: (info) => retries.push(info),
     ...options,
+    // A fast backoff, whatever else a test sets of the policy.
+    retry: { baseMs: 1, maxMs: 4, ...options.retry },
   });
   return { server, client, retries };
 }
@@ -188,7 +188,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
         { status: 429, retryAfter: "3600" },
         { content: "ok" },
       ],
-      { maxRetryAfterMs: 40 },
+      { retry: { maxRetryAfterMs: 40 } },
     );
     const response = await client.complete(request(), signal());
     expect(response.message.content).toBe("ok");
@@ -228,7 +228,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
     const { client, server } = await setup(
       [{ status: 503 }, { status: 502 }, { status: 500, body: "still down" }],
       {
-        maxRetries: 2,
+        retry: { maxRetries: 2 },
       },
     );
     const error = await rejection(client.complete(request(), signal()));
@@ -244,7 +244,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
   it("times out a call that never answers, and retries it", async () => {
     const { client, server, retries } = await setup([{ hang: true }, { hang: true }], {
       timeoutMs: 150,
-      maxRetries: 1,
+      retry: { maxRetries: 1 },
     });
     const error = await rejection(client.complete(request(), signal()));
     expect((error as Error).message).toMatchInlineSnapshot(
@@ -304,7 +304,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
   it("stops at once when aborted during a backoff sleep", async () => {
     const controller = new AbortController();
     const { client, server } = await setup([{ status: 429, retryAfter: "3600" }, { content: "never" }], {
-      maxRetryAfterMs: 3_600_000,
+      retry: { maxRetryAfterMs: 3_600_000 },
       onRetry: () => controller.abort(),
     });
     const error = await rejection(client.complete(request(), controller.signal));
@@ -341,7 +341,7 @@ describe("createOpenAIModelClient through the openai SDK", () => {
   });
 
   it("marks a call past the end of the script as unexpected and answers it with a 500", async () => {
-    const { client, server } = await setup([{ content: "only one" }], { maxRetries: 0 });
+    const { client, server } = await setup([{ content: "only one" }], { retry: { maxRetries: 0 } });
     await client.complete(request(), signal());
     const error = await rejection(client.complete(request(), signal()));
     expect((error as Error).message).toMatchInlineSnapshot(

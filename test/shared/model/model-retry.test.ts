@@ -7,6 +7,7 @@ import {
   type RetryInfo,
   type RetryPolicy,
   retryDelayMs,
+  retryLoopPolicy,
   withRetries,
 } from "../../../shared/model/retry.js";
 
@@ -44,6 +45,16 @@ describe("retry policy", () => {
     expect(parseRetryAfter(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" }), now)).toBe(7_000);
     expect(parseRetryAfter(new Headers({ "retry-after": "soon" }), now)).toBeUndefined();
     expect(parseRetryAfter(new Headers(), now)).toBeUndefined();
+  });
+
+  it("is the default policy with the fields a client sets", () => {
+    const onRetry = (_info: RetryInfo) => {};
+    expect(retryLoopPolicy({})).toEqual({ ...policy, onRetry: undefined });
+    expect(retryLoopPolicy({ retry: { maxRetries: 0 }, onRetry })).toEqual({
+      ...policy,
+      maxRetries: 0,
+      onRetry,
+    });
   });
 
   it("sleeps until aborted, then rejects with an abort error", async () => {

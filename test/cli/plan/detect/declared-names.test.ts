@@ -1,18 +1,9 @@
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
-import { main } from "../../../../cli/main.js";
-import { ImpactPlanSchema } from "../../../../shared/plan.js";
+import type { ImpactPlan } from "../../../../shared/plan.js";
 import { gitRepo, type TestRepo } from "../../../helpers/git-repo.js";
-import { captureIo } from "../../../helpers/io.js";
+import { flagged, planJson } from "../../../helpers/plan-json.js";
 import { cacheEntryPath } from "../../../helpers/state.js";
-
-async function planJson(repo: TestRepo, args: string[] = []) {
-  const io = captureIo(repo.dir);
-  const code = await main(["plan", "--json", ...args], io);
-  expect(code, io.err).toBe(0);
-  return ImpactPlanSchema.parse(JSON.parse(io.out));
-}
 
 /** The plan with no article index left from an earlier plan (a fresh checkout). */
 async function coldPlanJson(repo: TestRepo) {
@@ -20,13 +11,7 @@ async function coldPlanJson(repo: TestRepo) {
   return planJson(repo);
 }
 
-const flagged = (plan: z.infer<typeof ImpactPlanSchema>) =>
-  plan.articles
-    .filter((article) => article.status === "impacted")
-    .map((article) => article.path)
-    .sort();
-
-const details = (plan: z.infer<typeof ImpactPlanSchema>, path: string) =>
+const details = (plan: ImpactPlan, path: string) =>
   plan.articles.find((article) => article.path === path)?.impact.map((reason) => reason.detail) ?? [];
 
 const FLAGS_GO = (groupFlags: string) =>

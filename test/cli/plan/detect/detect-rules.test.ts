@@ -1,30 +1,15 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
-import { main } from "../../../../cli/main.js";
 import { countWords, textWords, writtenForms } from "../../../../cli/plan/detect/prose.js";
-import { ImpactPlanSchema } from "../../../../shared/plan.js";
-import { gitRepo, type TestRepo } from "../../../helpers/git-repo.js";
-import { captureIo } from "../../../helpers/io.js";
+import type { ImpactPlan } from "../../../../shared/plan.js";
+import { gitRepo } from "../../../helpers/git-repo.js";
+import { flagged, planJson, related } from "../../../helpers/plan-json.js";
 
-async function planJson(repo: TestRepo, args: string[] = []) {
-  const io = captureIo(repo.dir);
-  const code = await main(["plan", "--json", ...args], io);
-  expect(code, io.err).toBe(0);
-  return ImpactPlanSchema.parse(JSON.parse(io.out));
-}
-
-const flagged = (plan: z.infer<typeof ImpactPlanSchema>) =>
-  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
-
-const details = (plan: z.infer<typeof ImpactPlanSchema>, path: string) =>
+const details = (plan: ImpactPlan, path: string) =>
   [...plan.articles, ...plan.related]
     .find((article) => article.path === path)
     ?.impact.map((reason) => reason.detail) ?? [];
-
-/** Articles about the change that it contradicts nothing in: listed apart, never flagged. */
-const related = (plan: z.infer<typeof ImpactPlanSchema>) => plan.related.map((article) => article.path);
 
 // Each test builds a real repository and runs the whole plan; slow on a loaded machine.
 describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
