@@ -454,17 +454,20 @@ export function textLookups(
   const links = removedLinks(evidence.files).map((removed) => removed.link);
   return {
     // The prose rule ranks only the articles that write one of its words as a whole word.
-    terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files)],
+    // Quoted code and removed targets: a word of the copied lines (`make docs-deps`) the article must hold.
+    terms: [
+      ...lookups.terms,
+      ...declared,
+      ...proseLookups(evidence.files),
+      ...quotedBlockLookups(quotedBlocks(evidence.files)),
+      ...removedTargetLookups(removedTargets(evidence.files)),
+    ],
     // Dependencies a manifest added or removed: scoped and path-like names are no single word.
     substrings: [
       ...lookups.substrings,
       ...versions,
       ...links,
       ...dependencyLookups(dependencyChanges(evidence.files)),
-      // Lines of code a change separated, which a page copying that code writes as they are.
-      ...quotedBlockLookups(quotedBlocks(evidence.files)),
-      // Targets a Makefile, justfile, package.json or Taskfile no longer declares (`make docs-deps`).
-      ...removedTargetLookups(removedTargets(evidence.files)),
     ],
   };
 }

@@ -1,5 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { includesText, textOf } from "./article-text.js";
+import { lookupPart } from "./quoted-code.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
 import { REASON_SCORES } from "./weights.js";
@@ -92,9 +93,9 @@ export function removedTargets(evidence: readonly ChangedFile[]): RemovedTarget[
   return found;
 }
 
-/** What the rule looks for in article text: the removed targets' names. */
+/** What the rule needs an article to hold before it is read: each removed target's longest word (`docs` of `docs:dev`). */
 export function removedTargetLookups(targets: readonly RemovedTarget[]): string[] {
-  return [...new Set(targets.map((target) => target.name))];
+  return [...new Set(targets.map((target) => lookupPart(target.name)))];
 }
 
 /** The 1-based line where `text` runs the target with one of `commands` (`make docs-deps`), if it does. */

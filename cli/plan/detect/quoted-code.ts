@@ -10,6 +10,8 @@ const MIN_REMOVED_LENGTH = 16;
 const MIN_NEIGHBOUR_LENGTH = 12;
 /** The other line of a block must be this long (trimmed) and hold a letter: a lone `}` or `[book]` is in every snippet. */
 const MIN_OTHER_LENGTH = 8;
+/** A block whose longest word is shorter than this is too common to look for. */
+const MIN_TERM_LENGTH = 4;
 /** Blocks looked for per changed file, at most (a rewritten file says little line by line). */
 const MAX_BLOCKS_PER_FILE = 60;
 
@@ -24,6 +26,8 @@ export interface QuotedBlock {
   lines: readonly [string, string];
   /** Looked for first in article text (the longer line). */
   probe: string;
+  /** The longest part of either line as the article index cuts words (lookupPart): an article holding the lines holds it. */
+  term: string;
   /** Which of the two lines the change removed or changed (the second for an insertion: the first line is where one is missing after). */
   changed: 0 | 1;
   hunk?: string | undefined;
@@ -84,7 +88,16 @@ export function quotedBlocks(evidence: readonly ChangedFile[]): QuotedBlock[] {
         if (newPairs.has(key) || found.has(key) || found.size >= MAX_BLOCKS_PER_FILE) return;
         if (!telling(changed === 0 ? second : first, MIN_OTHER_LENGTH)) return;
         const probe = first.length >= second.length ? first : second;
-        found.set(key, { file: file.path, lines: [first, second], probe, changed, hunk: hunkAt(file, line) });
+        const term = lookupPart(`${first} ${second}`);
+        if (term.length < MIN_TERM_LENGTH) return;
+        found.set(key, {
+          file: file.path,
+          lines: [first, second],
+          probe,
+          term,
+          changed,
+          hunk: hunkAt(file, line),
+        });
       };
       old.forEach((entry, index) => {
         const next = old[index + 1];
@@ -110,9 +123,23 @@ export function quotedBlocks(evidence: readonly ChangedFile[]): QuotedBlock[] {
   return blocks;
 }
 
-/** What the rule looks for in article text: one line of each block, as a substring. */
+/** What the rule needs an article to hold before it is read: a word of each block (the article index answers it). */
 export function quotedBlockLookups(blocks: readonly QuotedBlock[]): string[] {
-  return [...new Set(blocks.map((block) => block.probe))];
+  return [...new Set(blocks.map((block) => block.term))];
+}
+
+/**
+ * The longest part of `text` as the article index cuts words (matcher.ts: runs of letters,
+ * digits, `_` and `-`, split at `.` and `/`; trailing dashes not counted), so that an
+ * article writing `text` has it in its fingerprint.
+ */
+export function lookupPart(text: string): string {
+  let best = "";
+  for (const part of text.split(/[^A-Za-z0-9_-]+/)) {
+    const settled = part.replace(/-+$/, "");
+    if (settled.length > best.length) best = settled;
+  }
+  return best;
 }
 
 /**
