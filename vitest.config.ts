@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync, statfsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,9 +72,36 @@ const SLOW_TESTS = TEST_FILES.filter(
     readFileSync(new URL(file, import.meta.url), "utf8").includes('inject("builtPackage")'),
 );
 
+/**
+ * Where the tests make their temp dirs (every test repository, workspace and cache): a
+ * memory-backed folder (Linux's /dev/shm) when TMPDIR is not set and that folder is a
+ * tmpfs that runs programs (no noexec: tests run scripts from their temp dirs) with 2 GB
+ * free. Creating and removing the suite's thousands of small files and folders there costs
+ * far less kernel time than on a journaled disk (on ext4: test:unit's system CPU 22.7 s, its
+ * user+sys 70 s; on /dev/shm 15.6 s and 54 s, same load). The files behave alike for
+ * what the tests check (renames, links, modes); a set TMPDIR is kept.
+ */
+function memoryTempDir(): string | undefined {
+  if (process.env.TMPDIR || process.platform !== "linux") return undefined;
+  try {
+    const mount = readFileSync("/proc/mounts", "utf8")
+      .split("\n")
+      .map((line) => line.split(" "))
+      .findLast((fields) => fields[1] === "/dev/shm");
+    if (mount?.[2] !== "tmpfs" || mount[3]?.split(",").includes("noexec")) return undefined;
+    accessSync("/dev/shm", constants.W_OK);
+    const space = statfsSync("/dev/shm");
+    return space.bavail * space.bsize >= 2 * 1024 ** 3 ? "/dev/shm" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const TEMP_DIR = memoryTempDir();
+
 export default defineConfig({
   test: {
     exclude: ["node_modules", "dist"],
+    ...(TEMP_DIR ? { env: { TMPDIR: TEMP_DIR } } : {}),
     reporters: ["default", "./test/summary-reporter.ts"],
     // One worker more than cores: many tests wait on the git and CLI processes they start.
     maxWorkers: availableParallelism() + 1,

@@ -8,15 +8,18 @@ import { resolveSetting } from "../../shared/settings.js";
 import { articleSelector, whyNotArticle } from "./articles.js";
 import { type ArticleText, textOf } from "./detect/article-text.js";
 import { attentionSignals } from "./detect/attention.js";
+import { removedTargetLookups, removedTargetSignals, removedTargets } from "./detect/build-targets.js";
 import { declaredNameLookups, declaredNameSignals, declaredNames } from "./detect/declared-names.js";
 import { dependencyChanges, dependencyLookups, dependencySignals } from "./detect/dependencies.js";
 import { dismissalLookup } from "./detect/dismissed.js";
+import { docstringNoteLookups, docstringNoteSignals } from "./detect/docstring-notes.js";
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
 import { navigationSignals } from "./detect/navigation.js";
 import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
+import { quotedBlockLookups, quotedBlocks, quotedCodeSignals } from "./detect/quoted-code.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
@@ -175,6 +178,9 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   declaredNameSignals({ names: declaredNamesOf(input, evidence.files), articles, sweeps, sink });
   proseSignals({ evidence: evidence.files, articles, sink });
   dependencySignals({ evidence: evidence.files, articles, sink });
+  docstringNoteSignals({ evidence: evidence.files, articles, sink });
+  quotedCodeSignals({ evidence: evidence.files, articles, sink });
+  removedTargetSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -448,15 +454,26 @@ export function textLookups(
   const declared = declaredNameLookups(declaredNamesOf(input, evidence.files));
   // Addresses a changed file dropped are looked for as substrings (the link rule's search).
   const links = removedLinks(evidence.files).map((removed) => removed.link);
+  // Names a docstring note the change added or removed cites (docstring-notes.ts).
+  const notes = docstringNoteLookups(evidence.files);
   return {
     // The prose rule ranks only the articles that write one of its words as a whole word.
-    terms: [...lookups.terms, ...declared, ...proseLookups(evidence.files)],
+    // Quoted code and removed targets: a word of the copied lines (`make docs-deps`) the article must hold.
+    terms: [
+      ...lookups.terms,
+      ...declared,
+      ...proseLookups(evidence.files),
+      ...quotedBlockLookups(quotedBlocks(evidence.files)),
+      ...removedTargetLookups(removedTargets(evidence.files)),
+      ...notes.terms,
+    ],
     // Dependencies a manifest added or removed: scoped and path-like names are no single word.
     substrings: [
       ...lookups.substrings,
       ...versions,
       ...links,
       ...dependencyLookups(dependencyChanges(evidence.files)),
+      ...notes.substrings,
     ],
   };
 }

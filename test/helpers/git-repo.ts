@@ -161,6 +161,20 @@ function writableByHand(files: FileTree): boolean {
   );
 }
 
+/**
+ * A message `git commit -m` keeps byte for byte (its default cleanup, `whitespace`, drops
+ * trailing whitespace and leading, trailing and repeated empty lines): lines that start and
+ * end with a non-space, one empty line at most between two ("subject\n\nDocs-Impact: none").
+ */
+const KEPT_MESSAGE = /^\S(?:[^\n]*\S)?(?:\n\n?\S(?:[^\n]*\S)?)*$/;
+
+/**
+ * A name git reads as its own (a nested repository, an ignore, attribute or submodule file)
+ * or refuses (`.GIT`, `.git.`, NTFS's short name `git~1`: core.protectNTFS); any other name,
+ * `.github` and `.gitkeep` included, is a file or folder like the rest.
+ */
+const GIT_OWN_NAME = /^\.git(?:ignore|attributes|modules)?\b|^git~\d/i;
+
 /** What in .git, besides objects, refs and the index, a hand-written commit would not honour. */
 const GIT_STATE_BY_GIT_ONLY = [
   "packed-refs",
@@ -191,13 +205,13 @@ const USER_GIT_FILES = ["ignore", "attributes"].map((name) =>
  * one `gitRepo` wrote, HEAD names a branch stored as a loose ref, nothing is in progress (a
  * merge, a rebase), no hooks, no ignore or attribute file anywhere (so `add -A` takes every
  * file), only regular files (no symlinks, no nested repositories), no GIT_* setting of the
- * caller's that bears on a commit, and a one-line message git keeps as it is. Returns false,
+ * caller's that bears on a commit, and a message git keeps as it is (see KEPT_MESSAGE). Returns false,
  * having written nothing, otherwise. Two or three processes fewer for each of the suite's
  * several hundred commits (a process started from a test worker costs tens of ms of CPU).
  * Unlike git, it keeps no reflog.
  */
 function commitByHand(dir: string, message: string): boolean {
-  if (!/^\S(?:[^\n]*\S)?$/.test(message)) return false;
+  if (!KEPT_MESSAGE.test(message)) return false;
   if (Object.keys(process.env).some((name) => GIT_SETTING_OF_A_COMMIT.test(name) && !(name in GIT_ENV)))
     return false;
   if (USER_GIT_FILES.some((path) => existsSync(path))) return false;
@@ -236,7 +250,7 @@ function workingTreeFiles(dir: string): TreeFile[] | undefined {
   const walk = (folder: string, prefix: string): boolean => {
     for (const entry of readdirSync(join(dir, folder), { withFileTypes: true })) {
       if (!prefix && entry.name === ".git") continue;
-      if (/^\.git/i.test(entry.name)) return false;
+      if (GIT_OWN_NAME.test(entry.name)) return false;
       const path = `${prefix}${entry.name}`;
       if (entry.isDirectory()) {
         if (!walk(path, `${path}/`)) return false;

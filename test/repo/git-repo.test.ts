@@ -41,6 +41,11 @@ describe("the gitRepo test helper", () => {
       repo.write({ "loose.txt": "made by someone else\n" });
       repo.commit({}, "third");
       repo.commit({}, "empty");
+      // Names that only start like git's own files, and a message with a body and a trailer.
+      repo.commit(
+        { ".github/workflows/ci.yml": "on: push\n", "docs/.gitkeep": "" },
+        "Tidy up\n\nDocs-Impact: none",
+      );
     }
     // Written by hand indeed: git's own commits keep a reflog.
     expect(existsSync(join(byHand.dir, ".git", "logs"))).toBe(false);
@@ -48,7 +53,7 @@ describe("the gitRepo test helper", () => {
     expect(byHand.git("fsck", "--strict")).toBe("");
     expect(byHand.git("status", "--porcelain", "--ignored")).toBe("");
     expect(byHand.git("write-tree")).toBe(byHand.git("rev-parse", "HEAD^{tree}"));
-    const history = "--format=%T %s %an <%ae>";
+    const history = "--format=%T %an <%ae> %B";
     expect(byHand.git("log", history)).toBe(byGit.git("log", history));
     expect(byHand.git("ls-tree", "-r", "HEAD")).toContain("100755 blob");
     expect(byHand.git("ls-tree", "-r", "HEAD")).toBe(byGit.git("ls-tree", "-r", "HEAD"));

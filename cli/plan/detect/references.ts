@@ -297,11 +297,13 @@ function referenceTerms(input: {
   const evidencePaths = new Set<string>();
   for (const file of input.evidence) {
     evidencePaths.add(file.path);
-    if (file.binary) continue;
     for (const path of file.oldPath ? [file.path, file.oldPath] : [file.path]) {
-      const label = `the path ${path} (${file.status})`;
       // A path the change deleted or moved away is a statement the article makes false.
       const gone = file.status === "deleted" || path === file.oldPath;
+      // A binary file (an image, a logo) is named only where it is gone: a page embedding a
+      // deleted image is broken; one naming an image that changed says nothing the change undid.
+      if (file.binary && !gone) continue;
+      const label = `the path ${path} (${file.status})`;
       const stale = gone ? { stale: hunkOf(file.path, undefined) } : {};
       add(path, {
         file: file.path,

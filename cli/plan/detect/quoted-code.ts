@@ -1,0 +1,190 @@
+import type { ChangedFile } from "../../../shared/changeset.js";
+import { includesText, textOf } from "./article-text.js";
+import type { ArticleSignalInput } from "./signal.js";
+import { hunkAt } from "./stale.js";
+import { REASON_SCORES } from "./weights.js";
+
+/** A removed line shorter than this (trimmed) is too common to say the article copied the code (`return err`). */
+const MIN_REMOVED_LENGTH = 16;
+/** Each line beside an insertion must be this long (trimmed): two short lines meet by chance. */
+const MIN_NEIGHBOUR_LENGTH = 12;
+/** The other line of a block must be this long (trimmed) and hold a letter: a lone `}` or `[book]` is in every snippet. */
+const MIN_OTHER_LENGTH = 8;
+/** A block whose longest word is shorter than this is too common to look for. */
+const MIN_TERM_LENGTH = 4;
+/** Blocks looked for per changed file, at most (a rewritten file says little line by line). */
+const MAX_BLOCKS_PER_FILE = 60;
+
+/**
+ * Two lines of a changed file that stood next to each other before the change (blank lines
+ * aside) and no longer do: a line between them was removed, changed or inserted. An article
+ * writing both, one after the other, copied that code (a template, a command's help text, an
+ * example), and its copy is what the change altered.
+ */
+export interface QuotedBlock {
+  file: string;
+  lines: readonly [string, string];
+  /** Looked for first in article text (the longer line). */
+  probe: string;
+  /** The longest part of either line as the article index cuts words (lookupPart): an article holding the lines holds it. */
+  term: string;
+  /** Which of the two lines the change removed or changed (the second for an insertion: the first line is where one is missing after). */
+  changed: 0 | 1;
+  hunk?: string | undefined;
+}
+
+/** A comment line: its wording is no code a page copies as it is. */
+const COMMENT = /^(?:\/\/|#(?!!)|\/\*|\*|--|;|<!--)/;
+/** An import (`"fmt"`, `homedir "github.com/…"`, `use std::io;`): every example of a package writes the same ones. */
+const IMPORT = /^(?:import\b|use\s|from\s+\S+\s+import\b|#include\b|extern crate\b|(?:[\w.]+\s+)?"[^"]*"$)/;
+
+/** A line that can stand for the code around it: long enough, a letter, no import. */
+function telling(text: string, length: number): boolean {
+  return text.length >= length && /[A-Za-z]/.test(text) && !IMPORT.test(text);
+}
+
+/** The blocks the change broke in the evidence files. */
+export function quotedBlocks(evidence: readonly ChangedFile[]): QuotedBlock[] {
+  const blocks: QuotedBlock[] = [];
+  for (const file of evidence) {
+    if (file.binary || file.status !== "modified") continue;
+    // Pairs of lines still adjacent after the change, and every line the change wrote (a moved line is no change).
+    const newPairs = new Set<string>();
+    const written = new Set<string>();
+    for (const hunk of file.hunks) {
+      let previous: string | undefined;
+      for (const line of hunk.lines) {
+        if (line[0] !== " " && line[0] !== "+") continue;
+        const text = line.slice(1).trim();
+        if (text === "") continue;
+        if (line[0] === "+") written.add(text);
+        if (previous !== undefined) newPairs.add(`${previous}\n${text}`);
+        previous = text;
+      }
+    }
+    const found = new Map<string, QuotedBlock>();
+    for (const hunk of file.hunks) {
+      // The old side, blank lines aside; `inserted` marks an old line followed by added lines.
+      const old: { text: string; removed: boolean; line: number; inserted: boolean }[] = [];
+      let oldLine = hunk.oldStart;
+      let pendingInsert = false;
+      for (const line of hunk.lines) {
+        const marker = line[0];
+        if (marker === "+") {
+          if (line.slice(1).trim() !== "" && !COMMENT.test(line.slice(1).trim())) pendingInsert = true;
+          continue;
+        }
+        if (marker !== " " && marker !== "-") continue;
+        const text = line.slice(1).trim();
+        if (text !== "") {
+          if (pendingInsert && old.length > 0) old[old.length - 1]!.inserted = true;
+          pendingInsert = false;
+          old.push({ text, removed: marker === "-", line: oldLine, inserted: false });
+        }
+        oldLine += 1;
+      }
+      const add = (first: string, second: string, line: number, changed: 0 | 1) => {
+        const key = `${first}\n${second}`;
+        if (newPairs.has(key) || found.has(key) || found.size >= MAX_BLOCKS_PER_FILE) return;
+        if (!telling(changed === 0 ? second : first, MIN_OTHER_LENGTH)) return;
+        const probe = first.length >= second.length ? first : second;
+        const term = lookupPart(`${first} ${second}`);
+        if (term.length < MIN_TERM_LENGTH) return;
+        found.set(key, {
+          file: file.path,
+          lines: [first, second],
+          probe,
+          term,
+          changed,
+          hunk: hunkAt(file, line),
+        });
+      };
+      old.forEach((entry, index) => {
+        const next = old[index + 1];
+        const substantial = (text: string) => telling(text, MIN_REMOVED_LENGTH) && !COMMENT.test(text);
+        if (entry.removed && substantial(entry.text) && !written.has(entry.text)) {
+          const before = old[index - 1];
+          if (before) add(before.text, entry.text, entry.line, 1);
+          if (next) add(entry.text, next.text, entry.line, 0);
+        } else if (
+          entry.inserted &&
+          next &&
+          !entry.removed &&
+          !next.removed &&
+          telling(entry.text, MIN_NEIGHBOUR_LENGTH) &&
+          telling(next.text, MIN_NEIGHBOUR_LENGTH)
+        ) {
+          add(entry.text, next.text, entry.line, 0);
+        }
+      });
+    }
+    blocks.push(...found.values());
+  }
+  return blocks;
+}
+
+/** What the rule needs an article to hold before it is read: a word of each block (the article index answers it). */
+export function quotedBlockLookups(blocks: readonly QuotedBlock[]): string[] {
+  return [...new Set(blocks.map((block) => block.term))];
+}
+
+/**
+ * The longest part of `text` as the article index cuts words (matcher.ts: runs of letters,
+ * digits, `_` and `-`, split at `.` and `/`; trailing dashes not counted), so that an
+ * article writing `text` has it in its fingerprint.
+ */
+export function lookupPart(text: string): string {
+  let best = "";
+  for (const part of text.split(/[^A-Za-z0-9_-]+/)) {
+    const settled = part.replace(/-+$/, "");
+    if (settled.length > best.length) best = settled;
+  }
+  return best;
+}
+
+/**
+ * reference (quoted code): the article writes, one after the other, two lines of a changed
+ * file that the change separated (it removed or changed one of them, or inserted a line
+ * between them). The page copied that code (a template it shows, a command's help text, an
+ * example), and its copy no longer matches.
+ */
+export function quotedCodeSignals(input: ArticleSignalInput): void {
+  const blocks = quotedBlocks(input.evidence);
+  if (blocks.length === 0) return;
+  const probes = quotedBlockLookups(blocks);
+  for (const article of input.articles) {
+    if (!probes.some((probe) => includesText(article.content, probe))) continue;
+    const lines = textOf(article.content).split(/\r?\n/);
+    // The article's non-blank lines, trimmed, with their 1-based line numbers.
+    const written: { text: string; line: number }[] = [];
+    lines.forEach((line, index) => {
+      const text = line.trim();
+      if (text !== "") written.push({ text, line: index + 1 });
+    });
+    const at = new Map<string, [number, number]>();
+    for (let index = 0; index + 1 < written.length; index += 1) {
+      const key = `${written[index]!.text}\n${written[index + 1]!.text}`;
+      if (!at.has(key)) at.set(key, [written[index]!.line, written[index + 1]!.line]);
+    }
+    const bySource = new Map<string, { block: QuotedBlock; line: number }>();
+    for (const block of blocks) {
+      const lines = at.get(`${block.lines[0]}\n${block.lines[1]}`);
+      if (lines !== undefined && !bySource.has(block.file))
+        bySource.set(block.file, { block, line: lines[block.changed] });
+    }
+    for (const [source, { block, line }] of bySource) {
+      input.sink.add({
+        article: article.path,
+        kind: "reference",
+        source,
+        detail: `quotes code the change altered (${clip(block.probe)})`,
+        score: REASON_SCORES.quotedCode,
+        stale: { terms: [], line, hunk: block.hunk },
+      });
+    }
+  }
+}
+
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}

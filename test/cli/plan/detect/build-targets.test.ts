@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { main } from "../../../../cli/main.js";
+import { ImpactPlanSchema } from "../../../../shared/plan.js";
+import { gitRepo, type TestRepo } from "../../../helpers/git-repo.js";
+import { captureIo } from "../../../helpers/io.js";
+
+type Plan = z.infer<typeof ImpactPlanSchema>;
+
+async function planJson(repo: TestRepo): Promise<Plan> {
+  const io = captureIo(repo.dir);
+  const code = await main(["plan", "--json"], io);
+  expect(code, io.err).toBe(0);
+  return ImpactPlanSchema.parse(JSON.parse(io.out));
+}
+
+const flagged = (plan: Plan) =>
+  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
+
+describe("a target the change removed from a task runner's file", { timeout: 120_000 }, () => {
+  it("flags the page telling the reader to run a make target or npm script the change removed", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
+      Makefile:
+        ".PHONY: docs\ndocs:\n\tmkdocs build\n\n.PHONY: docs-deps\ndocs-deps:\n\tpip install -r requirements.txt\n",
+      "package.json": JSON.stringify(
+        { name: "tool", scripts: { "docs:dev": "vitepress dev", lint: "biome check ." } },
+        null,
+        2,
+      ),
+      "docs/contributing.md":
+        "# Contributing\n\n```sh\n# install documentation dependencies\nmake docs-deps\n```\n\nThen preview with `npm run docs:dev`.\n",
+      // Names the target without running it.
+      "docs/about.md": "# About\n\nThe docs-deps target once installed mkdocs.\n",
+    });
+    repo.commit({
+      Makefile:
+        ".PHONY: docs\ndocs:\n\tmkdocs build\n\n.PHONY: ensure-mkdocs\nensure-mkdocs:\n\tpip install -r requirements.txt\n",
+    });
+    let plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["docs/contributing.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({
+      detail: "runs make docs-deps (target, removed)",
+      stale: true,
+      line: 5,
+    });
+    repo.commit({
+      "package.json": JSON.stringify(
+        { name: "tool", scripts: { "docs:serve": "vitepress dev", lint: "biome check ." } },
+        null,
+        2,
+      ),
+    });
+    plan = await planJson(repo);
+    expect(flagged(plan)).toEqual(["docs/contributing.md"]);
+    expect(plan.articles[0]?.impact[0]).toMatchObject({
+      detail: "runs npm run docs:dev (target, removed)",
+      line: 8,
+    });
+    // A recipe changed, the target kept: nothing the page runs is gone.
+    repo.commit({
+      Makefile:
+        ".PHONY: docs\ndocs:\n\tmkdocs build --strict\n\n.PHONY: ensure-mkdocs\nensure-mkdocs:\n\tpip install -r requirements.txt\n",
+    });
+    expect(flagged(await planJson(repo))).toEqual([]);
+  });
+});
