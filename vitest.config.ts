@@ -34,6 +34,8 @@ const NAMED_SLOW_TESTS = [
   "test/backend/router-e2e.test.ts", // `impact run --router` through the router over HTTP
   "test/backend/store/state-store.test.ts",
   "test/backend/webhook.test.ts",
+  // Each test edits the audit of an `impact run` against the scripted model (edit-audit.ts).
+  "test/cli/audit/apply-subset.test.ts",
   "test/cli/commands/merge-shard.test.ts",
   "test/cli/commands/run.test.ts",
   // `impact run` against the scripted model in every test (vale: with a stand-in vale process).
@@ -44,6 +46,7 @@ const NAMED_SLOW_TESTS = [
   "test/cli/commands/init.run.test.ts",
   "test/cli/plan/backtest.run.test.ts",
   "test/cli/plan/detect/new-articles.run.test.ts",
+  "test/cli/plan/versioned-docs.run.test.ts",
   "test/cli/run/instructions.test.ts",
   "test/cli/run/result-cache.test.ts",
   "test/cli/run/run-impact-sweeps.test.ts",

@@ -5,20 +5,7 @@ import { versionLayout } from "../../../cli/plan/versioned-docs.js";
 import { type ImpactPlan, ImpactPlanSchema } from "../../../shared/plan.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
-import { serverArticle } from "../../helpers/port-change.js";
-import { runWithScript } from "../../helpers/run-impact.js";
-import type { Script } from "../../helpers/scripted-model-server.js";
-
-/** An article that says the old port and names the changed file in its attention list. */
-const serverDoc = (title: string) => serverArticle(title, "It listens on port 8080 by default.\n");
-
-/** A repository at its base, then a commit that changes the port. */
-function pullRequest(files: Record<string, string>): { repo: TestRepo; base: string } {
-  const repo = gitRepo({ "src/server.ts": "export const DEFAULT_PORT = 8080;\n", ...files });
-  const base = repo.git("rev-parse", "HEAD");
-  repo.commit({ "src/server.ts": "export const DEFAULT_PORT = 9090;\n" });
-  return { repo, base };
-}
+import { FOLDERS, pullRequest, serverDoc } from "../../helpers/versioned-repo.js";
 
 async function plan(repo: TestRepo, base: string): Promise<ImpactPlan> {
   const io = captureIo(repo.dir);
@@ -27,12 +14,6 @@ async function plan(repo: TestRepo, base: string): Promise<ImpactPlan> {
 }
 
 const paths = (articles: readonly { path: string }[]) => articles.map((article) => article.path).sort();
-
-const FOLDERS = {
-  "docs/v1/server.md": serverDoc("Server (v1)"),
-  "docs/v2/server.md": serverDoc("Server (v2)"),
-  "docs/v3/server.md": serverDoc("Server"),
-};
 
 describe("versioned docs", () => {
   it("lists the older docs/vN folders' articles as related, never flagged; editOlder makes them candidates", async () => {
@@ -96,17 +77,6 @@ describe("versioned docs", () => {
       "versioned_docs/version-1.x/server.md",
       "versioned_docs/version-2.x/server.md",
     ]);
-  });
-
-  it("runs only the current version's articles", async () => {
-    const { repo, base } = pullRequest(FOLDERS);
-    const script: Script = {
-      "docs/v3/server.md": [{ content: "The article says nothing wrong." }],
-    };
-    const run = await runWithScript(repo.dir, script, ["--base", base]);
-    expect(run.code).toBe(0);
-    expect(run.server.requests.map((request) => request.article)).toEqual(["docs/v3/server.md"]);
-    expect(paths(run.audit!.articles)).toEqual(["docs/v3/server.md"]);
   });
 
   it("finds no layout in unversioned docs or a lone version-named folder", () => {
