@@ -13,20 +13,13 @@ export function callShape(signature: string): string | undefined {
   let depth = 0;
   let start = open + 1;
   for (let at = open; at < signature.length; at += 1) {
-    const char = signature[at]!;
-    if (char === "(" || char === "[" || char === "{" || char === "<") depth += 1;
-    else if (
-      char === ")" ||
-      char === "]" ||
-      char === "}" ||
-      (char === ">" && !"=-".includes(signature[at - 1] ?? ""))
-    ) {
-      depth -= 1;
-      if (depth === 0) {
-        parameters.push(signature.slice(start, at));
-        return parameters.map(parameterShape).filter(Boolean).join(",");
-      }
-    } else if (char === "," && depth === 1) {
+    const change = depthChange(signature, at);
+    depth += change;
+    if (change < 0 && depth === 0) {
+      parameters.push(signature.slice(start, at));
+      return parameters.map(parameterShape).filter(Boolean).join(",");
+    }
+    if (signature[at] === "," && depth === 1) {
       parameters.push(signature.slice(start, at));
       start = at + 1;
     }
@@ -50,17 +43,9 @@ function parameterShape(parameter: string): string {
 function defaultStart(text: string): number {
   let depth = 0;
   for (let at = 0; at < text.length; at += 1) {
-    const char = text[at]!;
-    if (char === "(" || char === "[" || char === "{" || char === "<") depth += 1;
-    else if (
-      char === ")" ||
-      char === "]" ||
-      char === "}" ||
-      (char === ">" && !"=-".includes(text[at - 1] ?? ""))
-    )
-      depth -= 1;
-    else if (
-      char === "=" &&
+    depth += depthChange(text, at);
+    if (
+      text[at] === "=" &&
       depth === 0 &&
       text[at + 1] !== "=" &&
       text[at + 1] !== ">" &&
@@ -69,6 +54,15 @@ function defaultStart(text: string): number {
       return at;
   }
   return -1;
+}
+
+/** How the character at `at` changes the bracket depth: an opening bracket +1, a closing one -1 (the `>` of `=>` and `->` is none). */
+function depthChange(text: string, at: number): number {
+  const char = text[at];
+  if (char === "(" || char === "[" || char === "{" || char === "<") return 1;
+  if (char === ")" || char === "]" || char === "}" || (char === ">" && !"=-".includes(text[at - 1] ?? "")))
+    return -1;
+  return 0;
 }
 
 /** Where the parameter list may start: past a generic parameter list right after the name (`<F: Fn(u32)>`). */

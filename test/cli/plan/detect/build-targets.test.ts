@@ -1,21 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
-import { main } from "../../../../cli/main.js";
-import { ImpactPlanSchema } from "../../../../shared/plan.js";
-import { gitRepo, type TestRepo } from "../../../helpers/git-repo.js";
-import { captureIo } from "../../../helpers/io.js";
-
-type Plan = z.infer<typeof ImpactPlanSchema>;
-
-async function planJson(repo: TestRepo): Promise<Plan> {
-  const io = captureIo(repo.dir);
-  const code = await main(["plan", "--json"], io);
-  expect(code, io.err).toBe(0);
-  return ImpactPlanSchema.parse(JSON.parse(io.out));
-}
-
-const flagged = (plan: Plan) =>
-  plan.articles.filter((article) => article.status === "impacted").map((article) => article.path);
+import { gitRepo } from "../../../helpers/git-repo.js";
+import { flagged, planJson } from "../../../helpers/plan-json.js";
 
 describe("a target the change removed from a task runner's file", { timeout: 120_000 }, () => {
   it("flags the page telling the reader to run a make target or npm script the change removed", async () => {
