@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { main } from "../../cli/main.js";
-import { type ImpactPlan, ImpactPlanSchema } from "../../shared/plan.js";
+import { type ImpactPlan, ImpactPlanSchema, type ImpactReason } from "../../shared/plan.js";
 import type { TestRepo } from "./git-repo.js";
 import { captureIo } from "./io.js";
 
@@ -18,3 +18,9 @@ export const flagged = (plan: ImpactPlan): string[] =>
 
 /** The paths of the related articles: about the change, contradicted in nothing, listed apart and never flagged. */
 export const related = (plan: ImpactPlan): string[] => plan.related.map((article) => article.path);
+
+/** Checks that the plan flags `path` alone, first for a stale reason that matches `reason` (its detail, line, hunk…). */
+export function expectFlaggedFor(plan: ImpactPlan, path: string, reason: Partial<ImpactReason>): void {
+  expect(flagged(plan)).toEqual([path]);
+  expect(plan.articles[0]?.impact[0]).toMatchObject({ stale: true, ...reason });
+}

@@ -9,7 +9,7 @@ import type { ChangeSet } from "../../../shared/changeset.js";
 import { ConfigSchema } from "../../../shared/config.js";
 import { gitRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
-import { flagged, planJson, related } from "../../helpers/plan-json.js";
+import { expectFlaggedFor, flagged, planJson, related } from "../../helpers/plan-json.js";
 
 // Each test builds a real repository and runs the whole plan; slow on a loaded machine.
 describe("stale or related", { timeout: 120_000 }, () => {
@@ -132,8 +132,7 @@ describe("stale or related", { timeout: 120_000 }, () => {
     repo.commit({ "src/server.ts": "export const start = (log = false) => {\n  return listen(log);\n};\n" });
     const plan = await planJson(repo);
     // Read as a private function before (its signature has no `export`): a mapping to it was related.
-    expect(flagged(plan)).toEqual(["docs/server.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({ kind: "mapping", stale: true });
+    expectFlaggedFor(plan, "docs/server.md", { kind: "mapping" });
   });
 
   it("flags the mapped page of an example whose private declarations changed: an example is read whole", async () => {
@@ -167,18 +166,15 @@ describe("stale or related", { timeout: 120_000 }, () => {
       "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlipy==0.7.*", "idna>=2.0"]),
     });
     let plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["README.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({
+    expectFlaggedFor(plan, "README.md", {
       detail: "charset_normalizer (dependency, added); the article lists certifi, sniffio, brotlipy",
-      stale: true,
       line: 5,
     });
     repo.commit({
       "setup.py": setup(["certifi", "sniffio", "charset_normalizer", "brotlicffi==1.*", "idna>=2.0"]),
     });
     plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["README.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({
+    expectFlaggedFor(plan, "README.md", {
       detail: "writes brotlipy (dependency, removed)",
       line: 7,
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gitRepo } from "../../../helpers/git-repo.js";
-import { flagged, planJson } from "../../../helpers/plan-json.js";
+import { expectFlaggedFor, flagged, planJson } from "../../../helpers/plan-json.js";
 
 describe("a target the change removed from a task runner's file", { timeout: 120_000 }, () => {
   it("flags the page telling the reader to run a make target or npm script the change removed", async () => {
@@ -23,10 +23,8 @@ describe("a target the change removed from a task runner's file", { timeout: 120
         ".PHONY: docs\ndocs:\n\tmkdocs build\n\n.PHONY: ensure-mkdocs\nensure-mkdocs:\n\tpip install -r requirements.txt\n",
     });
     let plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["docs/contributing.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({
+    expectFlaggedFor(plan, "docs/contributing.md", {
       detail: "runs make docs-deps (target, removed)",
-      stale: true,
       line: 5,
     });
     repo.commit({
@@ -37,8 +35,7 @@ describe("a target the change removed from a task runner's file", { timeout: 120
       ),
     });
     plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["docs/contributing.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({
+    expectFlaggedFor(plan, "docs/contributing.md", {
       detail: "runs npm run docs:dev (target, removed)",
       line: 8,
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gitRepo } from "../../../helpers/git-repo.js";
-import { flagged, planJson } from "../../../helpers/plan-json.js";
+import { expectFlaggedFor, flagged, planJson } from "../../../helpers/plan-json.js";
 
 // A private Go function's body: no symbol surface changed, so only the copied lines can flag.
 const template = (body: string[]) =>
@@ -30,10 +30,8 @@ describe("an article copying code the change altered", { timeout: 120_000 }, () 
       ]),
     });
     let plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["docs/guide.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({
+    expectFlaggedFor(plan, "docs/guide.md", {
       detail: "quotes code the change altered (home, err := homedir.Dir())",
-      stale: true,
       line: 7,
       hunk: "tpl/main.go @@ -3,7 +3,7 @@ package tpl",
     });
@@ -48,8 +46,7 @@ describe("an article copying code the change altered", { timeout: 120_000 }, () 
       ]),
     });
     plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["docs/guide.md"]);
-    expect(plan.articles[0]?.impact[0]).toMatchObject({ stale: true, line: 10 });
+    expectFlaggedFor(plan, "docs/guide.md", { line: 10 });
     // A comment changed: no code the page copies.
     repo.commit({
       "tpl/main.go": template([
