@@ -120,36 +120,42 @@ describe("stale or related", { timeout: 120_000 }, () => {
     expect(related(plan)).toEqual(["docs/config/port.md"]);
   });
 
-  it("flags the mapped page of a file whose exported arrow function took a new parameter", async () => {
+  // A mapped page whose code's public surface changed is flagged by its mapping.
+  it.each([
+    {
+      // Read as a private function before (its signature had no `export`): the mapping was related.
+      title: "flags the mapped page of a file whose exported arrow function took a new parameter",
+      docs: "docs/**/*.md",
+      mapping: { code: "src/:name.ts", docs: "docs/:name.md" },
+      files: {
+        "src/server.ts": "export const start = () => {\n  return listen();\n};\n",
+        "docs/server.md": "# Server\n\nStart it and it listens.\n",
+      },
+      change: { "src/server.ts": "export const start = (log = false) => {\n  return listen(log);\n};\n" },
+      page: "docs/server.md",
+    },
+    {
+      title:
+        "flags the mapped page of an example whose private declarations changed: an example is read whole",
+      docs: "examples/**/*.md",
+      mapping: { code: "examples/:name.rs", docs: "examples/:name.md" },
+      files: {
+        "examples/greet.rs": "struct Args {\n    name: String,\n}\n\nfn main() {}\n",
+        "examples/greet.md": "# greet\n\n```console\n$ greet --help\n```\n",
+      },
+      change: {
+        "examples/greet.rs":
+          "enum Cli {\n    Hello(Hello),\n}\n\nstruct Hello {\n    name: String,\n}\n\nfn main() {}\n",
+      },
+      page: "examples/greet.md",
+    },
+  ])("$title", async ({ docs, mapping, files, change, page }) => {
     const repo = gitRepo({
-      "impact.config.json": JSON.stringify({
-        docs: ["docs/**/*.md"],
-        mappings: [{ code: "src/:name.ts", docs: "docs/:name.md" }],
-      }),
-      "src/server.ts": "export const start = () => {\n  return listen();\n};\n",
-      "docs/server.md": "# Server\n\nStart it and it listens.\n",
+      "impact.config.json": JSON.stringify({ docs: [docs], mappings: [mapping] }),
+      ...files,
     });
-    repo.commit({ "src/server.ts": "export const start = (log = false) => {\n  return listen(log);\n};\n" });
-    const plan = await planJson(repo);
-    // Read as a private function before (its signature has no `export`): a mapping to it was related.
-    expectFlaggedFor(plan, "docs/server.md", { kind: "mapping" });
-  });
-
-  it("flags the mapped page of an example whose private declarations changed: an example is read whole", async () => {
-    const repo = gitRepo({
-      "impact.config.json": JSON.stringify({
-        docs: ["examples/**/*.md"],
-        mappings: [{ code: "examples/:name.rs", docs: "examples/:name.md" }],
-      }),
-      "examples/greet.rs": "struct Args {\n    name: String,\n}\n\nfn main() {}\n",
-      "examples/greet.md": "# greet\n\n```console\n$ greet --help\n```\n",
-    });
-    repo.commit({
-      "examples/greet.rs":
-        "enum Cli {\n    Hello(Hello),\n}\n\nstruct Hello {\n    name: String,\n}\n\nfn main() {}\n",
-    });
-    const plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["examples/greet.md"]);
+    repo.commit(change);
+    expectFlaggedFor(await planJson(repo), page, { kind: "mapping" });
   });
 
   it("flags the README listing the dependencies when the manifest adds or removes one; a version bump is nothing", async () => {
