@@ -24,3 +24,15 @@ export function expectFlaggedFor(plan: ImpactPlan, path: string, reason: Partial
   expect(flagged(plan)).toEqual([path]);
   expect(plan.articles[0]?.impact[0]).toMatchObject({ stale: true, ...reason });
 }
+
+/** The details of an article's reasons, flagged or related, in the plan's order; none when the plan does not list it. */
+export const details = (plan: ImpactPlan, path: string): string[] =>
+  [...plan.articles, ...plan.related]
+    .find((article) => article.path === path)
+    ?.impact.map((reason) => reason.detail) ?? [];
+
+/** Checks that the plan flags `path` alone, for exactly the reasons whose details are given. */
+export function expectFlaggedWith(plan: ImpactPlan, path: string, reasons: string[]): void {
+  expect(flagged(plan)).toEqual([path]);
+  expect(details(plan, path)).toEqual(reasons);
+}

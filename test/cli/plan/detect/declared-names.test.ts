@@ -1,8 +1,7 @@
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { ImpactPlan } from "../../../../shared/plan.js";
 import { gitRepo, type TestRepo } from "../../../helpers/git-repo.js";
-import { flagged, planJson } from "../../../helpers/plan-json.js";
+import { expectFlaggedWith, flagged, planJson } from "../../../helpers/plan-json.js";
 import { cacheEntryPath } from "../../../helpers/state.js";
 
 /** The plan with no article index left from an earlier plan (a fresh checkout). */
@@ -10,9 +9,6 @@ async function coldPlanJson(repo: TestRepo) {
   rmSync(cacheEntryPath(repo.dir, "articles", "index.bin"), { force: true });
   return planJson(repo);
 }
-
-const details = (plan: ImpactPlan, path: string) =>
-  plan.articles.find((article) => article.path === path)?.impact.map((reason) => reason.detail) ?? [];
 
 const FLAGS_GO = (groupFlags: string) =>
   [
@@ -47,10 +43,7 @@ describe("declared names: flags, keys and tags the code names in quotes", { time
     const repo = flagsRepo();
     repo.commit({ "internal/flags/flags.go": FLAGS_GO("") });
     const plan = await coldPlanJson(repo);
-    expect(flagged(plan)).toEqual(["docs/cli.md"]);
-    expect(details(plan, "docs/cli.md")).toEqual([
-      "writes --output-group-begin (declared in quotes, removed)",
-    ]);
+    expectFlaggedWith(plan, "docs/cli.md", ["writes --output-group-begin (declared in quotes, removed)"]);
   });
 
   it("takes no evidence from a declaration whose line changed but whose name stays", async () => {
@@ -82,8 +75,7 @@ describe("declared names: flags, keys and tags the code names in quotes", { time
     });
     repo.commit({ "internal/templater/funcs.go": funcs('\t"absPath":  filepath.Abs,\n') });
     const plan = await coldPlanJson(repo);
-    expect(flagged(plan)).toEqual(["docs/templating.md"]);
-    expect(details(plan, "docs/templating.md")).toEqual([
+    expectFlaggedWith(plan, "docs/templating.md", [
       "absPath (declared, added); the article documents joinPath, relPath",
     ]);
   });
@@ -99,7 +91,6 @@ describe("declared names: flags, keys and tags the code names in quotes", { time
     });
     repo.commit({ "taskfile/ast/task.go": task("") });
     const plan = await coldPlanJson(repo);
-    expect(flagged(plan)).toEqual(["docs/schema.md"]);
-    expect(details(plan, "docs/schema.md")).toEqual(["writes ignore_error (declared in quotes, removed)"]);
+    expectFlaggedWith(plan, "docs/schema.md", ["writes ignore_error (declared in quotes, removed)"]);
   });
 });

@@ -2,14 +2,8 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { countWords, textWords, writtenForms } from "../../../../cli/plan/detect/prose.js";
-import type { ImpactPlan } from "../../../../shared/plan.js";
 import { gitRepo } from "../../../helpers/git-repo.js";
-import { flagged, planJson, related } from "../../../helpers/plan-json.js";
-
-const details = (plan: ImpactPlan, path: string) =>
-  [...plan.articles, ...plan.related]
-    .find((article) => article.path === path)
-    ?.impact.map((reason) => reason.detail) ?? [];
+import { details, expectFlaggedWith, flagged, planJson, related } from "../../../helpers/plan-json.js";
 
 // Each test builds a real repository and runs the whole plan; slow on a loaded machine.
 describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
@@ -133,8 +127,7 @@ describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
         'setup(\n    url="https://lib.example.dev",\n    project_urls={"Source": "https://github.example/lib/lib"},\n)\n',
     });
     const plan = await planJson(repo);
-    expect(flagged(plan)).toEqual(["README.md"]);
-    expect(details(plan, "README.md")).toEqual([
+    expectFlaggedWith(plan, "README.md", [
       "quotes https://old-site.example.org/lib, which setup.py no longer names",
     ]);
   });
