@@ -64,33 +64,44 @@ describe("declared names: flags, keys and tags the code names in quotes", { time
     expect(warm).toEqual(await coldPlanJson(repo));
   });
 
-  it("flags the page documenting the siblings of an added table key, and not one naming a single sibling", async () => {
-    const funcs = (extra: string) =>
-      `package templater\n\nvar funcs = map[string]any{\n${extra}\t"joinPath": filepath.Join,\n\t"relPath":  filepath.Rel,\n\t"splitList": strings.Split,\n}\n`;
+  // A Go file whose names sit in quotes (a map's keys, struct tags), before and after the change.
+  it.each([
+    {
+      title:
+        "flags the page documenting the siblings of an added table key, and not one naming a single sibling",
+      path: "internal/templater/funcs.go",
+      source: (extra: string) =>
+        `package templater\n\nvar funcs = map[string]any{\n${extra}\t"joinPath": filepath.Join,\n\t"relPath":  filepath.Rel,\n\t"splitList": strings.Split,\n}\n`,
+      before: "",
+      after: '\t"absPath":  filepath.Abs,\n',
+      articles: {
+        "docs/templating.md": "# Templating\n\n- `joinPath`: joins\n- `relPath`: relative path\n",
+        "docs/guide.md": "# Guide\n\nUse `joinPath` to build paths.\n",
+      },
+      page: "docs/templating.md",
+      reason: "absPath (declared, added); the article documents joinPath, relPath",
+    },
+    {
+      title: "flags the page writing a struct tag's key as code when the field is removed",
+      path: "taskfile/ast/task.go",
+      source: (extra: string) =>
+        `package ast\n\ntype Task struct {\n\tCmds []string \`yaml:"cmds"\`\n${extra}\tDir string \`yaml:"dir"\`\n}\n`,
+      before: '\tIgnoreError bool `yaml:"ignore_error"`\n',
+      after: "",
+      articles: {
+        "docs/schema.md": "# Schema\n\n- `cmds`: the commands\n- `ignore_error`: goes on after a failure\n",
+        "docs/usage.md": "# Usage\n\nTo ignore an error, see the schema.\n",
+      },
+      page: "docs/schema.md",
+      reason: "writes ignore_error (declared in quotes, removed)",
+    },
+  ])("$title", async ({ path, source, before, after, articles, page, reason }) => {
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
-      "internal/templater/funcs.go": funcs(""),
-      "docs/templating.md": "# Templating\n\n- `joinPath`: joins\n- `relPath`: relative path\n",
-      "docs/guide.md": "# Guide\n\nUse `joinPath` to build paths.\n",
+      [path]: source(before),
+      ...articles,
     });
-    repo.commit({ "internal/templater/funcs.go": funcs('\t"absPath":  filepath.Abs,\n') });
-    const plan = await coldPlanJson(repo);
-    expectFlaggedWith(plan, "docs/templating.md", [
-      "absPath (declared, added); the article documents joinPath, relPath",
-    ]);
-  });
-
-  it("flags the page writing a struct tag's key as code when the field is removed", async () => {
-    const task = (extra: string) =>
-      `package ast\n\ntype Task struct {\n\tCmds []string \`yaml:"cmds"\`\n${extra}\tDir string \`yaml:"dir"\`\n}\n`;
-    const repo = gitRepo({
-      "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
-      "taskfile/ast/task.go": task('\tIgnoreError bool `yaml:"ignore_error"`\n'),
-      "docs/schema.md": "# Schema\n\n- `cmds`: the commands\n- `ignore_error`: goes on after a failure\n",
-      "docs/usage.md": "# Usage\n\nTo ignore an error, see the schema.\n",
-    });
-    repo.commit({ "taskfile/ast/task.go": task("") });
-    const plan = await coldPlanJson(repo);
-    expectFlaggedWith(plan, "docs/schema.md", ["writes ignore_error (declared in quotes, removed)"]);
+    repo.commit({ [path]: source(after) });
+    expectFlaggedWith(await coldPlanJson(repo), page, [reason]);
   });
 });
