@@ -12,6 +12,8 @@ const MIN_NEIGHBOUR_LENGTH = 12;
 const MIN_OTHER_LENGTH = 8;
 /** A block whose longest word is shorter than this is too common to look for. */
 const MIN_TERM_LENGTH = 4;
+/** Up to this many words, each article is searched for one before its lines are walked; past it, walking is cheaper. */
+const MAX_PROBES = 32;
 /** Blocks looked for per changed file, at most (a rewritten file says little line by line). */
 const MAX_BLOCKS_PER_FILE = 60;
 
@@ -151,27 +153,37 @@ export function lookupPart(text: string): string {
 export function quotedCodeSignals(input: ArticleSignalInput): void {
   const blocks = quotedBlocks(input.evidence);
   if (blocks.length === 0) return;
+  // Each block by its two lines: an article's adjacent lines are looked up here, one map
+  // lookup per line pair, instead of searching every article for every block (a 500-file
+  // change breaks thousands of blocks).
+  const byPair = new Map<string, QuotedBlock[]>();
+  for (const block of blocks) {
+    const key = `${block.lines[0]}\n${block.lines[1]}`;
+    const same = byPair.get(key);
+    if (same) same.push(block);
+    else byPair.set(key, [block]);
+  }
   const probes = quotedBlockLookups(blocks);
   for (const article of input.articles) {
-    if (!probes.some((probe) => includesText(article.content, probe))) continue;
-    const lines = textOf(article.content).split(/\r?\n/);
-    // The article's non-blank lines, trimmed, with their 1-based line numbers.
-    const written: { text: string; line: number }[] = [];
-    lines.forEach((line, index) => {
-      const text = line.trim();
-      if (text !== "") written.push({ text, line: index + 1 });
-    });
-    const at = new Map<string, [number, number]>();
-    for (let index = 0; index + 1 < written.length; index += 1) {
-      const key = `${written[index]!.text}\n${written[index + 1]!.text}`;
-      if (!at.has(key)) at.set(key, [written[index]!.line, written[index + 1]!.line]);
-    }
+    // The article index's word: an article without one of them writes none of the blocks.
+    if (probes.length <= MAX_PROBES && !probes.some((probe) => includesText(article.content, probe)))
+      continue;
     const bySource = new Map<string, { block: QuotedBlock; line: number }>();
-    for (const block of blocks) {
-      const lines = at.get(`${block.lines[0]}\n${block.lines[1]}`);
-      if (lines !== undefined && !bySource.has(block.file))
-        bySource.set(block.file, { block, line: lines[block.changed] });
-    }
+    let previous: { text: string; line: number } | undefined;
+    textOf(article.content)
+      .split(/\r?\n/)
+      .forEach((raw, index) => {
+        const text = raw.trim();
+        if (text === "") return;
+        const current = { text, line: index + 1 };
+        if (previous !== undefined) {
+          for (const block of byPair.get(`${previous.text}\n${text}`) ?? []) {
+            if (!bySource.has(block.file))
+              bySource.set(block.file, { block, line: block.changed === 0 ? previous.line : current.line });
+          }
+        }
+        previous = current;
+      });
     for (const [source, { block, line }] of bySource) {
       input.sink.add({
         article: article.path,
