@@ -268,6 +268,21 @@ export function termKey(term: string): number {
 }
 
 /**
+ * The longest part of `text` as the scan cuts it (runs of letters, digits, `_` and `-`, split
+ * at `.` and `/`; trailing dashes not counted): a word an article writing `text` holds, so a
+ * rule can ask the article index for it (termKey) before reading articles.
+ */
+export function longestPart(text: string): string {
+  let best = "";
+  // Outside a run and at its separators alike, the text splits into parts.
+  for (const part of text.split(/[^A-Za-z0-9_-]+/)) {
+    const settled = part.replace(/-+$/, "");
+    if (settled.length > best.length) best = settled;
+  }
+  return best;
+}
+
+/**
  * The hash of every part of every run in `bytes`, each once, cut and hashed exactly as
  * scanBytes cuts and hashes them (no term set needed). A text in which `scan` finds a term
  * holds `termKey(term)` among these; a text whose fingerprint holds the key of no term

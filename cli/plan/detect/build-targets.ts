@@ -1,6 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
+import { longestPart } from "../matcher.js";
 import { includesText, textOf } from "./article-text.js";
-import { lookupPart } from "./quoted-code.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
 import { REASON_SCORES } from "./weights.js";
@@ -95,19 +95,17 @@ export function removedTargets(evidence: readonly ChangedFile[]): RemovedTarget[
 
 /** What the rule needs an article to hold before it is read: each removed target's longest word (`docs` of `docs:dev`). */
 export function removedTargetLookups(targets: readonly RemovedTarget[]): string[] {
-  return [...new Set(targets.map((target) => lookupPart(target.name)))];
+  return [...new Set(targets.map((target) => longestPart(target.name)))];
 }
 
-/** The 1-based line where `text` runs the target with one of `commands` (`make docs-deps`), if it does. */
-function runsTarget(lines: readonly string[], target: RemovedTarget): number | undefined {
+/** What a line running the target with one of its commands reads like (`make -C docs docs-deps`). */
+function runPattern(target: RemovedTarget): RegExp {
   const name = target.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const commands = target.commands.map((command) => command.replace(/ /g, "\\s+")).join("|");
   // The command, its options (`make -C docs`), then the name as a whole word.
-  const pattern = new RegExp(
+  return new RegExp(
     `(?:^|[^\\w-])(?:${commands})(?:\\s+-{1,2}[\\w-]+(?:[= ][^\\s-]\\S*)?)*\\s+${name}(?![\\w-])`,
   );
-  const index = lines.findIndex((line) => pattern.test(line));
-  return index < 0 ? undefined : index + 1;
 }
 
 /**
@@ -118,13 +116,16 @@ function runsTarget(lines: readonly string[], target: RemovedTarget): number | u
 export function removedTargetSignals(input: ArticleSignalInput): void {
   const targets = removedTargets(input.evidence);
   if (targets.length === 0) return;
+  // Each target's pattern once, not once per article.
+  const runs = targets.map((target) => ({ target, pattern: runPattern(target) }));
   for (const article of input.articles) {
-    const hits = targets.filter((target) => includesText(article.content, target.name));
+    const hits = runs.filter(({ target }) => includesText(article.content, target.name));
     if (hits.length === 0) continue;
     const lines = textOf(article.content).split(/\r?\n/);
-    for (const target of hits) {
-      const line = runsTarget(lines, target);
-      if (line === undefined) continue;
+    for (const { target, pattern } of hits) {
+      const index = lines.findIndex((text) => pattern.test(text));
+      if (index < 0) continue;
+      const line = index + 1;
       input.sink.add({
         article: article.path,
         kind: "reference",

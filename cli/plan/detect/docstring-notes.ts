@@ -95,15 +95,15 @@ export function docstringNoteLookups(evidence: readonly ChangedFile[]): {
   return { terms: names.filter(isTerm), substrings: names.filter((name) => !isTerm(name)) };
 }
 
-/** Whether `text` writes `name` as code: opening a code span or a role's target (`name`, ``name``, `~x.name`), `()` allowed. */
-function writesAsCode(text: string, name: string): boolean {
+/** What writing `name` as code reads like: opening a code span or a role's target (`name`, ``name``, `~x.name`), `()` allowed. */
+function asCode(name: string): RegExp {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`[\`~.]${escaped}(?:\\(\\))?\``).test(text);
+  return new RegExp(`[\`~.]${escaped}(?:\\(\\))?\``);
 }
 
-/** The 1-based line of the first line writing one of `names` as code. */
-function lineOf(lines: readonly string[], names: readonly string[]): number | undefined {
-  const index = lines.findIndex((line) => names.some((name) => writesAsCode(line, name)));
+/** The 1-based line of the first line writing one of `patterns`' names as code. */
+function lineOf(lines: readonly string[], patterns: readonly RegExp[]): number | undefined {
+  const index = lines.findIndex((line) => patterns.some((pattern) => pattern.test(line)));
   return index < 0 ? undefined : index + 1;
 }
 
@@ -112,6 +112,8 @@ export function docstringNoteSignals(input: ArticleSignalInput): void {
   const notes = docstringNotes(input.evidence);
   if (notes.length === 0) return;
   const wanted = [...new Set(notes.flatMap((note) => note.names))];
+  // Each cited name's pattern once, not once per article and line.
+  const patterns = new Map(wanted.map((name) => [name, asCode(name)]));
   const texts = new Map<string, string>();
   // Bytes are searched as they are: only an article holding a cited name is decoded.
   for (const article of articles)
@@ -120,8 +122,9 @@ export function docstringNoteSignals(input: ArticleSignalInput): void {
   for (const note of notes) {
     const hits: { path: string; names: string[]; line: number | undefined }[] = [];
     for (const [path, text] of texts) {
-      const names = note.names.filter((name) => writesAsCode(text, name));
-      if (names.length > 0) hits.push({ path, names, line: lineOf(text.split(/\r?\n/), names) });
+      const names = note.names.filter((name) => patterns.get(name)!.test(text));
+      const written = names.map((name) => patterns.get(name)!);
+      if (names.length > 0) hits.push({ path, names, line: lineOf(text.split(/\r?\n/), written) });
     }
     const factor = shareFactor(hits.length);
     for (const { path, names, line } of hits)

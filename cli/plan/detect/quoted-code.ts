@@ -1,4 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
+import { longestPart } from "../matcher.js";
 import { includesText, textOf } from "./article-text.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
@@ -28,7 +29,7 @@ export interface QuotedBlock {
   lines: readonly [string, string];
   /** Looked for first in article text (the longer line). */
   probe: string;
-  /** The longest part of either line as the article index cuts words (lookupPart): an article holding the lines holds it. */
+  /** The longest part of either line as the article index cuts words (longestPart in matcher.ts): an article holding the lines holds it. */
   term: string;
   /** Which of the two lines the change removed or changed (the second for an insertion: the first line is where one is missing after). */
   changed: 0 | 1;
@@ -90,7 +91,7 @@ export function quotedBlocks(evidence: readonly ChangedFile[]): QuotedBlock[] {
         if (newPairs.has(key) || found.has(key) || found.size >= MAX_BLOCKS_PER_FILE) return;
         if (!telling(changed === 0 ? second : first, MIN_OTHER_LENGTH)) return;
         const probe = first.length >= second.length ? first : second;
-        const term = lookupPart(`${first} ${second}`);
+        const term = longestPart(`${first} ${second}`);
         if (term.length < MIN_TERM_LENGTH) return;
         found.set(key, {
           file: file.path,
@@ -128,20 +129,6 @@ export function quotedBlocks(evidence: readonly ChangedFile[]): QuotedBlock[] {
 /** What the rule needs an article to hold before it is read: a word of each block (the article index answers it). */
 export function quotedBlockLookups(blocks: readonly QuotedBlock[]): string[] {
   return [...new Set(blocks.map((block) => block.term))];
-}
-
-/**
- * The longest part of `text` as the article index cuts words (matcher.ts: runs of letters,
- * digits, `_` and `-`, split at `.` and `/`; trailing dashes not counted), so that an
- * article writing `text` has it in its fingerprint.
- */
-export function lookupPart(text: string): string {
-  let best = "";
-  for (const part of text.split(/[^A-Za-z0-9_-]+/)) {
-    const settled = part.replace(/-+$/, "");
-    if (settled.length > best.length) best = settled;
-  }
-  return best;
 }
 
 /**

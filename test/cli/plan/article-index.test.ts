@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../../cli/main.js";
 import { ARTICLE_INDEX_CACHE, indexArticles } from "../../../cli/plan/article-index.js";
 import { listArticleEntries } from "../../../cli/plan/articles.js";
-import { fingerprint, ReferenceMatcher, termKey } from "../../../cli/plan/matcher.js";
+import { fingerprint, longestPart, ReferenceMatcher, termKey } from "../../../cli/plan/matcher.js";
 import { VERSION } from "../../../cli/version.js";
 import { ConfigSchema } from "../../../shared/config.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
@@ -164,6 +164,20 @@ describe("fingerprint", () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it("holds the key of the longest part of any text it is given, the word a rule asks the index for", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(term, filler), { minLength: 1, maxLength: 20 }), (pieces) => {
+        const text = pieces.join("");
+        const part = longestPart(text);
+        if (part !== "")
+          expect(new Set(fingerprint(Buffer.from(text, "utf8"))).has(termKey(part))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    expect(longestPart("\thome, err := homedir.Dir()")).toBe("homedir");
+    expect(longestPart("docs:dev-- x")).toBe("docs");
   });
 
   it("lists each part once, dashes at a part's end not counted", () => {
