@@ -22,7 +22,7 @@ import {
   type DeclarationCache,
   loadDeclarationCache,
 } from "./symbols/declaration-cache.js";
-import { isProse, languageOf } from "./symbols/extract-symbols.js";
+import { declaresNames, isProse } from "./symbols/extract-symbols.js";
 import {
   inProcessExtractor,
   languagesOf,
@@ -341,14 +341,14 @@ async function symbolsOf(
       !isMinified(file),
   );
   let blobs = new Map<string, string | undefined>();
-  const withLanguage = code.filter((file) => languageOf(file.path));
+  const withDeclarations = code.filter((file) => declaresNames(file.path));
   // Blobs are read by sha: from the raw listing, else (quoted, unusual paths, or a --diff
   // input) looked up by revision and path through the object reader (blobSha).
   if (root && base && head) {
     const git = gitAt(root);
     // Asked all at once: the lookups share the repository's one object reader.
     await Promise.all(
-      withLanguage.map(async (file) => {
+      withDeclarations.map(async (file) => {
         const known = shas.get(file.path) ?? {};
         const [before, after] = await Promise.all([
           known.before ??
@@ -365,7 +365,7 @@ async function symbolsOf(
     (side === "base" ? shas.get(file.path)?.before : shas.get(file.path)?.after) ?? "";
   if (root && base && head) {
     const specs: string[] = [];
-    for (const file of withLanguage) {
+    for (const file of withDeclarations) {
       if (file.status !== "added" && base !== EMPTY_TREE && specOf(file, "base"))
         specs.push(specOf(file, "base"));
       if (file.status !== "deleted" && specOf(file, "head")) specs.push(specOf(file, "head"));
@@ -380,7 +380,7 @@ async function symbolsOf(
   };
   const keys = code.map((file) => ({ before: keyOf(file, "base"), after: keyOf(file, "head") }));
   const jobs = code.map((file, index): SymbolJob => {
-    if (!(root && base && head && languageOf(file.path))) return { file };
+    if (!(root && base && head && declaresNames(file.path))) return { file };
     const { before, after } = keys[index]!;
     const knownBefore = before === undefined ? undefined : cache?.get(before);
     const knownAfter = after === undefined ? undefined : cache?.get(after);

@@ -2,9 +2,9 @@ import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../../shared/chan
 import { COMMON_WORDS } from "../common-words.js";
 import { ReferenceMatcher } from "../matcher.js";
 import { combineScores } from "../score.js";
-import { type ArticleText, bodyOf, documentedNames } from "./article-text.js";
+import { type ArticleText, bodyOf, documentedNames, textOf } from "./article-text.js";
 import type { SignalSink } from "./signal.js";
-import { filesByPath, hunkAt, type StaleMark } from "./stale.js";
+import { filesByPath, hunkAt, locateStale, type StaleMark } from "./stale.js";
 import type { Sweep } from "./sweeps.js";
 import { CODE_ONLY_FACTOR, REASON_SCORES, shareFactor, symbolScore } from "./weights.js";
 
@@ -31,7 +31,7 @@ interface TermEntry {
   /** Counts only where the article writes the term as code (backticks, quotes, `name(`, `a.name`). */
   codeOnly: boolean;
   /** For the siblings of an added member: which member they speak for. */
-  sibling?: { key: string; label: string; needed: number };
+  sibling?: { key: string; label: string; needed: number; entries: boolean };
   /**
    * A changed file's path with a folder in it (or a tail of it): what an article names to
    * point at the file, which the history may disown. A bare root name (`package.json`) is
@@ -92,14 +92,26 @@ export function referenceSignals(input: {
   const matcher = new ReferenceMatcher(texts, (text) =>
     (entries.get(text) ?? []).every((entry) => entry.codeOnly),
   );
-  const mentions: { article: string; ids: number[]; inCode: boolean[]; documented: Set<string> }[] = [];
+  const mentions: {
+    article: string;
+    content: ArticleText["content"];
+    ids: number[];
+    inCode: boolean[];
+    documented: Set<string>;
+  }[] = [];
   const documentCount = new Int32Array(texts.length);
   for (const article of articles) {
     const ids = matcher.scan(bodyOf(article.content));
     if (ids.length === 0) continue;
     for (const id of ids) documentCount[id]! += 1;
     const documented = documentedNames(article);
-    mentions.push({ article: article.path, ids, inCode: ids.map((id) => matcher.inCode(id)), documented });
+    mentions.push({
+      article: article.path,
+      content: article.content,
+      ids,
+      inCode: ids.map((id) => matcher.inCode(id)),
+      documented,
+    });
   }
   const tooCommon = new Set<number>();
   if (articles.length >= MIN_ARTICLES_FOR_SHARE) {
@@ -111,11 +123,12 @@ export function referenceSignals(input: {
       }
     });
   }
-  for (const { article, ids, inCode, documented } of mentions) {
+  for (const { article, content, ids, inCode, documented } of mentions) {
     const explain = sink.explains(article);
     /** Per changed file and tier (stale evidence or relevance): the best score of each label. */
     const byFile = new Map<string, Map<string, number>>();
     const marks = new Map<string, StaleMark>();
+    /** Per added member: its siblings the article writes, each once, and the lowest share factor. */
     const siblingsFound = new Map<string, { entry: TermEntry; names: string[]; factor: number }>();
     const take = (file: string, label: string, score: number, stale?: StaleMark) => {
       const key = `${stale ? "stale" : "related"}\u0000${file}`;
@@ -134,7 +147,7 @@ export function referenceSignals(input: {
                 ...mark,
                 terms: [...new Set([...mark.terms, ...stale.terms])],
                 ...(mark.list !== undefined && stale.list !== undefined
-                  ? { list: Math.max(mark.list, stale.list) }
+                  ? { list: Math.max(mark.list, stale.list), entries: mark.entries && stale.entries }
                   : {}),
               }
             : stale,
@@ -172,10 +185,12 @@ export function referenceSignals(input: {
         }
         if (entry.sibling) {
           const found = siblingsFound.get(entry.sibling.key);
-          if (found) {
+          if (!found) siblingsFound.set(entry.sibling.key, { entry, names: [text], factor });
+          // A sibling found twice (a key in the struct reading it and in the schema checking it) counts once.
+          else if (!found.names.includes(text)) {
             found.names.push(text);
             found.factor = Math.min(found.factor, factor);
-          } else siblingsFound.set(entry.sibling.key, { entry, names: [text], factor });
+          }
           continue;
         }
         take(
@@ -186,15 +201,36 @@ export function referenceSignals(input: {
         );
       }
     });
+    let lines: string[] | undefined;
     for (const { entry, names, factor } of siblingsFound.values()) {
       const sibling = entry.sibling!;
       const label = `${sibling.label}; the article documents ${names.slice(0, 3).join(", ")}`;
+      // Keys a page writes only in passing (`sources` in a sentence) say nothing of its lists.
+      if (sibling.entries && names.length >= sibling.needed) {
+        lines ??= textOf(content).split(/\r?\n/);
+        if (locateStale(lines, { terms: names, list: sibling.needed, entries: true }) === false) {
+          if (explain)
+            sink.drop({
+              article,
+              kind: "reference",
+              source: entry.file,
+              detail: label,
+              why: `lists fewer than ${sibling.needed} of its siblings as entries (a heading, a table's first cell, a bullet's lead)`,
+            });
+          continue;
+        }
+      }
       if (names.length >= sibling.needed)
         take(
           entry.file,
           label,
           entry.score * factor,
-          entry.stale && { terms: names, ...entry.stale, list: sibling.needed },
+          entry.stale && {
+            terms: names,
+            ...entry.stale,
+            list: sibling.needed,
+            ...(sibling.entries ? { entries: true } : {}),
+          },
         );
       else if (explain)
         sink.drop({
@@ -347,16 +383,26 @@ function referenceTerms(input: {
       // One sibling is no list: a page writing it says nothing of the others.
       if (siblings.length < SIBLINGS_NEEDED) continue;
       const sibling = {
-        key: `${symbol.file}\u0000${symbol.parent}\u0000${symbol.name}`,
+        // A config key added to several files at once (the struct reading it, the schema
+        // checking it) is one finding: one reason per article.
+        key:
+          symbol.kind === "config"
+            ? `config\u0000${symbol.name}`
+            : `${symbol.file}\u0000${symbol.parent}\u0000${symbol.name}`,
         label: `${symbol.name} (${symbol.kind}${owner}, added)`,
         needed: SIBLINGS_NEEDED,
+        // A file's keys are common words (`vars`, `status`): a page lists them, or only uses them.
+        entries: symbol.kind === "config",
       };
       for (const name of siblings)
         add(name, {
           file: symbol.file,
           label: sibling.label,
-          score: symbolScore(symbol),
-          codeOnly: true,
+          // A key is read as the declared-name rule reads a quoted one beside others: as strong.
+          score: sibling.entries ? REASON_SCORES.declaredSibling : symbolScore(symbol),
+          // A compound key (`default-theme`) counts however a list writes it (`- **default-theme:**`),
+          // since it must lead a list line; a single word only as code.
+          codeOnly: !sibling.entries || SINGLE_WORD.test(name) || isCommonWord(name, symbol.kind),
           sibling,
           stale: symbol.private ? undefined : hunkOf(symbol.file, symbol.line),
         });

@@ -13,6 +13,11 @@ export interface StaleMark {
   terms: readonly string[];
   hunk?: string | undefined;
   list?: number | undefined;
+  /**
+   * With `list`: the names must be what their list lines list (a heading's or definition
+   * term's name, a table row's first cell, a bullet's lead), not words of an entry's text.
+   */
+  entries?: boolean | undefined;
   /** The article line it contradicts, once located (locateStale). */
   line?: number | undefined;
 }
@@ -108,7 +113,7 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
     lines.forEach((line, index) => {
       if (!isListLine(lines, index)) return;
       for (const term of mark.terms) {
-        if (!onList.has(term) && writes(line, term)) {
+        if (!onList.has(term) && writes(mark.entries ? entryOf(line) : line, term)) {
           onList.add(term);
           first ??= index + 1;
         }
@@ -131,6 +136,25 @@ function isDefinitionTerm(lines: readonly string[], index: number): boolean {
   const line = lines[index]!;
   const next = lines[index + 1];
   return line.trim() !== "" && !/^\s/.test(line) && next !== undefined && /^\s+\S/.test(next);
+}
+
+/**
+ * What a list line lists, as against what its entry says: a heading's text, a table row's
+ * first cell, a bullet's lead (its first code or bold span, else its text up to a colon),
+ * a definition term or reST directive whole.
+ */
+export function entryOf(line: string): string {
+  const heading = /^\s*#{1,6}\s+(.*)$/.exec(line);
+  if (heading) return heading[1]!;
+  const row = /^\s*\|([^|]*)/.exec(line);
+  if (row) return row[1]!;
+  const bullet = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
+  if (!bullet) return line;
+  const text = bullet[1]!;
+  const span = /^(?:`[^`]*`|\*\*[^*]*\*\*|__[^_]*__)/.exec(text);
+  if (span) return span[0];
+  const colon = text.indexOf(":");
+  return colon < 0 ? text : text.slice(0, colon);
 }
 
 /** Whether `line` writes `term` as a whole name. */

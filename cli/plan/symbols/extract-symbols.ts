@@ -3,6 +3,7 @@ import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
 import { type NestingSyntax, nestingProblem, UnparsableCode } from "../../../shared/nesting.js";
 import { compactDeclarations, compareDeclarations, type Declaration } from "./declarations.js";
 import { type JavaScriptParser, javascriptDeclarations, loadJavaScriptParser } from "./javascript.js";
+import { isSchemaPath, schemaDeclarations } from "./json-schema.js";
 import { GRAMMARS, type GrammarLanguage, isProse, type Language, languageOf } from "./languages/index.js";
 import { lineSymbols } from "./line-symbols.js";
 import { privacyOf } from "./privacy.js";
@@ -51,6 +52,11 @@ export async function loadParsers(languages: Iterable<Language | undefined>): Pr
   return parsers;
 }
 
+/** Whether declarations are read from the file: code in a language Impact reads, or a JSON Schema. */
+export function declaresNames(path: string): boolean {
+  return languageOf(path) !== undefined || isSchemaPath(path);
+}
+
 /** Each language's comments and strings, for the nesting scan. */
 const NESTING_SYNTAX: Record<Language, NestingSyntax> = {
   typescript: "javascript",
@@ -75,13 +81,13 @@ function warnOnce(language: string, error: unknown): void {
 }
 
 /**
- * The declarations of one file with loaded parsers; undefined when its language has no
- * parser loaded. Throws UnparsableCode for text nested too deep to parse safely (checked
+ * The declarations of one file with loaded parsers (a JSON Schema's properties need none);
+ * undefined when its language has no parser loaded. Throws UnparsableCode for text nested too deep to parse safely (checked
  * before any parser sees it) or that a parser failed on.
  */
 export function declarationsWith(parsers: Parsers, path: string, text: string): Declaration[] | undefined {
   const language = languageOf(path);
-  if (!language) return undefined;
+  if (!language) return isSchemaPath(path) ? schemaDeclarations(path, text) : undefined;
   const tooDeep = nestingProblem(text, NESTING_SYNTAX[language]);
   if (tooDeep) throw new UnparsableCode(tooDeep);
   try {

@@ -31,7 +31,8 @@ export function privacyOf(
   return (declaration) => {
     if (isPrivateDeclaration(declaration, language, exported)) return true;
     const { parent } = declaration;
-    if (parent === undefined) return false;
+    // A serde key is the file's, whatever the struct's visibility in the crate.
+    if (parent === undefined || declaration.kind === "config") return false;
     if (privateTypes.has(parent)) return true;
     return declaration.kind === "method" && !traits.has(parent) && !isRustPublic(declaration.signature);
   };

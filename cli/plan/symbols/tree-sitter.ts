@@ -33,6 +33,8 @@ export interface GrammarSpec {
   leading: string[];
   /** A member that is not part of the file's interface (a `private` modifier). */
   hidden?: (node: Node) => boolean;
+  /** The keys of configuration files the code declares (config-keys.ts), beside its declarations. */
+  keys?: (root: Node) => Declaration[];
 }
 
 type WebTreeSitter = typeof import("web-tree-sitter");
@@ -79,6 +81,7 @@ export function treeSitterDeclarations(parser: Parser, spec: GrammarSpec, text: 
   try {
     const declarations: Declaration[] = [];
     walk({ spec, text, into: declarations }, tree.rootNode, [], 0, undefined, false, 0);
+    if (spec.keys) declarations.push(...spec.keys(tree.rootNode));
     return declarations;
   } finally {
     // Trees live in WASM memory, not on the JavaScript heap: free them explicitly.

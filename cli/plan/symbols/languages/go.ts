@@ -1,7 +1,8 @@
 import type { Node } from "web-tree-sitter";
+import { goConfigKeys } from "../config-keys.js";
 import type { GrammarSpec } from "../tree-sitter.js";
 
-/** Go: functions, methods (under their receiver type), types, struct and interface types, consts and vars. */
+/** Go: functions, methods (under their receiver type), types, struct and interface types, consts and vars, config keys. */
 export const go: GrammarSpec = {
   wasm: "tree-sitter-go.wasm",
   rules: {
@@ -14,6 +15,7 @@ export const go: GrammarSpec = {
   },
   wrappers: ["type_declaration", "const_declaration", "var_declaration"],
   leading: ["comment"],
+  keys: goConfigKeys,
 };
 
 function typeKind(node: Node): "interface" | "class" | "type" {

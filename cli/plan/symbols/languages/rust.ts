@@ -1,7 +1,8 @@
 import type { Node } from "web-tree-sitter";
+import { rustConfigKeys } from "../config-keys.js";
 import type { GrammarSpec } from "../tree-sitter.js";
 
-/** Rust: functions, methods of `impl` and `trait` blocks (under the type or trait), structs, enums, traits, types, consts, modules. */
+/** Rust: functions, methods of `impl` and `trait` blocks (under the type or trait), structs, enums, traits, types, consts, modules, serde keys. */
 export const rust: GrammarSpec = {
   wasm: "tree-sitter-rust.wasm",
   rules: {
@@ -18,6 +19,7 @@ export const rust: GrammarSpec = {
     static_item: { kind: "constant", body: false },
   },
   leading: ["line_comment", "block_comment", "attribute_item"],
+  keys: rustConfigKeys,
 };
 
 /** `impl<T> Display for Wrapper<T>` adds members to `Wrapper`. */

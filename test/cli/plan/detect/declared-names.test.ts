@@ -93,7 +93,8 @@ describe("declared names: flags, keys and tags the code names in quotes", { time
         "docs/usage.md": "# Usage\n\nTo ignore an error, see the schema.\n",
       },
       page: "docs/schema.md",
-      reason: "writes ignore_error (declared in quotes, removed)",
+      // The tag names a key of Task (config-keys.ts): the reference rule reads it with its parent.
+      reason: "mentions ignore_error (config of Task, removed)",
     },
   ])("$title", async ({ path, source, before, after, articles, page, reason }) => {
     const repo = gitRepo({
