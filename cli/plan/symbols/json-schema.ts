@@ -122,48 +122,40 @@ class JsonReader {
   }
 
   private object(depth: number): Value {
-    this.at += 1;
     const entries: { key: string; line: number; value: Value }[] = [];
-    this.space();
-    if (this.text[this.at] === "}") {
-      this.at += 1;
-      return { type: "object", entries, endLine: this.line };
-    }
-    for (;;) {
+    const endLine = this.sequence("}", () => {
       this.space();
       const line = this.line;
       const key = this.string();
       this.space();
       this.expect(":");
       entries.push({ key, line, value: this.value(depth + 1) });
-      this.space();
-      if (this.text[this.at] === ",") {
-        this.at += 1;
-        continue;
-      }
-      this.expect("}");
-      return { type: "object", entries, endLine: this.line };
-    }
+    });
+    return { type: "object", entries, endLine };
   }
 
   private array(depth: number): Value {
-    this.at += 1;
     const items: Value[] = [];
+    const endLine = this.sequence("]", () => items.push(this.value(depth + 1)));
+    return { type: "array", items, endLine };
+  }
+
+  /** The items of an object or array from its opening bracket to `close`, separated by commas; returns the closing line. */
+  private sequence(close: string, item: () => void): number {
+    this.at += 1;
     this.space();
-    if (this.text[this.at] === "]") {
+    if (this.text[this.at] === close) {
       this.at += 1;
-      return { type: "array", items, endLine: this.line };
+      return this.line;
     }
     for (;;) {
-      items.push(this.value(depth + 1));
+      item();
       this.space();
-      if (this.text[this.at] === ",") {
-        this.at += 1;
-        continue;
-      }
-      this.expect("]");
-      return { type: "array", items, endLine: this.line };
+      if (this.text[this.at] !== ",") break;
+      this.at += 1;
     }
+    this.expect(close);
+    return this.line;
   }
 
   private string(): string {
