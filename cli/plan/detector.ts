@@ -25,7 +25,7 @@ import { removedProgramLookups, removedProgramSignals, removedPrograms } from ".
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
 import { findSweeps } from "./detect/sweeps.js";
-import { removedTemplateLines, templateLineLookups, templateLineSignals } from "./detect/template-lines.js";
+import { removedTemplateLines, templateLineLookups } from "./detect/template-lines.js";
 import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
@@ -184,7 +184,6 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   quotedCodeSignals({ evidence: evidence.files, articles, sink });
   removedTargetSignals({ evidence: evidence.files, articles, sink });
   removedProgramSignals({ evidence: evidence.files, articles, sink });
-  templateLineSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {

@@ -2,21 +2,19 @@ import { describe, expect, it } from "vitest";
 import { gitRepo } from "../../../helpers/git-repo.js";
 import { details, expectFlaggedFor, flagged, planJson, related } from "../../../helpers/plan-json.js";
 
-const POWERSHELL_MD = [
-  "# Generating PowerShell Completions",
-  "",
-  "Cobra can generate PowerShell completion scripts for PowerShell 5.0 or above.",
-  "",
-  "# What's supported",
-  "",
-  "- Completion for subcommands using their `.Short` description",
-  "- Completion for non-hidden flags using their `.Name` and `.Shorthand`",
-  "",
-  "# What's not yet supported",
-  "",
-  "- Custom completions",
-  "",
-].join("\n");
+const POWERSHELL_MD = `# Generating PowerShell Completions
+
+Cobra can generate PowerShell completion scripts for PowerShell 5.0 or above.
+
+# What's supported
+
+- Completion for subcommands using their \`.Short\` description
+- Completion for non-hidden flags using their \`.Name\` and \`.Shorthand\`
+
+# What's not yet supported
+
+- Custom completions
+`;
 
 describe("a document emptied into a pointer at an article", { timeout: 120_000 }, () => {
   it("flags the article a document now points to for what it said, not one a document links in passing", async () => {

@@ -21,22 +21,13 @@ describe("siblings enumerated in one sentence", { timeout: 120_000 }, () => {
     const repo = gitRepo({
       "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
       "internal/flags/flags.go": ENGINE_GO(""),
-      "docs/readme.md": [
-        "# Tool",
-        "",
-        "* PCRE2 is optional. Among other things, it allows look-around. PCRE2 support",
-        "  can be enabled with `-P/--pcre2` (use PCRE2 always) or `--auto-hybrid-regex`",
-        "  (use PCRE2 only if needed).",
-        "",
-      ].join("\n"),
-      "docs/guide.md": [
-        "# Guide",
-        "",
-        "Use `--pcre2` for look-around.",
-        "",
-        "When `--pcre2` is off, `--auto-hybrid-regex` picks the engine for you.",
-        "",
-      ].join("\n"),
+      "docs/readme.md":
+        "# Tool\n\n* PCRE2 is optional. Among other things, it allows look-around. PCRE2 support\n" +
+        "  can be enabled with `-P/--pcre2` (use PCRE2 always) or `--auto-hybrid-regex`\n" +
+        "  (use PCRE2 only if needed).\n",
+      "docs/guide.md":
+        "# Guide\n\nUse `--pcre2` for look-around.\n\n" +
+        "When `--pcre2` is off, `--auto-hybrid-regex` picks the engine for you.\n",
     });
     repo.commit({
       "internal/flags/flags.go": ENGINE_GO(
