@@ -21,9 +21,11 @@ import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
 import { quotedBlockLookups, quotedBlocks, quotedCodeSignals } from "./detect/quoted-code.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
+import { removedProgramLookups, removedProgramSignals, removedPrograms } from "./detect/removed-programs.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
 import { findSweeps } from "./detect/sweeps.js";
+import { removedTemplateLines, templateLineLookups } from "./detect/template-lines.js";
 import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
@@ -181,6 +183,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   docstringNoteSignals({ evidence: evidence.files, articles, sink });
   quotedCodeSignals({ evidence: evidence.files, articles, sink });
   removedTargetSignals({ evidence: evidence.files, articles, sink });
+  removedProgramSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -465,6 +468,8 @@ export function textLookups(
       ...proseLookups(evidence.files),
       ...quotedBlockLookups(quotedBlocks(evidence.files)),
       ...removedTargetLookups(removedTargets(evidence.files)),
+      ...removedProgramLookups(removedPrograms(evidence.files)),
+      ...templateLineLookups(removedTemplateLines(evidence.files)),
       ...notes.terms,
     ],
     // Dependencies a manifest added or removed: scoped and path-like names are no single word.
