@@ -122,6 +122,8 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
       }
     });
     if (onList.size >= mark.list) return first;
+    // Entries are what lists list: keys a sentence names are ones it is about, not all there are.
+    if (mark.entries) return false;
     // A sentence enumerating them (`--pcre2` or `--auto-hybrid-regex`) is a list too.
     return inlineEnumeration(lines, mark.terms, mark.list) ?? false;
   }
