@@ -22,11 +22,11 @@ import { proseLookups, proseSignals } from "./detect/prose.js";
 import { quotedBlockLookups, quotedBlocks, quotedCodeSignals } from "./detect/quoted-code.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
-import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
+import { filesByPath, hunkAt, LONG_LIST, listed, locateStale, surfaceChange } from "./detect/stale.js";
 import { findSweeps } from "./detect/sweeps.js";
 import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
-import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
+import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE, REASON_SCORES } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { nameSweep } from "./name-sweep.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
@@ -392,6 +392,15 @@ function markStale(input: {
         delete signal.stale;
         signal.detail += "; not on a list of the article";
         continue;
+      }
+      if (signal.stale.list !== undefined) {
+        // A member per list line, for five or more of the parent's members: the page is their
+        // reference (a heading per option), and the one added is missing from it.
+        const count = listed(lines, signal.stale.terms).count;
+        if (count >= LONG_LIST && signal.score < REASON_SCORES.longList) {
+          signal.score = REASON_SCORES.longList;
+          signal.detail += `; ${count} of them on list lines of the article`;
+        }
       }
       const file = files.get(signal.source);
       const hunk = signal.stale.hunk ?? (file && hunkAt(file, undefined));

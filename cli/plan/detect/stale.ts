@@ -103,22 +103,37 @@ const LIST_LINE = /^\s*(?:[-*+]\s|\d+[.)]\s|\||#{1,6}\s|\.\. [\w:-]+::|:[\w ]+:|
 export function locateStale(lines: readonly string[], mark: StaleMark): number | false | undefined {
   if (mark.terms.length === 0) return mark.list === undefined ? undefined : false;
   if (mark.list !== undefined) {
-    let first: number | undefined;
-    const onList = new Set<string>();
-    lines.forEach((line, index) => {
-      if (!isListLine(lines, index)) return;
-      for (const term of mark.terms) {
-        if (!onList.has(term) && writes(line, term)) {
-          onList.add(term);
-          first ??= index + 1;
-        }
-      }
-    });
-    return onList.size >= mark.list ? first : false;
+    const { first, count } = listed(lines, mark.terms);
+    return count >= mark.list ? first : false;
   }
   for (const [index, line] of lines.entries())
     if (mark.terms.some((term) => writes(line, term))) return index + 1;
   return undefined;
+}
+
+/**
+ * A list mark whose names stand on this many of the article's list lines or more is a
+ * reference of the parent's members (a heading or row per option), not a passing mention.
+ */
+export const LONG_LIST = 5;
+
+/** How many of `terms` the article writes on its list lines, and the 1-based line of the first. */
+export function listed(
+  lines: readonly string[],
+  terms: readonly string[],
+): { first?: number; count: number } {
+  let first: number | undefined;
+  const onList = new Set<string>();
+  lines.forEach((line, index) => {
+    if (!isListLine(lines, index)) return;
+    for (const term of terms) {
+      if (!onList.has(term) && writes(line, term)) {
+        onList.add(term);
+        first ??= index + 1;
+      }
+    }
+  });
+  return first === undefined ? { count: onList.size } : { first, count: onList.size };
 }
 
 /** Whether line `index` is an entry of a list (LIST_LINE) or a definition term. */

@@ -29,6 +29,11 @@ export const REASON_SCORES = {
   doc: 0.4,
   /** A member added next to members the article documents (right about 1 time in 3). */
   sibling: 0.4,
+  /**
+   * A member added beside five or more of its siblings that the article writes on list lines
+   * (a heading per option): the page is their reference (stale.ts LONG_LIST).
+   */
+  longList: 0.6,
   /** A removed message (error, warning) that the article quotes. */
   message: 0.7,
   /**
