@@ -15,7 +15,7 @@ import { languageOf } from "./extract-symbols.js";
 export const DECLARATION_CACHE: CacheSpec = {
   kind: "declarations",
   // Bumped whenever what an entry holds changes (a new Declaration field, another digest).
-  format: 4,
+  format: 5,
   names: /^index\.json$/,
 };
 const ENTRY = "index.json";

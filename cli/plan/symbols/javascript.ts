@@ -264,6 +264,9 @@ class Reader {
         declaration = statement.declaration as unknown as AnyNode;
       } else if (statement.type === "ExportDefaultDeclaration") {
         declaration = statement.declaration as unknown as AnyNode;
+      } else if (statement.type === "ExpressionStatement") {
+        this.addCommonJsExport(statement.expression as unknown as AnyNode);
+        continue;
       }
       const outer = { start: declarationStart(statement, declaration), end: statement.end };
       this.visitDeclaration(declaration as unknown as Statement, outer);
@@ -358,6 +361,28 @@ class Reader {
         this.add(extent, name, "variable", { parent: className, hidden });
       }
     }
+  }
+
+  /** `module.exports.name = …` or `exports.name = …`: CommonJS's named export (the left side is its signature). */
+  private addCommonJsExport(expression: AnyNode): void {
+    if (expression.type !== "AssignmentExpression" || expression.operator !== "=") return;
+    const left = expression.left as AnyNode;
+    if (left.type !== "MemberExpression" || left.computed) return;
+    const property = left.property as AnyNode;
+    if (property.type !== "Identifier" || !isCommonJsExports(left.object as AnyNode)) return;
+    const name = property.name as string;
+    const line = this.lineAt(expression.start);
+    this.declarations.push({
+      name,
+      kind: "export",
+      path: name,
+      line,
+      startLine: line,
+      endLine: this.lineAt(expression.end),
+      signature: blankName(this.text.slice(left.start, left.end), name),
+      body: "",
+      doc: this.docOf(expression.start),
+    });
   }
 
   /** `export { a, b as c }`: each exported name. */
@@ -477,4 +502,17 @@ function lineStarts(text: string): number[] {
     }
   }
   return starts;
+}
+
+/** `module.exports` or `exports`: the object a CommonJS module exports by. */
+function isCommonJsExports(node: AnyNode): boolean {
+  if (node.type === "Identifier") return node.name === "exports";
+  return (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    (node.object as AnyNode).type === "Identifier" &&
+    (node.object as AnyNode).name === "module" &&
+    (node.property as AnyNode).type === "Identifier" &&
+    (node.property as AnyNode).name === "exports"
+  );
 }
