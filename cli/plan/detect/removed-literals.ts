@@ -14,6 +14,8 @@ const MIN_LENGTH = 6;
 const MAX_LENGTH = 100;
 /** A placeholder or escape: the literal is a template, not the text a page shows. */
 const TEMPLATE = /\$\{|%[sdifjorv]|\{\d*\}|\\/;
+/** A flag (`--dry-run`, `-v`): the flag rule reads those (line-symbols.ts). */
+const FLAG = /^--?[A-Za-z][\w-]*$/;
 /** A literal's longest word shorter than this is too common to look articles up by. */
 const MIN_TERM_LENGTH = 4;
 /** Literals looked for per changed file, at most (a rewritten file says little literal by literal). */
@@ -77,7 +79,8 @@ function quotable(literal: string): boolean {
     literal.trim() === literal &&
     /[A-Za-z]/.test(literal) &&
     /[^\w]/.test(literal) &&
-    !TEMPLATE.test(literal)
+    !TEMPLATE.test(literal) &&
+    !FLAG.test(literal)
   );
 }
 

@@ -46,16 +46,17 @@ describe("a compound string the change removed, quoted whole as code", { timeout
     });
   });
 
-  it("leaves out imports, templates, bare names and strings another line of the hunks still holds", () => {
+  it("leaves out imports, templates, flags, bare names and strings another line of the hunks still holds", () => {
     const [file] = parseUnifiedDiff(
       [
         "diff --git a/src/a.ts b/src/a.ts",
         "--- a/src/a.ts",
         "+++ b/src/a.ts",
-        "@@ -1,6 +1,2 @@",
+        "@@ -1,7 +1,2 @@",
         "-import { x } from 'some/module-path';",
         "-const message = 'retry in %s seconds, or later';",
         "-const name = 'retryCount';",
+        "-const flag = '--dry-run';",
         "-const kept = 'text/plain, text/html';",
         "-const gone = 'text/markdown; charset=utf-8';",
         "+const moved = 'text/plain, text/html';",
