@@ -371,18 +371,8 @@ class Reader {
     const property = left.property as AnyNode;
     if (property.type !== "Identifier" || !isCommonJsExports(left.object as AnyNode)) return;
     const name = property.name as string;
-    const line = this.lineAt(expression.start);
-    this.declarations.push({
-      name,
-      kind: "export",
-      path: name,
-      line,
-      startLine: line,
-      endLine: this.lineAt(expression.end),
-      signature: blankName(this.text.slice(left.start, left.end), name),
-      body: "",
-      doc: this.docOf(expression.start),
-    });
+    const signature = blankName(this.text.slice(left.start, left.end), name);
+    this.addExport(name, expression, signature, this.docOf(expression.start));
   }
 
   /** `export { a, b as c }`: each exported name. */
@@ -390,18 +380,28 @@ class Reader {
     for (const element of statement.specifiers) {
       const exported = element.exported;
       const name = exported.type === "Literal" ? exported.value : exported.name;
-      const line = this.lineAt(element.start);
-      this.declarations.push({
+      this.addExport(
         name,
-        kind: "export",
-        path: name,
-        line,
-        startLine: line,
-        endLine: this.lineAt(element.end),
-        signature: normalise(this.text.slice(element.start, element.end)).replace(name, "\u0000"),
-        body: "",
-      });
+        element,
+        normalise(this.text.slice(element.start, element.end)).replace(name, "\u0000"),
+      );
     }
+  }
+
+  /** A name the module exports, declared where `node` stands. */
+  private addExport(name: string, node: Span, signature: string, doc?: string): void {
+    const line = this.lineAt(node.start);
+    this.declarations.push({
+      name,
+      kind: "export",
+      path: name,
+      line,
+      startLine: line,
+      endLine: this.lineAt(node.end),
+      signature,
+      body: "",
+      ...(doc === undefined ? {} : { doc }),
+    });
   }
 
   /** Keys of the object literals inside a config/schema/defaults initializer, with their values, outer keys first. */
