@@ -22,9 +22,11 @@ import { proseLookups, proseSignals } from "./detect/prose.js";
 import { quotedBlockLookups, quotedBlocks, quotedCodeSignals } from "./detect/quoted-code.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
 import { removedLiteralLookups, removedLiteralSignals, removedLiterals } from "./detect/removed-literals.js";
+import { removedProgramLookups, removedProgramSignals, removedPrograms } from "./detect/removed-programs.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { filesByPath, hunkAt, LONG_LIST, listed, locateStale, surfaceChange } from "./detect/stale.js";
 import { findSweeps } from "./detect/sweeps.js";
+import { removedTemplateLines, templateLineLookups } from "./detect/template-lines.js";
 import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
 import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE, REASON_SCORES } from "./detect/weights.js";
@@ -183,6 +185,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   quotedCodeSignals({ evidence: evidence.files, articles, sink });
   removedTargetSignals({ evidence: evidence.files, articles, sink });
   removedLiteralSignals({ evidence: evidence.files, articles, sink });
+  removedProgramSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
     for (const [article, reasons] of historyReasons(coupling)) {
@@ -478,6 +481,8 @@ export function textLookups(
       ...removedTargetLookups(removedTargets(evidence.files)),
       // Removed literals: the longest word of the string the article quotes whole.
       ...removedLiteralLookups(removedLiterals(evidence.files)),
+      ...removedProgramLookups(removedPrograms(evidence.files)),
+      ...templateLineLookups(removedTemplateLines(evidence.files)),
       ...notes.terms,
     ],
     // Dependencies a manifest added or removed: scoped and path-like names are no single word.

@@ -1,5 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import type { SignalSink } from "./signal.js";
+import { hunkAt } from "./stale.js";
 import { REASON_SCORES } from "./weights.js";
 
 /** A single file name (`flags.md`) names the article only when at most this many articles have it. */
@@ -8,6 +9,9 @@ const MAX_NAMESAKES = 2;
 const ARTICLE_EXTENSION = /\.(?:md|mdx|markdown|rst|txt|adoc)$/i;
 /** Path-like runs of a line: what a navigation entry, a link or a toctree line names an article by. */
 const PATH_RUN = /[A-Za-z0-9_.~\-/]+/g;
+/** A document losing this many lines or more for a pointer of at most MAX_POINTER_LINES moved its content. */
+const MIN_EMPTIED_LINES = 5;
+const MAX_POINTER_LINES = 2;
 
 /**
  * reference (navigation): a changed line names an article by its path, as docs navigation
@@ -27,13 +31,30 @@ export function navigationSignals(input: {
   // Each file's runs as the keys they look up; the index then holds only those keys, not
   // every suffix of every article (most of the work on a large docs tree).
   const keysOf = files.map((file) => (file.binary ? [] : lookupKeys(file)));
+  const pointersOf = files.map((file) => (file.binary ? [] : pointerKeys(file)));
   const bySuffix = suffixIndex(input.articlePaths, new Set(keysOf.flat()));
   files.forEach((file, position) => {
     const named = new Set<string>();
     for (const key of keysOf[position]!)
       for (const article of articlesNamed(key, bySuffix)) named.add(article);
+    const pointedAt = new Set<string>();
+    for (const key of pointersOf[position]!)
+      for (const article of articlesNamed(key, bySuffix)) pointedAt.add(article);
     for (const article of named) {
       if (article === file.path || article === file.oldPath) continue;
+      // A document emptied into a pointer at the article ("Please refer to [Shell
+      // Completions](shell_completions.md)") moved what it said there: the article must hold it now.
+      if (pointedAt.has(article)) {
+        sink.add({
+          article,
+          kind: "reference",
+          source: file.path,
+          detail: `${file.path} now points here for what it said (emptied into a link to the article)`,
+          score: REASON_SCORES.navigation,
+          stale: { terms: [], hunk: hunkAt(file, undefined) },
+        });
+        continue;
+      }
       sink.add({
         article,
         kind: "reference",
@@ -58,6 +79,19 @@ function lookupKeys(file: ChangedFile): string[] {
     }
   }
   return keys;
+}
+
+/**
+ * The lookup keys on the added lines of a document the change emptied into a pointer: at
+ * least MIN_EMPTIED_LINES lines removed, at most MAX_POINTER_LINES written in their place.
+ */
+function pointerKeys(file: ChangedFile): string[] {
+  if (file.status !== "modified" || !ARTICLE_EXTENSION.test(file.path)) return [];
+  const lines = file.hunks.flatMap((hunk) => hunk.lines);
+  const removed = lines.filter((line) => line[0] === "-" && line.trim() !== "-").length;
+  const added = lines.filter((line) => line[0] === "+" && line.trim() !== "+");
+  if (removed < MIN_EMPTIED_LINES || added.length > MAX_POINTER_LINES) return [];
+  return added.flatMap((line) => [...line.slice(1).matchAll(PATH_RUN)].map((match) => lookupKey(match[0])));
 }
 
 /** Every trailing run of path segments of every article, with and without its extension, that is one of `wanted`. */

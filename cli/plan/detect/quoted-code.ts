@@ -3,6 +3,13 @@ import { longestPart } from "../matcher.js";
 import { includesText, textOf } from "./article-text.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
+import {
+  COMMENT,
+  normalLine,
+  removedTemplateLines,
+  type TemplateLine,
+  templateLineLookups,
+} from "./template-lines.js";
 import { REASON_SCORES } from "./weights.js";
 
 /** A removed line shorter than this (trimmed) is too common to say the article copied the code (`return err`). */
@@ -36,8 +43,6 @@ export interface QuotedBlock {
   hunk?: string | undefined;
 }
 
-/** A comment line: its wording is no code a page copies as it is. */
-const COMMENT = /^(?:\/\/|#(?!!)|\/\*|\*|--|;|<!--)/;
 /** An import (`"fmt"`, `homedir "github.com/…"`, `use std::io;`): every example of a package writes the same ones. */
 export const IMPORT =
   /^(?:import\b|use\s|from\s+\S+\s+import\b|#include\b|extern crate\b|(?:[\w.]+\s+)?"[^"]*"$)/;
@@ -135,15 +140,17 @@ export function quotedBlockLookups(blocks: readonly QuotedBlock[]): string[] {
 /**
  * reference (quoted code): the article writes, one after the other, two lines of a changed
  * file that the change separated (it removed or changed one of them, or inserted a line
- * between them). The page copied that code (a template it shows, a command's help text, an
- * example), and its copy no longer matches.
+ * between them), or one line holding a placeholder that the change removed or changed
+ * (template-lines.ts). The page copied that code (a template it shows, a command's help
+ * text, an example), and its copy no longer matches.
  */
 export function quotedCodeSignals(input: ArticleSignalInput): void {
   const blocks = quotedBlocks(input.evidence);
-  if (blocks.length === 0) return;
-  // Each block by its two lines: an article's adjacent lines are looked up here, one map
-  // lookup per line pair, instead of searching every article for every block (a 500-file
-  // change breaks thousands of blocks).
+  const templates = removedTemplateLines(input.evidence);
+  if (blocks.length === 0 && templates.length === 0) return;
+  // Each block by its two lines, each template line by its text: an article's lines are
+  // looked up here, one map lookup per line and line pair, instead of searching every
+  // article for every block (a 500-file change breaks thousands of blocks).
   const byPair = new Map<string, QuotedBlock[]>();
   for (const block of blocks) {
     const key = `${block.lines[0]}\n${block.lines[1]}`;
@@ -151,12 +158,14 @@ export function quotedCodeSignals(input: ArticleSignalInput): void {
     if (same) same.push(block);
     else byPair.set(key, [block]);
   }
-  const probes = quotedBlockLookups(blocks);
+  const byLine = new Map<string, TemplateLine>();
+  for (const template of templates) if (!byLine.has(template.text)) byLine.set(template.text, template);
+  const probes = [...quotedBlockLookups(blocks), ...templateLineLookups(templates)];
   for (const article of input.articles) {
     // The article index's word: an article without one of them writes none of the blocks.
     if (probes.length <= MAX_PROBES && !probes.some((probe) => includesText(article.content, probe)))
       continue;
-    const bySource = new Map<string, { block: QuotedBlock; line: number }>();
+    const bySource = new Map<string, { detail: string; line: number; hunk: string | undefined }>();
     let previous: { text: string; line: number } | undefined;
     textOf(article.content)
       .split(/\r?\n/)
@@ -164,22 +173,33 @@ export function quotedCodeSignals(input: ArticleSignalInput): void {
         const text = raw.trim();
         if (text === "") return;
         const current = { text, line: index + 1 };
+        const template = byLine.get(normalLine(text));
+        if (template && !bySource.has(template.file))
+          bySource.set(template.file, {
+            detail: `copies a line the change altered (${clip(template.text)})`,
+            line: current.line,
+            hunk: template.hunk,
+          });
         if (previous !== undefined) {
           for (const block of byPair.get(`${previous.text}\n${text}`) ?? []) {
             if (!bySource.has(block.file))
-              bySource.set(block.file, { block, line: block.changed === 0 ? previous.line : current.line });
+              bySource.set(block.file, {
+                detail: `quotes code the change altered (${clip(block.probe)})`,
+                line: block.changed === 0 ? previous.line : current.line,
+                hunk: block.hunk,
+              });
           }
         }
         previous = current;
       });
-    for (const [source, { block, line }] of bySource) {
+    for (const [source, { detail, line, hunk }] of bySource) {
       input.sink.add({
         article: article.path,
         kind: "reference",
         source,
-        detail: `quotes code the change altered (${clip(block.probe)})`,
+        detail,
         score: REASON_SCORES.quotedCode,
-        stale: { terms: [], line, hunk: block.hunk },
+        stale: { terms: [], line, hunk },
       });
     }
   }

@@ -1,13 +1,15 @@
 import type { ChangedFile, ChangedSymbol, ChangeSet } from "../../../shared/changeset.js";
 import { isWordChar } from "../symbols/declarations.js";
 import { languageOf } from "../symbols/languages/index.js";
+import { inlineEnumeration } from "./inline-lists.js";
 
 /**
  * What makes a signal stale-statement evidence: the names the article writes that the change
  * made false (an old name, value, flag, message), and the hunk that made them false. With
  * `list`, the names are the siblings of an added member, and the evidence holds only where at
  * least that many of them sit on the lines of a list (a table row, a bullet, a heading, a
- * reST option or field): a complete list the change made incomplete.
+ * reST option or field) or enumerated in one sentence (`--pcre2` or `--auto-hybrid-regex`): a
+ * complete list the change made incomplete.
  */
 export interface StaleMark {
   terms: readonly string[];
@@ -104,7 +106,9 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
   if (mark.terms.length === 0) return mark.list === undefined ? undefined : false;
   if (mark.list !== undefined) {
     const { first, count } = listed(lines, mark.terms);
-    return count >= mark.list ? first : false;
+    if (count >= mark.list) return first;
+    // A sentence enumerating them (`--pcre2` or `--auto-hybrid-regex`) is a list too.
+    return inlineEnumeration(lines, mark.terms, mark.list) ?? false;
   }
   for (const [index, line] of lines.entries())
     if (mark.terms.some((term) => writes(line, term))) return index + 1;

@@ -61,6 +61,8 @@ export const REASON_SCORES = {
   removedLiteral: 0.6,
   /** A target the change removed from a Makefile, justfile, package.json's scripts or a Taskfile, run by the article (`make docs-deps`). */
   removedTarget: 0.7,
+  /** A command-line program the change deleted (a Go `package main` folder, a Rust `src/bin` target), run by the article (`cobra add`). */
+  removedProgram: 0.7,
   /**
    * The one article that clearly ranks first for the words of the change's comments and
    * strings (prose.ts): right about 3 times in 5 on the truth bench, weak alone.

@@ -74,12 +74,12 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
     );
   });
 
-  it("flags the article listing a module's exports when one is added; one naming them in a sentence, or a member whose doc comment changed, is related", async () => {
+  it("flags the article listing a module's exports when one is added; one naming them in passing, or a member whose doc comment changed, is related", async () => {
     const repo = gitRepo({
       "source/index.d.ts":
         "export function paintRed(text: string): string;\nexport function paintBlue(text: string): string;\nexport type Hooks = {\n  /** Runs before each request. */\n  beforeRequest?: () => void;\n};\n",
       "readme.md": "# colors\n\n- `paintRed(text)`: red text.\n- `paintBlue(text)`: blue text.\n",
-      "docs/intro.md": "# Intro\n\n`paintRed(text)` and `paintBlue(text)` colour text.\n",
+      "docs/intro.md": "# Intro\n\n`paintRed(text)` colours text red. For blue, call `paintBlue(text)`.\n",
       "docs/hooks.md": "# Hooks\n\n## `beforeRequest`\n\nRuns before each request.\n",
       "docs/unrelated.md": "# Unrelated\n\nThe red and blue team.\n",
     });
@@ -97,7 +97,8 @@ describe("evidence that matches how docs are written", { timeout: 120_000 }, () 
       3,
       "source/index.d.ts @@ -1,6 +1,7 @@",
     ]);
-    // Naming them in a sentence keeps no list; a doc comment's wording contradicts nothing.
+    // Naming them in passing (two sentences, no enumeration: see inline-lists.test.ts) keeps no
+    // list; a doc comment's wording contradicts nothing.
     expect(result.related.map((article) => article.path).sort()).toEqual(["docs/hooks.md", "docs/intro.md"]);
     const details = result.related.flatMap((article) => article.impact.map((each) => each.detail));
     expect(details).toContain("mentions beforeRequest (member of Hooks, doc comment changed)");
