@@ -21,14 +21,15 @@ import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
 import { quotedBlockLookups, quotedBlocks, quotedCodeSignals } from "./detect/quoted-code.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
+import { removedLiteralLookups, removedLiteralSignals, removedLiterals } from "./detect/removed-literals.js";
 import { removedProgramLookups, removedProgramSignals, removedPrograms } from "./detect/removed-programs.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
-import { filesByPath, hunkAt, locateStale, surfaceChange } from "./detect/stale.js";
+import { filesByPath, hunkAt, LONG_LIST, listed, locateStale, surfaceChange } from "./detect/stale.js";
 import { findSweeps } from "./detect/sweeps.js";
 import { removedTemplateLines, templateLineLookups } from "./detect/template-lines.js";
 import type { OlderVersionArticle } from "./detect/version-folders.js";
 import { droppedVersions, versionSignals, versionSources } from "./detect/versions.js";
-import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE } from "./detect/weights.js";
+import { HISTORY_FURTHER_FACTOR, HISTORY_MAPPED_SCORE, REASON_SCORES } from "./detect/weights.js";
 import { coChanges, type HistoryCommit, historyDisowns, historyReasons } from "./history.js";
 import { nameSweep } from "./name-sweep.js";
 import { combineScores, roundScore, scoreThreshold } from "./score.js";
@@ -183,6 +184,7 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   docstringNoteSignals({ evidence: evidence.files, articles, sink });
   quotedCodeSignals({ evidence: evidence.files, articles, sink });
   removedTargetSignals({ evidence: evidence.files, articles, sink });
+  removedLiteralSignals({ evidence: evidence.files, articles, sink });
   removedProgramSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
@@ -396,6 +398,15 @@ function markStale(input: {
         signal.detail += "; not on a list of the article";
         continue;
       }
+      if (signal.stale.list !== undefined) {
+        // A member per list line, for five or more of the parent's members: the page is their
+        // reference (a heading per option), and the one added is missing from it.
+        const count = listed(lines, signal.stale.terms, signal.stale.entries).count;
+        if (count >= LONG_LIST && signal.score < REASON_SCORES.longList) {
+          signal.score = REASON_SCORES.longList;
+          signal.detail += `; ${count} of them on list lines of the article`;
+        }
+      }
       const file = files.get(signal.source);
       const hunk = signal.stale.hunk ?? (file && hunkAt(file, undefined));
       // A mark located before keeps its line when this pass finds none.
@@ -468,6 +479,8 @@ export function textLookups(
       ...proseLookups(evidence.files),
       ...quotedBlockLookups(quotedBlocks(evidence.files)),
       ...removedTargetLookups(removedTargets(evidence.files)),
+      // Removed literals: the longest word of the string the article quotes whole.
+      ...removedLiteralLookups(removedLiterals(evidence.files)),
       ...removedProgramLookups(removedPrograms(evidence.files)),
       ...templateLineLookups(removedTemplateLines(evidence.files)),
       ...notes.terms,

@@ -110,18 +110,8 @@ const LIST_LINE = /^\s*(?:[-*+]\s|\d+[.)]\s|\||#{1,6}\s|\.\. [\w:-]+::|:[\w ]+:|
 export function locateStale(lines: readonly string[], mark: StaleMark): number | false | undefined {
   if (mark.terms.length === 0) return mark.list === undefined ? undefined : false;
   if (mark.list !== undefined) {
-    let first: number | undefined;
-    const onList = new Set<string>();
-    lines.forEach((line, index) => {
-      if (!isListLine(lines, index)) return;
-      for (const term of mark.terms) {
-        if (!onList.has(term) && writes(mark.entries ? entryOf(line) : line, term)) {
-          onList.add(term);
-          first ??= index + 1;
-        }
-      }
-    });
-    if (onList.size >= mark.list) return first;
+    const { first, count } = listed(lines, mark.terms, mark.entries);
+    if (count >= mark.list) return first;
     // Entries are what lists list: keys a sentence names are ones it is about, not all there are.
     if (mark.entries) return false;
     // A sentence enumerating them (`--pcre2` or `--auto-hybrid-regex`) is a list too.
@@ -130,6 +120,33 @@ export function locateStale(lines: readonly string[], mark: StaleMark): number |
   for (const [index, line] of lines.entries())
     if (mark.terms.some((term) => writes(line, term))) return index + 1;
   return undefined;
+}
+
+/**
+ * A list mark whose names stand on this many of the article's list lines or more is a
+ * reference of the parent's members (a heading or row per option), not a passing mention.
+ */
+export const LONG_LIST = 5;
+
+/** How many of `terms` the article writes on its list lines, and the 1-based line of the first. */
+export function listed(
+  lines: readonly string[],
+  terms: readonly string[],
+  /** Count a term only as what its line lists (entryOf), not as a word of the entry's text. */
+  entries = false,
+): { first?: number; count: number } {
+  let first: number | undefined;
+  const onList = new Set<string>();
+  lines.forEach((line, index) => {
+    if (!isListLine(lines, index)) return;
+    for (const term of terms) {
+      if (!onList.has(term) && writes(entries ? entryOf(line) : line, term)) {
+        onList.add(term);
+        first ??= index + 1;
+      }
+    }
+  });
+  return first === undefined ? { count: onList.size } : { first, count: onList.size };
 }
 
 /** Whether line `index` is an entry of a list (LIST_LINE) or a definition term. */

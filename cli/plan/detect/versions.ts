@@ -105,9 +105,13 @@ export function droppedVersions(files: readonly ChangedFile[]): { version: strin
     const added = new Set<string>();
     const excludedBefore = new Set<string>();
     const excluded = new Set<string>();
+    /** Versions a line of the hunks still writes after the change, on a version line or not (`return "HTTP/1.1"`). */
+    const kept = new Set<string>();
     for (const hunk of file.hunks) {
       for (const line of hunk.lines) {
         const sign = line[0];
+        if (sign === "+" || sign === " ")
+          for (const match of line.slice(1).matchAll(VERSION)) kept.add(shortVersion(match[0]));
         if (sign !== "-" && sign !== "+") continue;
         if (onlyVersionLines && !VERSION_LINE.test(line)) continue;
         const text = line.slice(1);
@@ -125,7 +129,7 @@ export function droppedVersions(files: readonly ChangedFile[]): { version: strin
       .filter((version) => version.split(".").length > 2 && !addedLines.has(releaseLine(version)))
       .map(releaseLine);
     const dropped = [
-      ...[...removed].filter((version) => !added.has(version)),
+      ...[...removed].filter((version) => !added.has(version) && !kept.has(version)),
       ...droppedLines.filter((line) => !added.has(line)),
       ...[...excluded].filter((version) => !excludedBefore.has(version)),
     ];

@@ -29,6 +29,11 @@ export const REASON_SCORES = {
   doc: 0.4,
   /** A member added next to members the article documents (right about 1 time in 3). */
   sibling: 0.4,
+  /**
+   * A member added beside five or more of its siblings that the article writes on list lines
+   * (a heading per option): the page is their reference (stale.ts LONG_LIST).
+   */
+  longList: 0.6,
   /** A removed message (error, warning) that the article quotes. */
   message: 0.7,
   /**
@@ -52,6 +57,8 @@ export const REASON_SCORES = {
   dependencySibling: 0.45,
   /** Two adjacent lines of a changed file, written one after the other by the article, that the change separated (quoted-code.ts). */
   quotedCode: 0.6,
+  /** A compound string (`gzip, deflate, br`) the change removed from a file, quoted whole as code by the article (removed-literals.ts). */
+  removedLiteral: 0.6,
   /** A target the change removed from a Makefile, justfile, package.json's scripts or a Taskfile, run by the article (`make docs-deps`). */
   removedTarget: 0.7,
   /** A command-line program the change deleted (a Go `package main` folder, a Rust `src/bin` target), run by the article (`cobra add`). */

@@ -225,8 +225,14 @@ function membersByParent(declarations: readonly Declaration[]): Map<string, stri
 function groupByName(declarations: Declaration[]): Map<string, Declaration[]> {
   const map = new Map<string, Declaration[]>();
   for (const declaration of declarations) {
+    // An export by name (`export { styles }`, `module.exports.styles = …`) is its own entry: the
+    // file may keep a `const styles` while no longer exporting it.
     const key =
-      declaration.parent === undefined ? declaration.name : `${declaration.parent}.${declaration.name}`;
+      declaration.kind === "export"
+        ? `export ${declaration.name}`
+        : declaration.parent === undefined
+          ? declaration.name
+          : `${declaration.parent}.${declaration.name}`;
     const list = map.get(key);
     if (list) list.push(declaration);
     else map.set(key, [declaration]);

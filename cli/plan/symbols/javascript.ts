@@ -264,6 +264,9 @@ class Reader {
         declaration = statement.declaration as unknown as AnyNode;
       } else if (statement.type === "ExportDefaultDeclaration") {
         declaration = statement.declaration as unknown as AnyNode;
+      } else if (statement.type === "ExpressionStatement") {
+        this.addCommonJsExport(statement.expression as unknown as AnyNode);
+        continue;
       }
       const outer = { start: declarationStart(statement, declaration), end: statement.end };
       this.visitDeclaration(declaration as unknown as Statement, outer);
@@ -360,23 +363,45 @@ class Reader {
     }
   }
 
+  /** `module.exports.name = …` or `exports.name = …`: CommonJS's named export (the left side is its signature). */
+  private addCommonJsExport(expression: AnyNode): void {
+    if (expression.type !== "AssignmentExpression" || expression.operator !== "=") return;
+    const left = expression.left as AnyNode;
+    if (left.type !== "MemberExpression" || left.computed) return;
+    const property = left.property as AnyNode;
+    if (property.type !== "Identifier" || !isCommonJsExports(left.object as AnyNode)) return;
+    const name = property.name as string;
+    const signature = blankName(this.text.slice(left.start, left.end), name);
+    this.addExport(name, expression, signature, this.docOf(expression.start));
+  }
+
   /** `export { a, b as c }`: each exported name. */
   private addExports(statement: Extract<StatementNode, { type: "ExportNamedDeclaration" }>): void {
     for (const element of statement.specifiers) {
       const exported = element.exported;
       const name = exported.type === "Literal" ? exported.value : exported.name;
-      const line = this.lineAt(element.start);
-      this.declarations.push({
+      this.addExport(
         name,
-        kind: "export",
-        path: name,
-        line,
-        startLine: line,
-        endLine: this.lineAt(element.end),
-        signature: normalise(this.text.slice(element.start, element.end)).replace(name, "\u0000"),
-        body: "",
-      });
+        element,
+        normalise(this.text.slice(element.start, element.end)).replace(name, "\u0000"),
+      );
     }
+  }
+
+  /** A name the module exports, declared where `node` stands. */
+  private addExport(name: string, node: Span, signature: string, doc?: string): void {
+    const line = this.lineAt(node.start);
+    this.declarations.push({
+      name,
+      kind: "export",
+      path: name,
+      line,
+      startLine: line,
+      endLine: this.lineAt(node.end),
+      signature,
+      body: "",
+      ...(doc === undefined ? {} : { doc }),
+    });
   }
 
   /** Keys of the object literals inside a config/schema/defaults initializer, with their values, outer keys first. */
@@ -477,4 +502,17 @@ function lineStarts(text: string): number[] {
     }
   }
   return starts;
+}
+
+/** `module.exports` or `exports`: the object a CommonJS module exports by. */
+function isCommonJsExports(node: AnyNode): boolean {
+  if (node.type === "Identifier") return node.name === "exports";
+  return (
+    node.type === "MemberExpression" &&
+    !node.computed &&
+    (node.object as AnyNode).type === "Identifier" &&
+    (node.object as AnyNode).name === "module" &&
+    (node.property as AnyNode).type === "Identifier" &&
+    (node.property as AnyNode).name === "exports"
+  );
 }

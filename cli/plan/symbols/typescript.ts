@@ -187,6 +187,37 @@ export function typescriptDeclarations(ts: TypeScript, text: string, path: strin
             declarations.push(...configKeys(ts, source, initializer, name));
           }
         }
+      } else if (ts.isExpressionStatement(statement)) {
+        // `module.exports.name = …` or `exports.name = …`: CommonJS's named export.
+        const expression = statement.expression;
+        if (
+          !ts.isBinaryExpression(expression) ||
+          expression.operatorToken.kind !== ts.SyntaxKind.EqualsToken ||
+          !ts.isPropertyAccessExpression(expression.left) ||
+          !ts.isIdentifier(expression.left.name)
+        )
+          continue;
+        const target = expression.left.expression;
+        const exportsObject = ts.isIdentifier(target)
+          ? target.text === "exports"
+          : ts.isPropertyAccessExpression(target) &&
+            ts.isIdentifier(target.expression) &&
+            target.expression.text === "module" &&
+            target.name.text === "exports";
+        if (!exportsObject) continue;
+        const name = expression.left.name.text;
+        const line = lineAt(statement.getStart(source));
+        declarations.push({
+          name,
+          kind: "export",
+          path: name,
+          line,
+          startLine: line,
+          endLine: lineAt(expression.end),
+          signature: blankName(expression.left.getText(source), name),
+          body: "",
+          doc: docOf(statement),
+        });
       } else if (
         ts.isExportDeclaration(statement) &&
         statement.exportClause &&
