@@ -21,7 +21,6 @@ import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
 import { quotedBlockLookups, quotedBlocks, quotedCodeSignals } from "./detect/quoted-code.js";
 import { type Dropped, referenceLookups, referenceSignals } from "./detect/references.js";
-import { removedLiteralLookups, removedLiteralSignals, removedLiterals } from "./detect/removed-literals.js";
 import { removedProgramLookups, removedProgramSignals, removedPrograms } from "./detect/removed-programs.js";
 import type { DroppedSignal, Signal, SignalSink } from "./detect/signal.js";
 import { filesByPath, hunkAt, LONG_LIST, listed, locateStale, surfaceChange } from "./detect/stale.js";
@@ -184,7 +183,6 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   docstringNoteSignals({ evidence: evidence.files, articles, sink });
   quotedCodeSignals({ evidence: evidence.files, articles, sink });
   removedTargetSignals({ evidence: evidence.files, articles, sink });
-  removedLiteralSignals({ evidence: evidence.files, articles, sink });
   removedProgramSignals({ evidence: evidence.files, articles, sink });
   // Articles that changed together with these files before the base.
   if (coupling) {
@@ -479,8 +477,6 @@ export function textLookups(
       ...proseLookups(evidence.files),
       ...quotedBlockLookups(quotedBlocks(evidence.files)),
       ...removedTargetLookups(removedTargets(evidence.files)),
-      // Removed literals: the longest word of the string the article quotes whole.
-      ...removedLiteralLookups(removedLiterals(evidence.files)),
       ...removedProgramLookups(removedPrograms(evidence.files)),
       ...templateLineLookups(removedTemplateLines(evidence.files)),
       ...notes.terms,

@@ -44,8 +44,7 @@ export interface QuotedBlock {
 }
 
 /** An import (`"fmt"`, `homedir "github.com/…"`, `use std::io;`): every example of a package writes the same ones. */
-export const IMPORT =
-  /^(?:import\b|use\s|from\s+\S+\s+import\b|#include\b|extern crate\b|(?:[\w.]+\s+)?"[^"]*"$)/;
+const IMPORT = /^(?:import\b|use\s|from\s+\S+\s+import\b|#include\b|extern crate\b|(?:[\w.]+\s+)?"[^"]*"$)/;
 
 /** A line that can stand for the code around it: long enough, a letter, no import. */
 function telling(text: string, length: number): boolean {

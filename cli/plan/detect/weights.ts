@@ -57,8 +57,6 @@ export const REASON_SCORES = {
   dependencySibling: 0.45,
   /** Two adjacent lines of a changed file, written one after the other by the article, that the change separated (quoted-code.ts). */
   quotedCode: 0.6,
-  /** A compound string (`gzip, deflate, br`) the change removed from a file, quoted whole as code by the article (removed-literals.ts). */
-  removedLiteral: 0.6,
   /** A target the change removed from a Makefile, justfile, package.json's scripts or a Taskfile, run by the article (`make docs-deps`). */
   removedTarget: 0.7,
   /** A command-line program the change deleted (a Go `package main` folder, a Rust `src/bin` target), run by the article (`cobra add`). */
