@@ -166,7 +166,7 @@ function isDefinitionTerm(lines: readonly string[], index: number): boolean {
  * first cell, a bullet's lead (its first code or bold span, else its text up to a colon),
  * a definition term or reST directive whole.
  */
-export function entryOf(line: string): string {
+function entryOf(line: string): string {
   const heading = /^\s*#{1,6}\s+(.*)$/.exec(line);
   if (heading) return heading[1]!;
   const row = /^\s*\|([^|]*)/.exec(line);
