@@ -1,3 +1,4 @@
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { Declaration } from "./declarations.js";
 
 /** A JSON file whose path names a schema (`schema.json`, `schema-taskrc.json`, `schemas/book.json`). */
@@ -24,13 +25,13 @@ type Value =
  * text is not JSON, or holds no object.
  */
 export function schemaDeclarations(path: string, text: string): Declaration[] | undefined {
-  let root: Value;
+  let root: Value | undefined;
   try {
-    root = new JsonReader(text).document();
+    root = readJson(text);
   } catch {
-    return undefined;
+    return undefined; // nesting past the parser's stack
   }
-  if (root.type !== "object") return undefined;
+  if (root?.type !== "object") return undefined;
   const declarations: Declaration[] = [];
   const rootName = (path.split("/").pop() ?? path).replace(/\.json$/i, "");
   visit(root, rootName, declarations, 0);
@@ -90,94 +91,39 @@ function plain(value: Value): unknown {
   return null;
 }
 
-const LITERAL = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
-const STRING = /"(?:[^"\\\n]|\\.)*"/y;
-
-/** A strict JSON reader that keeps line numbers (JSON.parse does not). */
-class JsonReader {
-  private at = 0;
-  private line = 1;
-
-  constructor(private readonly text: string) {}
-
-  document(): Value {
-    const value = this.value(0);
-    this.space();
-    if (this.at < this.text.length) throw new SyntaxError("trailing text");
-    return value;
-  }
-
-  private value(depth: number): Value {
-    if (depth > MAX_DEPTH) throw new SyntaxError("nested too deep");
-    this.space();
-    const char = this.text[this.at];
-    if (char === "{") return this.object(depth);
-    if (char === "[") return this.array(depth);
-    if (char === '"') return { type: "scalar", value: this.string(), endLine: this.line };
-    LITERAL.lastIndex = this.at;
-    const literal = LITERAL.exec(this.text);
-    if (!literal) throw new SyntaxError(`unexpected ${char ?? "end"}`);
-    this.at += literal[0].length;
-    return { type: "scalar", value: JSON.parse(literal[0]), endLine: this.line };
-  }
-
-  private object(depth: number): Value {
-    const entries: { key: string; line: number; value: Value }[] = [];
-    const endLine = this.sequence("}", () => {
-      this.space();
-      const line = this.line;
-      const key = this.string();
-      this.space();
-      this.expect(":");
-      entries.push({ key, line, value: this.value(depth + 1) });
-    });
-    return { type: "object", entries, endLine };
-  }
-
-  private array(depth: number): Value {
-    const items: Value[] = [];
-    const endLine = this.sequence("]", () => items.push(this.value(depth + 1)));
-    return { type: "array", items, endLine };
-  }
-
-  /** The items of an object or array from its opening bracket to `close`, separated by commas; returns the closing line. */
-  private sequence(close: string, item: () => void): number {
-    this.at += 1;
-    this.space();
-    if (this.text[this.at] === close) {
-      this.at += 1;
-      return this.line;
+/**
+ * The JSON text as values that keep their lines, read by the YAML parser the config already
+ * uses (JSON is YAML's flow style): JSON.parse keeps no positions. A document that is not one
+ * flow object (a block YAML file, a parse error) is none.
+ */
+function readJson(text: string): Value | undefined {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: false });
+  if (document.errors.length > 0 || !isMap(document.contents) || !document.contents.flow) return undefined;
+  const lineAt = (offset: number) => lineCounter.linePos(offset).line;
+  const endLine = (node: Node) => lineAt(Math.max(0, (node.range?.[1] ?? 1) - 1));
+  const convert = (node: unknown, depth: number): Value => {
+    if (depth > MAX_DEPTH) return { type: "scalar", value: null, endLine: 0 };
+    if (isMap(node)) {
+      const entries: { key: string; line: number; value: Value }[] = [];
+      for (const pair of node.items) {
+        if (!isScalar(pair.key)) continue;
+        entries.push({
+          key: String(pair.key.value),
+          line: lineAt(pair.key.range?.[0] ?? 0),
+          value: convert(pair.value, depth + 1),
+        });
+      }
+      return { type: "object", entries, endLine: endLine(node) };
     }
-    for (;;) {
-      item();
-      this.space();
-      if (this.text[this.at] !== ",") break;
-      this.at += 1;
-    }
-    this.expect(close);
-    return this.line;
-  }
-
-  private string(): string {
-    if (this.text[this.at] !== '"') throw new SyntaxError("expected a string");
-    STRING.lastIndex = this.at;
-    const end = STRING.exec(this.text);
-    if (!end) throw new SyntaxError("unterminated string");
-    this.at += end[0].length;
-    return JSON.parse(end[0]) as string;
-  }
-
-  private space(): void {
-    for (;;) {
-      const char = this.text[this.at];
-      if (char === "\n") this.line += 1;
-      else if (char !== " " && char !== "\t" && char !== "\r") return;
-      this.at += 1;
-    }
-  }
-
-  private expect(char: string): void {
-    if (this.text[this.at] !== char) throw new SyntaxError(`expected ${char}`);
-    this.at += 1;
-  }
+    if (isSeq(node))
+      return {
+        type: "array",
+        items: node.items.map((item) => convert(item, depth + 1)),
+        endLine: endLine(node),
+      };
+    if (isScalar(node)) return { type: "scalar", value: node.value, endLine: endLine(node) };
+    return { type: "scalar", value: null, endLine: 0 };
+  };
+  return convert(document.contents, 0);
 }
