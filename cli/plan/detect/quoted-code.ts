@@ -1,6 +1,7 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { longestPart } from "../matcher.js";
 import { includesText, textOf } from "./article-text.js";
+import { perFile } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
 import {
@@ -51,84 +52,83 @@ function telling(text: string, length: number): boolean {
   return text.length >= length && /[A-Za-z]/.test(text) && !IMPORT.test(text);
 }
 
-/** The blocks the change broke in the evidence files. */
-export function quotedBlocks(evidence: readonly ChangedFile[]): QuotedBlock[] {
-  const blocks: QuotedBlock[] = [];
-  for (const file of evidence) {
-    if (file.binary || file.status !== "modified") continue;
-    // Pairs of lines still adjacent after the change, and every line the change wrote (a moved line is no change).
-    const newPairs = new Set<string>();
-    const written = new Set<string>();
-    for (const hunk of file.hunks) {
-      let previous: string | undefined;
-      for (const line of hunk.lines) {
-        if (line[0] !== " " && line[0] !== "+") continue;
-        const text = line.slice(1).trim();
-        if (text === "") continue;
-        if (line[0] === "+") written.add(text);
-        if (previous !== undefined) newPairs.add(`${previous}\n${text}`);
-        previous = text;
-      }
+/** The blocks the change broke in the evidence files (each file read once per plan). */
+export const quotedBlocks = perFile(fileBlocks);
+
+/** The blocks the change broke in one file. */
+function fileBlocks(file: ChangedFile): QuotedBlock[] {
+  if (file.binary || file.status !== "modified") return [];
+  // Pairs of lines still adjacent after the change, and every line the change wrote (a moved line is no change).
+  const newPairs = new Set<string>();
+  const written = new Set<string>();
+  for (const hunk of file.hunks) {
+    let previous: string | undefined;
+    for (const line of hunk.lines) {
+      if (line[0] !== " " && line[0] !== "+") continue;
+      const text = line.slice(1).trim();
+      if (text === "") continue;
+      if (line[0] === "+") written.add(text);
+      if (previous !== undefined) newPairs.add(`${previous}\n${text}`);
+      previous = text;
     }
-    const found = new Map<string, QuotedBlock>();
-    for (const hunk of file.hunks) {
-      // The old side, blank lines aside; `inserted` marks an old line followed by added lines.
-      const old: { text: string; removed: boolean; line: number; inserted: boolean }[] = [];
-      let oldLine = hunk.oldStart;
-      let pendingInsert = false;
-      for (const line of hunk.lines) {
-        const marker = line[0];
-        if (marker === "+") {
-          if (line.slice(1).trim() !== "" && !COMMENT.test(line.slice(1).trim())) pendingInsert = true;
-          continue;
-        }
-        if (marker !== " " && marker !== "-") continue;
-        const text = line.slice(1).trim();
-        if (text !== "") {
-          if (pendingInsert && old.length > 0) old[old.length - 1]!.inserted = true;
-          pendingInsert = false;
-          old.push({ text, removed: marker === "-", line: oldLine, inserted: false });
-        }
-        oldLine += 1;
-      }
-      const add = (first: string, second: string, line: number, changed: 0 | 1) => {
-        const key = `${first}\n${second}`;
-        if (newPairs.has(key) || found.has(key) || found.size >= MAX_BLOCKS_PER_FILE) return;
-        if (!telling(changed === 0 ? second : first, MIN_OTHER_LENGTH)) return;
-        const probe = first.length >= second.length ? first : second;
-        const term = longestPart(`${first} ${second}`);
-        if (term.length < MIN_TERM_LENGTH) return;
-        found.set(key, {
-          file: file.path,
-          lines: [first, second],
-          probe,
-          term,
-          changed,
-          hunk: hunkAt(file, line),
-        });
-      };
-      old.forEach((entry, index) => {
-        const next = old[index + 1];
-        const substantial = (text: string) => telling(text, MIN_REMOVED_LENGTH) && !COMMENT.test(text);
-        if (entry.removed && substantial(entry.text) && !written.has(entry.text)) {
-          const before = old[index - 1];
-          if (before) add(before.text, entry.text, entry.line, 1);
-          if (next) add(entry.text, next.text, entry.line, 0);
-        } else if (
-          entry.inserted &&
-          next &&
-          !entry.removed &&
-          !next.removed &&
-          telling(entry.text, MIN_NEIGHBOUR_LENGTH) &&
-          telling(next.text, MIN_NEIGHBOUR_LENGTH)
-        ) {
-          add(entry.text, next.text, entry.line, 0);
-        }
-      });
-    }
-    blocks.push(...found.values());
   }
-  return blocks;
+  const found = new Map<string, QuotedBlock>();
+  for (const hunk of file.hunks) {
+    // The old side, blank lines aside; `inserted` marks an old line followed by added lines.
+    const old: { text: string; removed: boolean; line: number; inserted: boolean }[] = [];
+    let oldLine = hunk.oldStart;
+    let pendingInsert = false;
+    for (const line of hunk.lines) {
+      const marker = line[0];
+      if (marker === "+") {
+        if (line.slice(1).trim() !== "" && !COMMENT.test(line.slice(1).trim())) pendingInsert = true;
+        continue;
+      }
+      if (marker !== " " && marker !== "-") continue;
+      const text = line.slice(1).trim();
+      if (text !== "") {
+        if (pendingInsert && old.length > 0) old[old.length - 1]!.inserted = true;
+        pendingInsert = false;
+        old.push({ text, removed: marker === "-", line: oldLine, inserted: false });
+      }
+      oldLine += 1;
+    }
+    const add = (first: string, second: string, line: number, changed: 0 | 1) => {
+      const key = `${first}\n${second}`;
+      if (newPairs.has(key) || found.has(key) || found.size >= MAX_BLOCKS_PER_FILE) return;
+      if (!telling(changed === 0 ? second : first, MIN_OTHER_LENGTH)) return;
+      const probe = first.length >= second.length ? first : second;
+      const term = longestPart(`${first} ${second}`);
+      if (term.length < MIN_TERM_LENGTH) return;
+      found.set(key, {
+        file: file.path,
+        lines: [first, second],
+        probe,
+        term,
+        changed,
+        hunk: hunkAt(file, line),
+      });
+    };
+    old.forEach((entry, index) => {
+      const next = old[index + 1];
+      const substantial = (text: string) => telling(text, MIN_REMOVED_LENGTH) && !COMMENT.test(text);
+      if (entry.removed && substantial(entry.text) && !written.has(entry.text)) {
+        const before = old[index - 1];
+        if (before) add(before.text, entry.text, entry.line, 1);
+        if (next) add(entry.text, next.text, entry.line, 0);
+      } else if (
+        entry.inserted &&
+        next &&
+        !entry.removed &&
+        !next.removed &&
+        telling(entry.text, MIN_NEIGHBOUR_LENGTH) &&
+        telling(next.text, MIN_NEIGHBOUR_LENGTH)
+      ) {
+        add(entry.text, next.text, entry.line, 0);
+      }
+    });
+  }
+  return [...found.values()];
 }
 
 /** What the rule needs an article to hold before it is read: a word of each block (the article index answers it). */

@@ -1,5 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { longestPart } from "../matcher.js";
+import { perFile } from "./per-file.js";
 import { hunkAt } from "./stale.js";
 
 /** A removed template line shorter than this (trimmed) is too common to say the article copied it. */
@@ -35,36 +36,37 @@ export function normalLine(line: string): string {
 
 /**
  * Lines holding a placeholder that the change removed or changed (not written again
- * anywhere in the file's added lines): a template's or a help text's line as it was.
+ * anywhere in the file's added lines): a template's or a help text's line as it was. Each
+ * file is read once per plan.
  */
-export function removedTemplateLines(evidence: readonly ChangedFile[]): TemplateLine[] {
+export const removedTemplateLines = perFile(fileTemplateLines);
+
+function fileTemplateLines(file: ChangedFile): TemplateLine[] {
+  if (file.binary || file.status !== "modified") return [];
   const found: TemplateLine[] = [];
-  for (const file of evidence) {
-    if (file.binary || file.status !== "modified") continue;
-    const written = new Set<string>();
-    for (const hunk of file.hunks)
-      for (const line of hunk.lines) if (line[0] === "+") written.add(normalLine(line.slice(1)));
-    const seen = new Set<string>();
-    for (const hunk of file.hunks) {
-      let oldLine = hunk.oldStart;
-      for (const line of hunk.lines) {
-        const marker = line[0];
-        if (marker === "-") {
-          const text = normalLine(line.slice(1));
-          if (
-            text.length >= MIN_LENGTH &&
-            PLACEHOLDER.test(text) &&
-            !COMMENT.test(text) &&
-            !written.has(text) &&
-            !seen.has(text) &&
-            seen.size < MAX_LINES_PER_FILE
-          ) {
-            seen.add(text);
-            found.push({ file: file.path, text, term: longestPart(text), hunk: hunkAt(file, oldLine) });
-          }
+  const written = new Set<string>();
+  for (const hunk of file.hunks)
+    for (const line of hunk.lines) if (line[0] === "+") written.add(normalLine(line.slice(1)));
+  const seen = new Set<string>();
+  for (const hunk of file.hunks) {
+    let oldLine = hunk.oldStart;
+    for (const line of hunk.lines) {
+      const marker = line[0];
+      if (marker === "-") {
+        const text = normalLine(line.slice(1));
+        if (
+          text.length >= MIN_LENGTH &&
+          PLACEHOLDER.test(text) &&
+          !COMMENT.test(text) &&
+          !written.has(text) &&
+          !seen.has(text) &&
+          seen.size < MAX_LINES_PER_FILE
+        ) {
+          seen.add(text);
+          found.push({ file: file.path, text, term: longestPart(text), hunk: hunkAt(file, oldLine) });
         }
-        if (marker === " " || marker === "-") oldLine += 1;
       }
+      if (marker === " " || marker === "-") oldLine += 1;
     }
   }
   return found;
