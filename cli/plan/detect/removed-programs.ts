@@ -1,4 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
+import { closesFence, type Fence, measureIndent, openFence } from "../../../shared/markdown/fences.js";
 import { includesText, textOf } from "./article-text.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
@@ -73,13 +74,16 @@ function lineRunning(lines: readonly string[], name: string): number | undefined
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const inBlock = new RegExp(`^\\s*(?:[$>]\\s*)?${escaped}\\s+[\\w-]`);
   const inSpan = new RegExp(`\`${escaped}\\s+[\\w-][^\`]*\``);
-  let fenced = false;
+  let fence: Fence | null = null;
   for (const [index, line] of lines.entries()) {
-    if (/^\s*(?:```|~~~)/.test(line)) {
-      fenced = !fenced;
+    if (fence) {
+      if (closesFence(fence, line)) fence = null;
+      else if (inBlock.test(line)) return index + 1;
       continue;
     }
-    if (fenced ? inBlock.test(line) : inSpan.test(line)) return index + 1;
+    const { columns, offset } = measureIndent(line);
+    fence = columns <= 3 ? openFence(line.slice(offset)) : null;
+    if (!fence && inSpan.test(line)) return index + 1;
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { gitRepo } from "../../../helpers/git-repo.js";
-import { expectFlaggedFor, flagged, planJson } from "../../../helpers/plan-json.js";
+import { flagged, planJson } from "../../../helpers/plan-json.js";
 
 const MAIN_GO = 'package main\n\nimport "example.com/tool/gen/cmd"\n\nfunc main() {\n\tcmd.Execute()\n}\n';
 
@@ -14,10 +14,21 @@ describe("a command-line program the change deleted", { timeout: 120_000 }, () =
       "docs/completions.md":
         "# Completions\n\nIf you use the generator, create the command with:\n\n```bash\ngen add completion\n```\n",
       "docs/history.md": "# History\n\nThe gen tool came first; gen is a short name.\n",
+      // A four-backtick fence quoting a Markdown example: its inner ``` lines do not close it.
+      "docs/writing.md": "# Writing\n\n````markdown\n```bash\ngen add completion\n```\n````\n",
     });
     repo.commit({ "gen/main.go": null, "gen/cmd/root.go": null });
     const plan = await planJson(repo);
-    expectFlaggedFor(plan, "docs/completions.md", { detail: "runs gen (program, deleted)", line: 6 });
+    expect(flagged(plan).sort()).toEqual(["docs/completions.md", "docs/writing.md"]);
+    for (const [path, line] of [
+      ["docs/completions.md", 6],
+      ["docs/writing.md", 5],
+    ] as const)
+      expect(plan.articles.find((article) => article.path === path)?.impact[0]).toMatchObject({
+        stale: true,
+        detail: "runs gen (program, deleted)",
+        line,
+      });
     // The program moved to another folder under the same name: nothing the page runs is gone.
     const moved = gitRepo({
       "impact.config.json": JSON.stringify({ docs: ["docs/**/*.md"] }),
