@@ -202,7 +202,13 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
   markStale({ signals, changeSet, articles });
   const isStale = (path: string) => (signals.get(path) ?? []).some((signal) => signal.stale !== undefined);
   // Relevance only, added past the stale marks to articles without one: no score of a stale article (nor the bar) moves.
-  namesakeSignals({ evidence: evidence.files, articles, isStale, sink });
+  namesakeSignals({
+    evidence: evidence.files,
+    articles,
+    isStale,
+    packageNames: (input.genericNames ?? []).map((dropped) => dropped.symbol),
+    sink,
+  });
 
   const planned: (PlannedArticle & { score: number })[] = [];
   const related: (PlannedArticle & { score: number })[] = [];

@@ -103,6 +103,8 @@ export function namesakeSignals(
   input: ArticleSignalInput & {
     /** Articles with stale-statement evidence: relevance is not added to them. */
     isStale: (path: string) => boolean;
+    /** The package's own names: a file named after the package (`src/mdbook.rs`) names every page. */
+    packageNames?: readonly string[];
   },
 ): void {
   const { evidence, articles, sink } = input;
@@ -120,9 +122,10 @@ export function namesakeSignals(
     else byStem.set(stem, [article.path]);
   }
   const files = evidence.filter(canName);
+  const own = new Set((input.packageNames ?? []).map((name) => stemOf(name)));
   for (const file of files) {
     const stem = stemOf(file.path);
-    const named = stem === "" ? undefined : byStem.get(stem);
+    const named = stem === "" || own.has(stem) ? undefined : byStem.get(stem);
     if (named && named.length <= MAX_NAMESAKES)
       for (const article of named) add(article, file.path, `named after the changed file ${file.path}`);
   }

@@ -49,6 +49,18 @@ describe("an article named after a changed file is related, never flagged", { ti
     expect(related(plan)).toEqual([]);
   });
 
+  it("never takes the package's own name for a namesake: a page named after the project is about all of it", async () => {
+    const repo = gitRepo({
+      ...config,
+      "package.json": JSON.stringify({ name: "widget", version: "1.0.0" }),
+      "src/widget.ts": "function wrap(stream: string) {\n  return stream;\n}\n",
+      "docs/widget.md": "# Widget\n\nWhat the project does.\n",
+    });
+    repo.commit({ "src/widget.ts": "function wrap(stream: string) {\n  return stream.trim();\n}\n" });
+    const plan = await planJson(repo);
+    expect(related(plan)).toEqual([]);
+  });
+
   it("compares stems without numeric prefixes, separators and a plural s", () => {
     expect(stemOf("documentation/8-errors.md")).toBe(stemOf("source/core/errors.ts"));
     expect(stemOf("docs/user_guide.md")).toBe(stemOf("src/user-guide.go"));
