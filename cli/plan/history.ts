@@ -186,6 +186,9 @@ export function coChanges(input: {
   return { touching, together };
 }
 
+/** A reason of the history rule. */
+type HistoryReason = ImpactReason & { kind: "history" };
+
 /**
  * History reasons (pure, from coChanges): for each changed code file, the articles that changed in the
  * same commits often enough (support and confidence above the bounds), strongest first.
@@ -193,8 +196,8 @@ export function coChanges(input: {
  * square-rooted: on the truth bench a pair with ratio 0.25 was right about half the time,
  * one with 0.1 about a third (historyScore).
  */
-export function historyReasons({ touching, together }: CoChanges): Map<string, ImpactReason[]> {
-  const reasons = new Map<string, ImpactReason[]>();
+export function historyReasons({ touching, together }: CoChanges): Map<string, HistoryReason[]> {
+  const reasons = new Map<string, HistoryReason[]>();
   for (const [source, counts] of together) {
     const total = touching.get(source) ?? 0;
     const coupled = [...counts]
@@ -202,7 +205,7 @@ export function historyReasons({ touching, together }: CoChanges): Map<string, I
       .sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]))
       .slice(0, HISTORY_MAX_ARTICLES_PER_FILE);
     for (const [article, count] of coupled) {
-      const reason: ImpactReason = {
+      const reason: HistoryReason = {
         kind: "history",
         source,
         detail: `changed together in ${count} of ${total} commits that touched ${source}`,

@@ -15,7 +15,7 @@ interface CacheBounds {
 /** What a cache declares about itself; the workdir (workdir.ts) adds where it lives and the key. */
 export interface CacheSpec {
   /** The cache's folder name under `.impact/cache/`, and part of every entry's MAC. */
-  kind: "results" | "articles" | "history" | "declarations";
+  kind: "results" | "articles" | "history" | "declarations" | "judge";
   /** Bumped whenever an entry's meaning changes; with Impact's version, entries of another are ignored. */
   format: number;
   /** The names of its entries (file names); nothing else in the folder is read or pruned. */
