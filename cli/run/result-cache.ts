@@ -65,7 +65,15 @@ export function resultKey(parts: ResultKeyParts): string {
  * limits, docs and ignore globs, mappings, and any key added later) is part of the key, so
  * a new setting errs on the side of running the article again.
  */
-const KEYLESS_CONFIG = new Set(["$schema", "minScore", "model", "concurrency", "maxTurns", "prices", "judge"]);
+const KEYLESS_CONFIG = new Set([
+  "$schema",
+  "minScore",
+  "model",
+  "concurrency",
+  "maxTurns",
+  "prices",
+  "judge",
+]);
 
 /** The config's part of a result key: every key but KEYLESS_CONFIG, as stable JSON. */
 export function answerConfig(config: ImpactConfig): string {
