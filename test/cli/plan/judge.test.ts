@@ -1,8 +1,10 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../../cli/main.js";
-import { quoteLine } from "../../../cli/plan/judge.js";
+import { buildPlan } from "../../../cli/plan/build-plan.js";
+import { judgeRelated, quoteLine } from "../../../cli/plan/judge.js";
+import { createOpenAIModelClient } from "../../../shared/model/openai-client.js";
 import { ImpactPlanSchema } from "../../../shared/plan.js";
 import { readAuditAt } from "../../helpers/audit-fixture.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
@@ -87,12 +89,17 @@ async function impact(
   server: ScriptedModelServer | undefined,
   args: string[],
   env: Record<string, string> = {},
+  isTTY = false,
 ) {
-  const io = captureIo(repo.dir, {
-    ...(server ? { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url } : {}),
-    IMPACT_MODEL: "test-model",
-    ...env,
-  });
+  const io = captureIo(
+    repo.dir,
+    {
+      ...(server ? { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server.url } : {}),
+      IMPACT_MODEL: "test-model",
+      ...env,
+    },
+    { isTTY },
+  );
   const code = await main(args, io);
   return { code, io };
 }
@@ -210,6 +217,18 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(other.related[0]!.judge!.why).toContain("stale");
   });
 
+  it("shows its progress on a terminal, and none with --json", async () => {
+    const repo = backoffRepo();
+    const server = await serve(() => answer({ stale: false, line: 0, quote: "", why: "fine" }));
+    const shown = await impact(repo, server, ["plan", "--judge"], {}, true);
+    expect(shown.io.err).toContain("impact judge: 1/1 articles");
+    expect(shown.io.err).toContain("tokens");
+    writeFileSync(join(repo.dir, "docs/retries.md"), `${RETRIES_DOC}\nMore.\n`);
+    const quiet = await impact(repo, server, ["plan", "--judge", "--json"], {}, true);
+    expect(quiet.io.err).toBe("");
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("stops on a refused key with exit 2 and one line", async () => {
     const repo = backoffRepo();
     const server = await serve([{ status: 401, body: '{"error":{"message":"bad key"}}' }]);
@@ -286,6 +305,45 @@ describe("run --judge", () => {
     expect(without.code, without.io.err).toBe(0);
     expect(readAuditAt(join(repo.dir, ".impact/audit.json")).articles).toEqual([]);
     expect(plain.requests).toHaveLength(0);
+  });
+});
+
+describe("judgeRelated", () => {
+  it("leaves an article whose call times out related, with a note, and judges the others", async () => {
+    const repo = backoffRepo();
+    repo.commit({ "docs/other.md": RETRIES_DOC.replace("# Retries", "# More retries") });
+    repo.commit({ "src/retry.ts": RETRY_SOURCE.replace("sleep(1000)", "sleep(500 * 2 ** attempt)") });
+    const server = await serve({
+      "docs/retries.md": [{ hang: true }],
+      "docs/other.md": [answer({ stale: false, line: 0, quote: "", why: "fine" })],
+    });
+    const built = await buildPlan({ repo: repo.dir, readStdin: async () => "", env: {} });
+    expect(related(built.plan)).toEqual(["docs/other.md", "docs/retries.md"]);
+    const client = createOpenAIModelClient({
+      apiKey: KEY,
+      baseURL: server.url,
+      model: "test-model",
+      timeoutMs: 300,
+      retry: { maxRetries: 0 },
+    });
+    const summary = await judgeRelated({
+      plan: built.plan,
+      changeSet: built.changeSet,
+      readArticle: async (path) => readFileSync(join(repo.dir, path), "utf8"),
+      client,
+      endpoint: "api test",
+      impactVersion: "test",
+      maxArticles: 20,
+      concurrency: 2,
+      signal: new AbortController().signal,
+    });
+    expect(summary).toMatchObject({ judged: 2, promoted: 0 });
+    const verdicts = Object.fromEntries(built.plan.related.map((article) => [article.path, article.judge]));
+    expect(verdicts["docs/retries.md"]).toMatchObject({
+      verdict: "error",
+      why: "no answer in time (timeout)",
+    });
+    expect(verdicts["docs/other.md"]).toMatchObject({ verdict: "fine" });
   });
 });
 
