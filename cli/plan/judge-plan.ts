@@ -11,16 +11,32 @@ import { endpointIdentity } from "../run/result-cache.js";
 import { VERSION } from "../version.js";
 import { readArticles } from "./articles.js";
 import type { BuiltPlan } from "./build-plan.js";
-import { JUDGE_CACHE, type JudgeSettings, judgeRelated } from "./judge.js";
+import { JUDGE_CACHE, type JudgeSettings, judgeable, judgeRelated } from "./judge.js";
 
 /** What `--judge` needs set, in one line. */
 const NO_MODEL_MESSAGE =
   '--judge asks a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server), or IMPACT_ROUTER_URL for a router; or leave --judge out (and config "judge")';
 
+const EMPTY_SUMMARY = {
+  judged: 0,
+  promoted: 0,
+  notJudged: 0,
+  cached: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+};
+
 export interface JudgePlanInput {
   built: Pick<
     BuiltPlan,
-    "plan" | "changeSet" | "config" | "repoRoot" | "articleSource" | "workdir" | "docsRepository"
+    | "plan"
+    | "changeSet"
+    | "config"
+    | "repoRoot"
+    | "articleSource"
+    | "workdir"
+    | "docsRepository"
+    | "olderVersions"
   >;
   judge: JudgeSettings;
   /** The model, key, base URL, router and concurrency, resolved as `impact run` resolves them. */
@@ -49,6 +65,16 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
       { code: "config" },
     );
   if (!settings.apiKey && !settings.routerUrl) throw new UsageError(NO_MODEL_MESSAGE, { code: "config" });
+  const scope = { only: input.only, skip: built.olderVersions };
+  const total = Math.min(
+    input.judge.maxArticles,
+    built.plan.related.filter((article) => judgeable(article.path, scope)).length,
+  );
+  // Nothing to judge: no model call, not even the preflight.
+  if (total === 0) {
+    built.plan.judge = { ...EMPTY_SUMMARY, model };
+    return built.plan.judge;
+  }
   const [{ resolveModelClient }, { preflightModel }] = await Promise.all([
     import("../../shared/model/resolve.js"),
     import("../../shared/model/preflight.js"),
@@ -72,12 +98,8 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
     if (article === undefined) return undefined;
     return typeof article.content === "string" ? article.content : decoder.decode(article.content);
   };
-  const total = Math.min(
-    input.judge.maxArticles,
-    built.plan.related.filter((article) => input.only === undefined || article.path === input.only).length,
-  );
   const progress =
-    io.isTTY && !input.json && !input.quiet && total > 0
+    io.isTTY && !input.json && !input.quiet
       ? new TerminalProgress({ write: io.stderr, total, label: "impact judge" })
       : undefined;
   try {
@@ -93,7 +115,7 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
       signal: io.signal,
       cache,
       price: priceOf(model, built.config.prices),
-      only: input.only,
+      ...scope,
       progress,
       onWarning: warn,
     });

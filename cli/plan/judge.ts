@@ -106,6 +106,8 @@ export interface JudgeOptions {
   price?: ModelPrice | undefined;
   /** Judge only this related article (`--explain PATH`). */
   only?: string | undefined;
+  /** Related articles never judged: older docs versions, which are never flagged. */
+  skip?: ReadonlySet<string> | undefined;
   progress?: Pick<ProgressSink, "articleStarted" | "articleFinished" | "tokens"> | undefined;
   /** Problems that do not stop the judge (a cache entry that is not ours). */
   onWarning?: (message: string) => void;
@@ -120,7 +122,7 @@ export interface JudgeOptions {
 export async function judgeRelated(options: JudgeOptions): Promise<JudgeSummary> {
   const { plan, client } = options;
   const candidates = [...plan.related]
-    .filter((article) => options.only === undefined || article.path === options.only)
+    .filter((article) => judgeable(article.path, options))
     .sort((left, right) => (right.score ?? 0) - (left.score ?? 0) || left.path.localeCompare(right.path));
   const judged = candidates.slice(0, options.maxArticles);
   const summary: JudgeSummary = {
@@ -170,6 +172,11 @@ export async function judgeRelated(options: JudgeOptions): Promise<JudgeSummary>
   summary.promoted = judged.filter((article) => article.judge?.verdict === "stale").length;
   plan.judge = summary;
   return summary;
+}
+
+/** Whether the judge reads this related article: not an older docs version, and the one `only` names. */
+export function judgeable(path: string, options: Pick<JudgeOptions, "only" | "skip">): boolean {
+  return !options.skip?.has(path) && (options.only === undefined || path === options.only);
 }
 
 /** Moves a related article the judge found stale into the flagged articles, with its judge reason. */

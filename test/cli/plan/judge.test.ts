@@ -217,6 +217,34 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(other.related[0]!.judge!.why).toContain("stale");
   });
 
+  it("never judges an older docs version's article (related, never flagged), nor asks anything when nothing else is related", async () => {
+    const repo = gitRepo({
+      "src/retry.ts": RETRY_SOURCE,
+      "docs/v1/retries.md": RETRIES_DOC,
+      "docs/v2/retries.md": RETRIES_DOC,
+    });
+    repo.commit({ "src/retry.ts": RETRY_SOURCE.replace("sleep(1000)", "sleep(1000 * 2 ** attempt)") });
+    const server = await serve(() => STALE);
+    const plan = await judgedPlan(repo, server);
+    expect(flagged(plan)).toEqual(["docs/v2/retries.md"]);
+    expect(related(plan)).toEqual(["docs/v1/retries.md"]);
+    expect(plan.related[0]!.judge).toBeUndefined();
+    expect(plan.judge).toMatchObject({ judged: 1, promoted: 1, notJudged: 0 });
+    expect(server.requests).toHaveLength(1);
+    // Only the older version left to judge: no call at all, not even the preflight.
+    const models = server.modelListRequests;
+    const explained = await impact(repo, server, [
+      "plan",
+      "--json",
+      "--judge",
+      "--explain",
+      "docs/v1/retries.md",
+    ]);
+    expect(explained.code, explained.io.err).toBe(0);
+    expect(server.requests).toHaveLength(1);
+    expect(server.modelListRequests).toBe(models);
+  });
+
   it("shows its progress on a terminal, and none with --json", async () => {
     const repo = backoffRepo();
     const server = await serve(() => answer({ stale: false, line: 0, quote: "", why: "fine" }));
