@@ -35,14 +35,15 @@ export interface BenchJudge {
 
 /**
  * The judge with the model configured from the environment as `impact run` reads it
- * (OPENAI_API_KEY, OPENAI_BASE_URL, IMPACT_MODEL, or IMPACT_ROUTER_URL), checked once; or the
+ * (OPENAI_API_KEY, OPENAI_BASE_URL, IMPACT_MODEL), checked once; or the
  * one line saying what to set when none is.
  */
 export async function openBenchJudge(env: Record<string, string | undefined>): Promise<BenchJudge | string> {
   const settings = resolveSettings({ env });
-  if (!settings.apiKey && !settings.routerUrl)
-    return "bench:truth: --judge needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server, IMPACT_MODEL for the model), or IMPACT_ROUTER_URL";
-  const client = await resolveModelClient({ settings });
+  if (!settings.apiKey)
+    return "bench:truth: --judge needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server, IMPACT_MODEL for the model)";
+  // As `impact plan --judge`: the API itself, never a router (which answers as the agent).
+  const client = await resolveModelClient({ settings: { ...settings, routerUrl: undefined } });
   try {
     await preflightModel(client, new AbortController().signal);
   } catch (error) {
@@ -70,7 +71,7 @@ export async function openBenchJudge(env: Record<string, string | undefined>): P
           (await run("git", ["-C", repoRoot, "show", `${changeSet.base}:${path}`], { maxBuffer: 64 << 20 }))
             .stdout,
         client,
-        endpoint: endpointIdentity({ baseUrl: client.endpoint, router: settings.routerUrl }),
+        endpoint: endpointIdentity({ baseUrl: client.endpoint }),
         impactVersion: VERSION,
         maxArticles: DEFAULT_JUDGE_MAX_ARTICLES,
         concurrency: settings.concurrency,

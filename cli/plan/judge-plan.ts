@@ -15,7 +15,7 @@ import { JUDGE_CACHE, type JudgeSettings, judgeable, judgeRelated } from "./judg
 
 /** What `--judge` needs set, in one line. */
 const NO_MODEL_MESSAGE =
-  '--judge asks a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server), or IMPACT_ROUTER_URL for a router; or leave --judge out (and config "judge")';
+  '--judge asks a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server); or leave --judge out (and config "judge")';
 
 const EMPTY_SUMMARY = {
   judged: 0,
@@ -53,7 +53,7 @@ export interface JudgePlanInput {
 
 /**
  * The judge over a built plan, for `plan --judge` and `run --judge`: the model resolved and
- * checked as a run does it (a bad key or base URL stops here: exit 2, one line), the sealed
+ * checked as a run does it (the OpenAI-compatible API; a router serves only the agent) (a bad key or base URL stops here: exit 2, one line), the sealed
  * judge cache, and a progress line on a terminal. Changes `built.plan` in place.
  */
 export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
@@ -64,7 +64,12 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
       `--judge needs a live model, not a recording (${model.slice(0, 60)}): set judge.model in the config, or leave --judge out`,
       { code: "config" },
     );
-  if (!settings.apiKey && !settings.routerUrl) throw new UsageError(NO_MODEL_MESSAGE, { code: "config" });
+  // A router answers with the agent's own prompt and tools, never a judge's: the judge calls the API itself.
+  if (!settings.apiKey)
+    throw new UsageError(
+      settings.routerUrl ? `${NO_MODEL_MESSAGE} (a router serves only the agent's calls)` : NO_MODEL_MESSAGE,
+      { code: "config" },
+    );
   const scope = { only: input.only, skip: built.olderVersions };
   const total = Math.min(
     input.judge.maxArticles,
@@ -79,7 +84,10 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
     import("../../shared/model/resolve.js"),
     import("../../shared/model/preflight.js"),
   ]);
-  const client = await resolveModelClient({ settings: { ...settings, model }, cwd: io.cwd });
+  const client = await resolveModelClient({
+    settings: { ...settings, model, routerUrl: undefined, routerToken: undefined },
+    cwd: io.cwd,
+  });
   await preflightModel(client, io.signal);
   const cache = input.useCache ? await built.workdir.cache(JUDGE_CACHE) : undefined;
   const warn = (message: string) => {
@@ -108,7 +116,7 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
       changeSet: built.changeSet,
       readArticle,
       client,
-      endpoint: endpointIdentity({ baseUrl: client.endpoint, router: settings.routerUrl }),
+      endpoint: endpointIdentity({ baseUrl: client.endpoint }),
       impactVersion: VERSION,
       maxArticles: input.judge.maxArticles,
       concurrency: settings.concurrency,

@@ -3,7 +3,13 @@ import pLimit from "p-limit";
 import { z } from "zod";
 import type { ChangeSet } from "../../shared/changeset.js";
 import type { ImpactConfig } from "../../shared/config.js";
-import { isAbortError, ModelApiError, ModelProtocolError, UsageError } from "../../shared/errors.js";
+import {
+  Interrupted,
+  isAbortError,
+  ModelApiError,
+  ModelProtocolError,
+  UsageError,
+} from "../../shared/errors.js";
 import { DEFAULT_JUDGE_MAX_ARTICLES, JUDGE_ARTICLE_BYTES, JUDGE_DIFF_BYTES } from "../../shared/limits.js";
 import { setupFailure } from "../../shared/model/preflight.js";
 import { costOf, formatUsd, type ModelPrice } from "../../shared/model/prices.js";
@@ -166,7 +172,7 @@ export async function judgeRelated(options: JudgeOptions): Promise<JudgeSummary>
     ),
   );
   if (stopped !== undefined) throw new UsageError(stopped, { code: "config" });
-  if (options.signal.aborted) throw options.signal.reason ?? new Error("interrupted");
+  if (options.signal.aborted) throw new Interrupted("interrupted: the judge stopped; nothing was written");
   if (summary.costUsd !== undefined) summary.costUsd = Math.round(summary.costUsd * 1_000_000) / 1_000_000;
   for (const article of judged) if (article.judge?.verdict === "stale") promote(plan, article);
   summary.promoted = judged.filter((article) => article.judge?.verdict === "stale").length;

@@ -273,6 +273,12 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(missing.code).toBe(2);
     expect(missing.io.err.trim()).toMatch(/^impact plan: --judge asks a model: set OPENAI_API_KEY/);
     expect(missing.io.err.trim().split("\n")).toHaveLength(1);
+    // A router answers as the agent: the judge never goes through one.
+    const routed = await impact(repo, undefined, ["plan", "--judge"], {
+      IMPACT_ROUTER_URL: "http://127.0.0.1:9/",
+    });
+    expect(routed.code).toBe(2);
+    expect(routed.io.err).toContain("a router serves only the agent's calls");
     const server = await serve([STALE]);
     const { code, io } = await impact(repo, server, ["plan", "--json"]);
     expect(code).toBe(0);
