@@ -16,7 +16,7 @@ import { resolveSettings } from "../shared/settings.js";
 const run = promisify(execFile);
 
 /** The judge's running totals over the bench, for its summary line. */
-export interface BenchJudgeTotals {
+interface BenchJudgeTotals {
   judged: number;
   promoted: number;
   notJudged: number;

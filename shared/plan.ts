@@ -8,7 +8,7 @@ export const ImpactKindSchema = z.enum(["attention", "mapping", "reference", "hi
  * A reason's kind: the detector's kinds, and `judge` (a model read the article against the
  * change and quoted the line it found false: `plan --judge`, cli/plan/judge.ts).
  */
-export const ReasonKindSchema = z.enum([...ImpactKindSchema.options, "judge"]);
+const ReasonKindSchema = z.enum([...ImpactKindSchema.options, "judge"]);
 
 export const ImpactReasonSchema = z.object({
   kind: ReasonKindSchema,
@@ -73,7 +73,7 @@ export const TierSchema = z.enum(["stale", "related", "new"]);
  * article near its line; `malformed`, `refused`, `error`: no usable answer. Only `stale` changes
  * the tier.
  */
-export const JudgeVerdictSchema = z.object({
+const JudgeVerdictSchema = z.object({
   verdict: z.enum(["stale", "fine", "unverified", "malformed", "refused", "error"]),
   model: z.string(),
   /** The model's answer: the article line and the text it says is false, and why. */
@@ -102,7 +102,7 @@ export const PlannedArticleSchema = z.object({
 });
 
 /** With `--judge`: what the judge did over the related tier (docs/models.md#the-judge). */
-export const JudgeSummarySchema = z.object({
+const JudgeSummarySchema = z.object({
   model: z.string(),
   /** Related articles given a verdict (from the model or the cache). */
   judged: z.number().int().nonnegative(),
