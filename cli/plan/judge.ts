@@ -160,10 +160,9 @@ export async function judgeRelated(options: JudgeOptions): Promise<JudgeSummary>
           if (options.price) summary.costUsd = (summary.costUsd ?? 0) + costOf(outcome.usage, options.price);
           options.progress?.tokens(outcome.usage.promptTokens + outcome.usage.completionTokens);
         } catch (error) {
-          const setup = setupFailure(error, client);
-          if (setup === undefined) throw error;
+          if (setupFailure(error, client) === undefined) throw error;
           // The key or the model is wrong for every article: stop the others, say it once.
-          stopped ??= setup.replace("the run stopped; no article was started after it", "the judge stopped");
+          stopped ??= setupFailure(error, client, "the judge stopped");
           controller.abort();
         } finally {
           options.progress?.articleFinished(article.path, article.judge?.verdict ?? "error");
@@ -389,15 +388,16 @@ async function judgeMessages(
 ): Promise<ChatMessage[]> {
   const terms = relevantTerms(article, changeSet, content);
   // Budgets in tokens at four characters each (cli/run/budget.ts estimateTokens).
-  const diff = selectHunks(article, changeSet, terms, Math.floor(JUDGE_DIFF_BYTES / 4));
+  const diff = selectHunks(article, changeSet, terms, Math.floor(JUDGE_DIFF_BYTES / 4), { tools: false });
   const lines = article.impact.flatMap((reason) => (reason.line === undefined ? [] : [reason.line]));
   const text = articleText(content, terms, Math.floor(JUDGE_ARTICLE_BYTES / 4), article.path, {
     numbered: true,
     lines,
+    tools: false,
   });
   const leftOut = [
     ...diff.leftOut.map((line) => `${line} (cut to fit ${JUDGE_DIFF_BYTES / 1024} KB of hunks)`),
-    ...text.leftOut.map((line) => line.replace(/ \(read_file.*\)$/, "")),
+    ...text.leftOut.map((line) => `${line} (cut to fit ${JUDGE_ARTICLE_BYTES / 1024} KB of article)`),
   ];
   return [
     { role: "system", content: await loadPrompt("judge-system", {}) },

@@ -144,6 +144,7 @@ export function selectHunks(
   changeSet: ChangeSet,
   terms: readonly string[],
   budget: number,
+  options: { tools?: boolean } = {},
 ): { diff: string; leftOut: string[] } {
   const files = filesFor(article, changeSet);
   const leftOut: string[] = [];
@@ -197,7 +198,7 @@ export function selectHunks(
         .map((symbol) => symbol.name);
       const segments =
         symbols.length > 0
-          ? ` (changed: ${[...new Set(symbols)].join(", ")}; read_file {path, symbol} reads one)`
+          ? ` (changed: ${[...new Set(symbols)].join(", ")}${options.tools === false ? "" : "; read_file {path, symbol} reads one"})`
           : "";
       leftOut.push(
         `${file.path}: ${plural(dropped.length, "hunk")} at new lines ${ranges.join(", ")}${segments}`,
@@ -227,6 +228,8 @@ export interface ArticleTextOptions {
   numbered?: boolean;
   /** 1-based lines whose sections go in first (the reasons' lines). */
   lines?: readonly number[];
+  /** false: the message goes to a call without tools, so what was left out names no tool to read it. */
+  tools?: boolean;
 }
 
 /** Lines of context kept around a line that names a relevant term, when its section is too long to send whole. */
@@ -307,7 +310,8 @@ export function articleText(
     const gap = index < lines.length && !keep[index];
     if (gap && gapStart < 0) gapStart = index;
     if (!gap && gapStart >= 0) {
-      leftOut.push(`article lines ${gapStart + 1}–${index} (read_file with offset ${gapStart + 1})`);
+      const hint = options.tools === false ? "" : ` (read_file with offset ${gapStart + 1})`;
+      leftOut.push(`article lines ${gapStart + 1}–${index}${hint}`);
       gapStart = -1;
     }
   }

@@ -203,6 +203,19 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(server.requests).toHaveLength(2);
   });
 
+  it("sends a long article cut to its capped share, and says so in the prompt", async () => {
+    const filler = Array.from({ length: 900 }, (_, index) => `Line ${index} of a long story about retries.`);
+    const long = RETRIES_DOC.replace("Give", `${filler.join("\n")}\n\nGive`);
+    const repo = gitRepo({ "src/retry.ts": RETRY_SOURCE, "docs/retries.md": long });
+    repo.commit({ "src/retry.ts": RETRY_SOURCE.replace("sleep(1000)", "sleep(1000 * 2 ** attempt)") });
+    const server = await serve([STALE]);
+    await judgedPlan(repo, server);
+    const user = String(server.requests[0]!.body.messages![1]!.content);
+    expect(user).toMatch(/article lines \d+–\d+ \(cut to fit 24 KB of article\)/);
+    expect(user).not.toContain("read_file");
+    expect(user.length).toBeLessThan(long.length);
+  });
+
   it("retries a malformed answer once, then keeps the article related", async () => {
     const repo = backoffRepo();
     const server = await serve([{ content: "It is stale, I think." }, STALE]);
@@ -264,6 +277,7 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(code).toBe(2);
     expect(io.err.trim().split("\n")).toHaveLength(1);
     expect(io.err).toContain("refused the key");
+    expect(io.err).toContain("the judge stopped");
     expect(io.err).not.toContain(KEY);
   });
 
