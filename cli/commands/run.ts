@@ -104,8 +104,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
       values.judge || built.config.judge
         ? (await import("../plan/judge.js")).judgeSettings(values.judge, built.config)
         : undefined;
-    if (judge)
-      await (await import("../plan/judge-plan.js")).judgePlan({
+    if (judge) {
+      const { judgePlan } = await import("../plan/judge-plan.js");
+      const summary = await judgePlan({
         built,
         judge,
         settings,
@@ -114,6 +115,9 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         json: values.json ?? false,
         useCache: !values["no-cache"] && values.record === undefined,
       });
+      if (!values.quiet && !values.json)
+        io.stderr(`${printable((await import("../plan/judge.js")).summaryLine(summary))}\n`);
+    }
     const includeRelated = settings.include.includes("related");
     const selection = selectArticles(plannedArticles(built.plan, includeRelated), {
       only: values.only,

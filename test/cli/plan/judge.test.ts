@@ -270,15 +270,19 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(server.requests).toHaveLength(2);
   });
 
-  it("stops on a refused key with exit 2 and one line", async () => {
+  it.each([
+    [401, 'refused the key for model "test-model" (HTTP 401)'],
+    [404, 'does not serve model "test-model" (HTTP 404)'],
+  ])("stops on HTTP %i (a refused key, an unknown model) with exit 2 and one line", async (status, said) => {
     const repo = backoffRepo();
-    const server = await serve([{ status: 401, body: '{"error":{"message":"bad key"}}' }]);
+    const server = await serve([{ status, body: '{"error":{"message":"no"}}' }]);
     const { code, io } = await impact(repo, server, ["plan", "--judge"]);
     expect(code).toBe(2);
     expect(io.err.trim().split("\n")).toHaveLength(1);
-    expect(io.err).toContain("refused the key");
+    expect(io.err).toContain(said);
     expect(io.err).toContain("the judge stopped");
     expect(io.err).not.toContain(KEY);
+    expect(io.out).toBe("");
   });
 
   it("says what to set when no model is configured, and sends nothing without --judge", async () => {
@@ -346,6 +350,7 @@ describe("run --judge", () => {
     expect(audit.articles.map((article) => article.path)).toEqual(["docs/retries.md"]);
     expect(audit.articles[0]!.impact.at(-1)).toMatchObject({ kind: "judge", line: STALE_LINE });
     expect(judgeCalls(server)).toHaveLength(1);
+    expect(io.err).toContain("Judge (test-model): 1 related article judged, 1 promoted to stale");
     expect(server.requests.length).toBeGreaterThan(1);
 
     const plain = await serve(() => ({ content: "unused" }));
