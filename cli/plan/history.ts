@@ -263,17 +263,19 @@ async function readCache(
   base: string,
   maxCommits: number,
 ): Promise<History | undefined> {
-  const payload = await cache.get(entry);
-  if (!payload) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(payload.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  const parsed = CacheSchema.safeParse(json);
-  if (!parsed.success || parsed.data.base !== base || parsed.data.maxCommits !== maxCommits) return undefined;
-  const { paths, commits, shallow, truncated } = parsed.data;
+  const cached = await cache.getJson(
+    entry,
+    (json) => {
+      const parsed = CacheSchema.safeParse(json);
+      return parsed.success && parsed.data.base === base && parsed.data.maxCommits === maxCommits
+        ? parsed.data
+        : undefined;
+    },
+    // Another base's or limit's history, or a format of another version: mined again, silently.
+    () => undefined,
+  );
+  if (!cached) return undefined;
+  const { paths, commits, shallow, truncated } = cached;
   return {
     base,
     shallow,

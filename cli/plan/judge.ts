@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import pLimit from "p-limit";
 import { z } from "zod";
 import type { ChangeSet } from "../../shared/changeset.js";
@@ -10,6 +9,7 @@ import {
   ModelProtocolError,
   UsageError,
 } from "../../shared/errors.js";
+import { fieldsHash } from "../../shared/hash.js";
 import { DEFAULT_JUDGE_MAX_ARTICLES, JUDGE_ARTICLE_BYTES, JUDGE_DIFF_BYTES } from "../../shared/limits.js";
 import { setupFailure } from "../../shared/model/preflight.js";
 import { costOf, formatUsd, type ModelPrice } from "../../shared/model/prices.js";
@@ -419,10 +419,9 @@ async function judgeMessages(
   ];
 }
 
-/** sha256 over everything a verdict depends on, each part length-prefixed. */
+/** sha256 over everything a verdict depends on (fieldsHash). */
 function cacheKey(options: JudgeOptions, content: string, messages: readonly ChatMessage[]): string {
-  const hash = createHash("sha256");
-  const parts = [
+  return fieldsHash([
     ENTRY_FORMAT,
     JUDGE_PROMPT_VERSION,
     options.impactVersion,
@@ -430,31 +429,20 @@ function cacheKey(options: JudgeOptions, content: string, messages: readonly Cha
     options.endpoint,
     content,
     JSON.stringify(messages),
-  ];
-  for (const part of parts) {
-    hash.update(`${Buffer.byteLength(part)}:`);
-    hash.update(part);
-  }
-  return hash.digest("hex");
+  ]);
 }
 
 /** A cached verdict for `key`, or undefined; a sealed entry that is not one is said once and ignored. */
-async function readCached(
-  options: JudgeOptions,
-  key: string,
-): Promise<Omit<JudgeVerdict, "model"> | undefined> {
-  const payload = await options.cache?.get(`${key}.json`);
-  if (!payload) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(payload.toString("utf8"));
-  } catch {
-    json = undefined;
-  }
-  const parsed = CachedVerdictSchema.safeParse(json);
-  if (!parsed.success || parsed.data.key !== key) {
-    options.onWarning?.(`judge cache: ignoring ${key}.json: not an Impact verdict for this key`);
-    return undefined;
-  }
-  return parsed.data.verdict;
+function readCached(options: JudgeOptions, key: string): Promise<Omit<JudgeVerdict, "model"> | undefined> {
+  const name = `${key}.json`;
+  return (
+    options.cache?.getJson(
+      name,
+      (json) => {
+        const parsed = CachedVerdictSchema.safeParse(json);
+        return parsed.success && parsed.data.key === key ? parsed.data.verdict : undefined;
+      },
+      () => options.onWarning?.(`judge cache: ignoring ${name}: not an Impact verdict for this key`),
+    ) ?? Promise.resolve(undefined)
+  );
 }

@@ -84,6 +84,29 @@ export class CacheStore {
     return payload;
   }
 
+  /**
+   * Entry `name` read as JSON and taken by `accept` (which returns undefined for anything it
+   * does not take); undefined when absent. A sealed entry that is not JSON or not taken calls
+   * `foreign` (for a warning) and reads as absent.
+   */
+  async getJson<T>(
+    name: string,
+    accept: (json: unknown) => T | undefined,
+    foreign: () => void,
+  ): Promise<T | undefined> {
+    const payload = await this.get(name);
+    if (!payload) return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(payload.toString("utf8"));
+    } catch {
+      json = undefined;
+    }
+    const taken = json === undefined ? undefined : accept(json);
+    if (taken === undefined) foreign();
+    return taken;
+  }
+
   /** Seals and writes entry `name` (atomically), now or once the workdir is saved. */
   put(name: string, payload: string | Uint8Array): Promise<void> {
     if (!this.#usable(name)) return Promise.resolve();
