@@ -289,7 +289,7 @@ export function verdictLine(judge: JudgeVerdict): string {
     case "fine":
       return `${by}: fine (${judge.why}); stays related`;
     case "unverified":
-      return `${by}: said stale,${quoted}, but ${judge.why}; stays related`;
+      return `${by}: said stale (${judge.why}),${quoted}, but that text does not stand on the article within two lines of it; stays related`;
     default:
       return `${by}: ${judge.verdict}: ${judge.why}; stays related`;
   }
@@ -313,13 +313,7 @@ function verdictOf(answer: Answer, content: string): Omit<JudgeVerdict, "model">
   if (!answer.stale) return { verdict: "fine", why };
   const quote = shorten(answer.quote, KEPT_TEXT_CHARS);
   const line = quoteLine(content, answer.line, answer.quote);
-  if (line === undefined)
-    return {
-      verdict: "unverified",
-      line: answer.line,
-      quote,
-      why: `${why} (the quote does not stand on the article at or near line ${answer.line}: not used)`,
-    };
+  if (line === undefined) return { verdict: "unverified", line: answer.line, quote, why };
   return { verdict: "stale", line, quote, why };
 }
 

@@ -168,6 +168,10 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(related(plan)).toEqual(["docs/retries.md"]);
     expect(plan.related[0]!.judge).toMatchObject({ verdict: "unverified", line: STALE_LINE });
     expect(plan.judge).toMatchObject({ judged: 1, promoted: 0 });
+    const explained = await impact(repo, server, ["plan", "--explain", "docs/retries.md", "--judge"]);
+    expect(explained.io.out).toContain(
+      `Judge (test-model, cached): said stale (made up), line ${STALE_LINE} "retries back off exponentially", but that text does not stand on the article within two lines of it; stays related`,
+    );
   });
 
   it("keeps a related article related on stale: false, and --explain says what the judge found", async () => {
