@@ -129,7 +129,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
         quiet: values.quiet ?? false,
         json: values.json ?? false,
         useCache: true,
-        only: explanation?.path,
+        only: explanation && ((path) => path === explanation.path),
       });
     }
     if (explanation) {

@@ -20,6 +20,7 @@ import { articleSourceFor, type BuiltPlan, buildPlan } from "../plan/build-plan.
 import { TerminalProgress } from "../run/progress.js";
 import { endpointIdentity, RESULT_CACHE } from "../run/result-cache.js";
 import {
+  coveredBy,
   plannedArticles,
   type RunImpactOptions,
   type RunImpactResult,
@@ -114,6 +115,8 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
         quiet: values.quiet ?? false,
         json: values.json ?? false,
         useCache: !values["no-cache"] && values.record === undefined,
+        // A shard or --only judges only the articles it covers.
+        only: coveredBy({ only: values.only, shard: flags.shard }),
       });
       if (!values.quiet && !values.json)
         io.stderr(`${printable((await import("../plan/judge.js")).summaryLine(summary))}\n`);

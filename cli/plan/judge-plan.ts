@@ -47,13 +47,14 @@ export interface JudgePlanInput {
   json: boolean;
   /** Read and write the judge cache (off with `impact run --no-cache`). */
   useCache: boolean;
-  /** Judge only this article (`--explain PATH`). */
-  only?: string | undefined;
+  /** Judge only the related articles this takes (`--explain PATH`; a run's `--only` and `--shard`). */
+  only?: ((path: string) => boolean) | undefined;
 }
 
 /**
  * The judge over a built plan, for `plan --judge` and `run --judge`: the model resolved and
- * checked as a run does it (the OpenAI-compatible API; a router serves only the agent) (a bad key or base URL stops here: exit 2, one line), the sealed
+ * checked as a run does it (the OpenAI-compatible API: a router serves only the agent; a bad
+ * key or base URL stops here: exit 2, one line), the sealed
  * judge cache, and a progress line on a terminal. Changes `built.plan` in place.
  */
 export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {

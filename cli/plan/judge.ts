@@ -110,8 +110,8 @@ export interface JudgeOptions {
   signal: AbortSignal;
   cache?: CacheStore | undefined;
   price?: ModelPrice | undefined;
-  /** Judge only this related article (`--explain PATH`). */
-  only?: string | undefined;
+  /** Judge only the related articles this takes (`--explain PATH`; a run's `--only` and `--shard`). */
+  only?: ((path: string) => boolean) | undefined;
   /** Related articles never judged: older docs versions, which are never flagged. */
   skip?: ReadonlySet<string> | undefined;
   progress?: Pick<ProgressSink, "articleStarted" | "articleFinished" | "tokens"> | undefined;
@@ -179,9 +179,9 @@ export async function judgeRelated(options: JudgeOptions): Promise<JudgeSummary>
   return summary;
 }
 
-/** Whether the judge reads this related article: not an older docs version, and the one `only` names. */
+/** Whether the judge reads this related article: not an older docs version, and one `only` takes. */
 export function judgeable(path: string, options: Pick<JudgeOptions, "only" | "skip">): boolean {
-  return !options.skip?.has(path) && (options.only === undefined || path === options.only);
+  return !options.skip?.has(path) && (options.only?.(path) ?? true);
 }
 
 /** Moves a related article the judge found stale into the flagged articles, with its judge reason. */

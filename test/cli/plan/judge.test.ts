@@ -365,6 +365,18 @@ describe("run --judge", () => {
   });
 });
 
+describe("run --judge --only", () => {
+  it("judges only the related articles the run covers", async () => {
+    const repo = backoffRepo();
+    repo.commit({ "docs/other.md": RETRIES_DOC.replace("# Retries", "# More retries") });
+    repo.commit({ "src/retry.ts": RETRY_SOURCE.replace("sleep(1000)", "sleep(500 * 2 ** attempt)") });
+    const server = await serve(() => answer({ stale: false, line: 0, quote: "", why: "fine" }));
+    const { code, io } = await impact(repo, server, ["run", "--judge", "--only", "docs/other.md"]);
+    expect(code, io.err).toBe(0);
+    expect(judgeCalls(server).map((request) => request.article)).toEqual(["docs/other.md"]);
+  });
+});
+
 describe("judgeRelated", () => {
   it("leaves an article whose call times out related, with a note, and judges the others", async () => {
     const repo = backoffRepo();
