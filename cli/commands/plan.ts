@@ -162,8 +162,11 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
     const includeRelated = resolveSetting("include", { flags: values, config: loadedConfig }).value.includes(
       "related",
     );
-    const judgeSummary = plan.judge && (await import("../plan/judge.js")).summaryLine(plan.judge);
-    if (!values.json && !values.quiet) io.stdout(renderPlan(plan, { includeRelated, judgeSummary }));
+    const judged = plan.judge && (await import("../plan/judge.js"));
+    const judgeSummary = plan.judge && judged?.summaryLine(plan.judge);
+    const judgeNotes = judged?.verdictNotes(plan.related);
+    if (!values.json && !values.quiet)
+      io.stdout(renderPlan(plan, { includeRelated, judgeSummary, judgeNotes }));
     if (!values.json && !values.quiet)
       for (const warning of plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     if (values.check) {
@@ -342,7 +345,10 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
 }
 
 /** An article's rows in the table: its status and score, then one row per reason group. */
-function articleRows(articles: readonly PlannedArticle[]): string[][] {
+function articleRows(
+  articles: readonly PlannedArticle[],
+  judgeNotes: ReadonlyMap<string, string> = new Map(),
+): string[][] {
   const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
   for (const article of articles) {
     if (article.impact.length === 0)
@@ -363,6 +369,8 @@ function articleRows(articles: readonly PlannedArticle[]): string[][] {
       const hidden = groups.length - MAX_REASON_ROWS;
       rows.push(["", "", "", "…", plural(hidden, "more file"), "all of them: impact plan --json"]);
     }
+    const note = judgeNotes.get(article.path);
+    if (note !== undefined) rows.push(["", "", "", "judge", article.judge?.model ?? "", note]);
   }
   return rows.map((row) => row.map(printable));
 }
@@ -374,7 +382,12 @@ function articleRows(articles: readonly PlannedArticle[]): string[][] {
  */
 export function renderPlan(
   plan: ImpactPlan,
-  options: { includeRelated?: boolean; judgeSummary?: string | undefined } = {},
+  options: {
+    includeRelated?: boolean;
+    judgeSummary?: string | undefined;
+    /** The judge's verdict on each related article it read, in a few words (`--judge`). */
+    judgeNotes?: ReadonlyMap<string, string> | undefined;
+  } = {},
 ): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
   const created = plan.articles.filter((article) => article.status === "new");
@@ -410,7 +423,7 @@ export function renderPlan(
   const related = plan.related ?? [];
   if (related.length > 0 && options.includeRelated) {
     lines.push("", `Related, not flagged (about the changed code; nothing in them is contradicted):`, "");
-    lines.push(...table(articleRows(related)));
+    lines.push(...table(articleRows(related, options.judgeNotes)));
   } else if (related.length > 0) {
     const shown = related.slice(0, 10).map((article) => printable(article.path));
     const more = related.length > 10 ? `, and ${related.length - 10} more` : "";

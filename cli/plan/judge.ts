@@ -295,6 +295,22 @@ export function verdictLine(judge: JudgeVerdict): string {
   }
 }
 
+/** The judge's verdict on each related article it read, in a few words, for the related table (`--include related`). */
+export function verdictNotes(related: readonly PlannedArticle[]): Map<string, string> {
+  const notes = new Map<string, string>();
+  for (const { path, judge } of related) {
+    if (!judge) continue;
+    const why = shorten(judge.why, SHOWN_QUOTE_CHARS);
+    notes.set(
+      path,
+      judge.verdict === "unverified"
+        ? `said stale at line ${judge.line}, but the quote does not stand on the article there`
+        : `${judge.verdict} (${why})${judge.cached ? ", cached" : ""}`,
+    );
+  }
+  return notes;
+}
+
 /** The judge's summary under the plan's table (`plan --judge`). */
 export function summaryLine(summary: JudgeSummary): string {
   const parts = [

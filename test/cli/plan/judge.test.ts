@@ -187,6 +187,8 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(explained.io.out).toContain(
       "Judge (test-model, cached): fine (the article names no delay); stays related",
     );
+    const table = await impact(repo, server, ["plan", "--judge", "--include", "related"]);
+    expect(table.io.out).toMatch(/judge\s+test-model\s+fine \(the article names no delay\), cached/);
     // Without --judge, --explain asks nothing and says nothing of a judge.
     const plain = await impact(repo, server, ["plan", "--explain", "docs/retries.md"]);
     expect(plain.io.out).not.toContain("Judge");
