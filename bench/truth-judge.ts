@@ -10,7 +10,7 @@ import { DEFAULT_JUDGE_MAX_ARTICLES } from "../shared/limits.js";
 import { preflightModel } from "../shared/model/preflight.js";
 import { priceOf } from "../shared/model/prices.js";
 import { resolveModelClient } from "../shared/model/resolve.js";
-import type { ImpactPlan } from "../shared/plan.js";
+import type { ImpactPlan, JudgeVerdict } from "../shared/plan.js";
 import { resolveSettings } from "../shared/settings.js";
 
 const run = promisify(execFile);
@@ -29,8 +29,14 @@ interface BenchJudgeTotals {
 export interface BenchJudge {
   model: string;
   totals: BenchJudgeTotals;
-  /** The articles the plan flags once the judge read its related ones (the plan itself is left as it was). */
-  flagged(input: { repoRoot: string; plan: ImpactPlan; changeSet: ChangeSet }): Promise<string[]>;
+  /**
+   * The articles the plan flags once the judge read its related ones, and its verdict on each
+   * (for `--dump`); the plan itself is left as it was.
+   */
+  judge(input: { repoRoot: string; plan: ImpactPlan; changeSet: ChangeSet }): Promise<{
+    flagged: string[];
+    verdicts: (JudgeVerdict & { path: string })[];
+  }>;
 }
 
 /**
@@ -61,7 +67,7 @@ export async function openBenchJudge(env: Record<string, string | undefined>): P
   return {
     model: client.model,
     totals,
-    async flagged({ repoRoot, plan, changeSet }) {
+    async judge({ repoRoot, plan, changeSet }) {
       const copy = structuredClone(plan);
       const summary = await judgeRelated({
         plan: copy,
@@ -84,7 +90,10 @@ export async function openBenchJudge(env: Record<string, string | undefined>): P
       totals.promptTokens += summary.promptTokens;
       totals.completionTokens += summary.completionTokens;
       if (summary.costUsd !== undefined) totals.costUsd = (totals.costUsd ?? 0) + summary.costUsd;
-      return untouchedStale(copy).map((article) => article.path);
+      const verdicts = [...copy.articles, ...copy.related].flatMap((article) =>
+        article.judge ? [{ path: article.path, ...article.judge }] : [],
+      );
+      return { flagged: untouchedStale(copy).map((article) => article.path), verdicts };
     },
   };
 }

@@ -555,6 +555,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   const judgedScored: Scored[] = [];
   const judgedSilences = new Map<string, Silent[]>();
   const judgedScores: { name: string; scores: Scores }[] = [];
+  /** The dump's entry of each replayed doc-changing commit, by repository and sha (the judge adds its verdicts). */
+  const dumpedBySha = new Map<string, Record<string, unknown>>();
   const codeOnly = existsSync(codeOnlyFile)
     ? CodeOnlySchema.parse(JSON.parse(readFileSync(codeOnlyFile, "utf8")))
     : undefined;
@@ -604,8 +606,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
           weak: (replay.plan.weak ?? []).map((article) => article.path),
           evidence: evidence.map((file) => file.path),
         });
-        if (values.dump)
-          dump.push({
+        if (values.dump) {
+          const dumped: Record<string, unknown> = {
             repository: repository.name,
             sha: replay.sha,
             age: replay.index,
@@ -626,7 +628,10 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
               score: article.score,
               impact: article.impact,
             })),
-          });
+          };
+          dump.push(dumped);
+          dumpedBySha.set(`${repository.name} ${replay.sha}`, dumped);
+        }
       },
     });
     report.commits.forEach((commit, position) => {
@@ -652,7 +657,10 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       const judged: Scores = { ...scores, impact: emptyTally() };
       for (const entry of scored.filter((candidate) => candidate.repository === repository.name)) {
         const replayed = toJudge.get(entry.sha);
-        const flagged = replayed ? await judge.flagged({ repoRoot, ...replayed }) : entry.impact;
+        const judgedReplay = replayed ? await judge.judge({ repoRoot, ...replayed }) : undefined;
+        const flagged = judgedReplay?.flagged ?? entry.impact;
+        const dumped = dumpedBySha.get(`${repository.name} ${entry.sha}`);
+        if (dumped && judgedReplay) dumped.judged = judgedReplay;
         judgedScored.push({ ...entry, impact: flagged });
         add(judged.impact, new Set(entry.truth), flagged);
       }
@@ -674,8 +682,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
         });
         const flagged = plan.articles.filter((article) => article.status === "impacted");
         quiet.push({ age, sha, flagged: flagged.map((article) => article.path) });
-        if (judge)
-          judgedQuiet.push({ age, sha, flagged: await judge.flagged({ repoRoot, plan, changeSet }) });
+        const judgedCodeOnly = judge && (await judge.judge({ repoRoot, plan, changeSet }));
+        if (judgedCodeOnly) judgedQuiet.push({ age, sha, flagged: judgedCodeOnly.flagged });
         if (values.dump)
           dump.push({
             repository: repository.name,
@@ -689,6 +697,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
               impact: article.impact,
             })),
             related: plan.related.map((article) => ({ path: article.path, score: article.score })),
+            ...(judgedCodeOnly ? { judged: judgedCodeOnly } : {}),
           });
       }
     }

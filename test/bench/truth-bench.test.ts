@@ -105,12 +105,15 @@ describe("truth bench --judge", () => {
         IMPACT_MODEL: "test-model",
       });
       if (typeof judge === "string") throw new Error(judge);
-      const flagged = await judge.flagged({
+      const { flagged, verdicts } = await judge.judge({
         repoRoot: repo.dir,
         plan: built.plan,
         changeSet: built.changeSet,
       });
       expect(flagged).toEqual(["docs/limits.md"]);
+      expect(verdicts).toEqual([
+        expect.objectContaining({ path: "docs/limits.md", verdict: "stale", line: 9 }),
+      ]);
       expect(built.plan.related.map((article) => article.path)).toEqual(["docs/limits.md"]);
       expect(judge.totals).toMatchObject({ judged: 1, promoted: 1, notJudged: 0 });
       expect(judge.model).toBe("test-model");
