@@ -53,9 +53,9 @@ export interface JudgePlanInput {
 
 /**
  * The judge over a built plan, for `plan --judge` and `run --judge`: the model resolved and
- * checked as a run does it (the OpenAI-compatible API: a router serves only the agent; a bad
- * key or base URL stops here: exit 2, one line), the sealed
- * judge cache, and a progress line on a terminal. Changes `built.plan` in place.
+ * checked as a run does it (the OpenAI-compatible API itself, since a router serves only the
+ * agent; a bad key or base URL stops here: exit 2, one line), the sealed judge cache, and a
+ * progress line on a terminal. Changes `built.plan` in place.
  */
 export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
   const { built, settings, io } = input;
