@@ -158,6 +158,20 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(plain.code).toBe(0);
   });
 
+  it("escapes the model's text in annotations: it cannot start a workflow command", async () => {
+    const repo = backoffRepo();
+    const server = await serve([
+      answer({ stale: true, line: STALE_LINE, quote: QUOTE, why: "doubles\n::error file=x::pwned %0A" }),
+    ]);
+    const { code, io } = await impact(repo, server, ["plan", "--check=advisory", "--judge"]);
+    expect(code, io.err).toBe(0);
+    const lines = io.out.split("\n").filter((line) => line.startsWith("::"));
+    expect(lines).toHaveLength(1);
+    expect(io.out).not.toContain("\n::error");
+    expect(lines[0]).toMatch(/^::warning file=docs\/retries\.md,line=11,title=Impact::/);
+    expect(lines[0]).toContain("doubles%0A::error file=x::pwned %250A");
+  });
+
   it("keeps the article related when the quote is not on it near the line given", async () => {
     const repo = backoffRepo();
     const server = await serve([
