@@ -71,6 +71,8 @@ export interface BuiltPlan {
   workdir: Workdir;
   /** The separate docs repository the articles come from; its paths in the plan are `name:path`. */
   docsRepository?: DocsRepository | undefined;
+  /** Articles of older docs versions (config `versions`), as the plan names them: related, never flagged. */
+  olderVersions?: ReadonlySet<string>;
 }
 
 /**
@@ -174,6 +176,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, explain);
     // Older versions of versioned docs are context, not edited (config versions.editOlder).
+    const olderVersions = new Set<string>();
     if (!config.versions?.editOlder) {
       const layout = versionLayout(
         articles.map((article) => article.path),
@@ -181,6 +184,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
         config.versions,
       );
       moveOlderVersionsToRelated(plan, layout);
+      for (const path of layout?.older.keys() ?? []) olderVersions.add(path);
       const folder = explanation && layout?.older.get(explanation.path);
       if (explanation && folder && explanation.status === "impacted") {
         explanation.related = `${folder} is an older version than ${layout!.current.join(", ")} (config versions)`;
@@ -203,6 +207,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     // The input held: what the caches were given may be written now (by the caller when it
     // has input of its own still to check).
     if (!options.deferState) await workdir.save();
+    const named = (path: string) => (docsRepository ? docsRepositoryPath(docsRepository.name, path) : path);
     if (docsRepository) {
       nameDocsRepositoryPaths(plan, docsRepository);
       if (explanation) explanation.path = docsRepositoryPath(docsRepository.name, explanation.path);
@@ -216,6 +221,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       workdir,
       explanation,
       docsRepository,
+      olderVersions: new Set([...olderVersions].map(named)),
     };
   } finally {
     if (options.extractor === undefined) extractor.close();
