@@ -206,6 +206,10 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
     evidence: evidence.files,
     articles,
     isStale,
+    tied: (article, file) =>
+      (signals.get(article) ?? []).some(
+        (signal) => (signal.kind === "mapping" || signal.kind === "attention") && signal.source === file,
+      ),
     packageNames: (input.genericNames ?? []).map((dropped) => dropped.symbol),
     sink,
   });

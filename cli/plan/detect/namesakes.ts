@@ -17,7 +17,8 @@ import { REASON_SCORES } from "./weights.js";
  *   error or class an added code line raises or constructs (`throw new ReadError(`): the
  *   page describing when it is raised may be incomplete.
  * Added past the stale marks, to articles without one: no stale article's score moves, so
- * the bar and every flag stay as they were.
+ * the bar and every flag stay as they were. An article a mapping or `attention` entry ties to
+ * the file already gets no namesake: it would say the same twice.
  */
 
 /** Stems that say what a file does in its folder, not what it is about. */
@@ -103,13 +104,15 @@ export function namesakeSignals(
   input: ArticleSignalInput & {
     /** Articles with stale-statement evidence: relevance is not added to them. */
     isStale: (path: string) => boolean;
+    /** Whether a mapping or `attention` entry ties the article to the file already (a namesake would say it twice). */
+    tied?: (article: string, file: string) => boolean;
     /** The package's own names: a file named after the package (`src/mdbook.rs`) names every page. */
     packageNames?: readonly string[];
   },
 ): void {
   const { evidence, articles, sink } = input;
   const add = (article: string, source: string, detail: string) => {
-    if (input.isStale(article)) return;
+    if (input.isStale(article) || input.tied?.(article, source)) return;
     sink.add({ article, kind: "reference", source, detail, score: REASON_SCORES.namesake });
   };
   // namesake: by paths alone.

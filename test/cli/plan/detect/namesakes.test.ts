@@ -49,6 +49,21 @@ describe("an article named after a changed file is related, never flagged", { ti
     expect(related(plan)).toEqual([]);
   });
 
+  it("adds nothing to an article a mapping ties to the file already", async () => {
+    const repo = gitRepo({
+      "impact.config.json": JSON.stringify({
+        docs: ["docs/**/*.md"],
+        mappings: [{ code: "src/:name.ts", docs: "docs/:name.md" }],
+      }),
+      "src/cache.ts": "function evict(size: number) {\n  return size;\n}\n",
+      "docs/cache.md": "# Cache\n\nHow entries are evicted.\n",
+    });
+    repo.commit({ "src/cache.ts": "function evict(size: number) {\n  return size - 1;\n}\n" });
+    const plan = await planJson(repo);
+    expect(related(plan)).toEqual(["docs/cache.md"]);
+    expect(details(plan, "docs/cache.md")).toEqual(["mapping src/:name.ts → docs/:name.md (name=cache)"]);
+  });
+
   it("never takes the package's own name for a namesake: a page named after the project is about all of it", async () => {
     const repo = gitRepo({
       ...config,
