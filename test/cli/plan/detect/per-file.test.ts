@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { perChangeSet, perFile } from "../../../../cli/plan/detect/per-file.js";
+import { proseWords } from "../../../../cli/plan/detect/prose.js";
 import { quotedBlocks } from "../../../../cli/plan/detect/quoted-code.js";
 import { removedPrograms } from "../../../../cli/plan/detect/removed-programs.js";
 import { parseUnifiedDiff } from "../../../../shared/diff/parse.js";
@@ -89,10 +90,15 @@ describe("perChangeSet", () => {
       removedPrograms,
       deletion("cmd/gen/main.go", ["package main", "", "func main() {}"]) + diff("tool.go", "old()", "new()"),
     ],
+    [
+      "prose",
+      proseWords,
+      diff("src/help.ts", "// Shows the automatic help option.", "// Shows the generated usage banner."),
+    ],
   ] as const)("hands the %s rule's second call (the signals, after the lookups) the facts of the first", (_, rule, text) => {
     const files = parseUnifiedDiff(text);
     const first = rule(files);
-    expect(first).not.toEqual([]);
+    expect([...first.values()]).not.toEqual([]);
     // The very facts, not a second reading of the diff.
     expect(rule([...files])).toBe(first);
   });
