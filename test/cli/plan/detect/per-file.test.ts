@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { dependencyChanges } from "../../../../cli/plan/detect/dependencies.js";
+import { docstringNotes } from "../../../../cli/plan/detect/docstring-notes.js";
 import { perChangeSet, perFile } from "../../../../cli/plan/detect/per-file.js";
 import { proseWords } from "../../../../cli/plan/detect/prose.js";
 import { quotedBlocks } from "../../../../cli/plan/detect/quoted-code.js";
@@ -95,11 +97,24 @@ describe("perChangeSet", () => {
       proseWords,
       diff("src/help.ts", "// Shows the automatic help option.", "// Shows the generated usage banner."),
     ],
-  ] as const)("hands the %s rule's second call (the signals, after the lookups) the facts of the first", (_, rule, text) => {
-    const files = parseUnifiedDiff(text);
-    const first = rule(files);
-    expect([...first.values()]).not.toEqual([]);
-    // The very facts, not a second reading of the diff.
-    expect(rule([...files])).toBe(first);
-  });
+    [
+      "dependency",
+      dependencyChanges,
+      diff("package.json", '    "left-pad": "^1.3.0",', '    "pad": "^2.0.0",'),
+    ],
+    [
+      "docstring note",
+      docstringNotes,
+      diff("src/core.py", "    .. versionchanged:: 8.0 ``flag_value`` is required.", "    pass"),
+    ],
+  ] as const)(
+    "hands the %s rule's second call (the signals, after the lookups) the facts of the first",
+    (_, rule, text) => {
+      const files = parseUnifiedDiff(text);
+      const first = [...rule(files).values()];
+      expect(first).not.toEqual([]);
+      // The very facts, not a second reading of the diff.
+      expect([...rule([...files]).values()][0]).toBe(first[0]);
+    },
+  );
 });
