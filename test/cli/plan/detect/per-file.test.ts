@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { dependencyChanges } from "../../../../cli/plan/detect/dependencies.js";
 import { docstringNotes } from "../../../../cli/plan/detect/docstring-notes.js";
+import { removedLinks } from "../../../../cli/plan/detect/links.js";
 import { perChangeSet, perFile } from "../../../../cli/plan/detect/per-file.js";
 import { proseWords } from "../../../../cli/plan/detect/prose.js";
 import { quotedBlocks } from "../../../../cli/plan/detect/quoted-code.js";
 import { removedPrograms } from "../../../../cli/plan/detect/removed-programs.js";
+import { findSweeps } from "../../../../cli/plan/detect/sweeps.js";
 import { parseUnifiedDiff } from "../../../../shared/diff/parse.js";
 
 const diff = (path: string, removed: string, added: string) =>
@@ -93,22 +95,36 @@ describe("perChangeSet", () => {
       deletion("cmd/gen/main.go", ["package main", "", "func main() {}"]) + diff("tool.go", "old()", "new()"),
     ],
     [
-      "prose",
+      "prose words",
       proseWords,
       diff("src/help.ts", "// Shows the automatic help option.", "// Shows the generated usage banner."),
     ],
     [
-      "dependency",
+      "dependency changes",
       dependencyChanges,
       diff("package.json", '    "left-pad": "^1.3.0",', '    "pad": "^2.0.0",'),
     ],
     [
-      "docstring note",
+      "docstring notes",
       docstringNotes,
       diff("src/core.py", "    .. versionchanged:: 8.0 ``flag_value`` is required.", "    pass"),
     ],
+    [
+      "sweeps",
+      findSweeps,
+      ["a.ts", "b.ts", "c.ts", "d.ts"].map((path) => diff(path, "old()", "new()")).join(""),
+    ],
+    [
+      "removed links",
+      removedLinks,
+      diff(
+        "src/site.ts",
+        'const home = "https://old.example.org/home";',
+        'const home = "https://example.org/";',
+      ),
+    ],
   ] as const)(
-    "hands the %s rule's second call (the signals, after the lookups) the facts of the first",
+    "hands the second call for %s (the signals, after the lookups) the facts of the first",
     (_, rule, text) => {
       const files = parseUnifiedDiff(text);
       const first = [...rule(files).values()];
