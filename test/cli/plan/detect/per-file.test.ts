@@ -7,6 +7,7 @@ import { proseWords } from "../../../../cli/plan/detect/prose.js";
 import { quotedBlocks } from "../../../../cli/plan/detect/quoted-code.js";
 import { removedPrograms } from "../../../../cli/plan/detect/removed-programs.js";
 import { findSweeps } from "../../../../cli/plan/detect/sweeps.js";
+import { droppedVersions } from "../../../../cli/plan/detect/versions.js";
 import { parseUnifiedDiff } from "../../../../shared/diff/parse.js";
 
 const diff = (path: string, removed: string, added: string) =>
@@ -122,6 +123,11 @@ describe("perChangeSet", () => {
         'const home = "https://old.example.org/home";',
         'const home = "https://example.org/";',
       ),
+    ],
+    [
+      "dropped versions",
+      droppedVersions,
+      diff("src/version.py", '__version__ = "0.18.2"', '__version__ = "0.19.0"'),
     ],
   ] as const)(
     "hands the second call for %s (the signals, after the lookups) the facts of the first",
