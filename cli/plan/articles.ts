@@ -75,6 +75,8 @@ export async function listArticleEntries(
     revision?: string | undefined;
     unmatchedDocsGlobs?: string[] | undefined;
     warnings?: string[];
+    /** A listWorktree listing of `repoRoot` already started (without `revision`). */
+    worktree?: Promise<string> | undefined;
   } = {},
 ): Promise<ListedFile[]> {
   const select = articleSelector(config);

@@ -8,7 +8,7 @@ import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { type DocsRepository, openDocsRepository } from "../git/docs-repository.js";
-import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git/repository.js";
+import { EMPTY_TREE, gitAt, listWorktree, repositoryRoot, resolveCommit } from "../git/repository.js";
 import { Workdir } from "../workdir/workdir.js";
 import {
   ARTICLE_INDEX_CACHE,
@@ -84,7 +84,6 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
   const extractor = options.extractor ?? startSymbolExtractor();
   try {
     const repoRoot = await repositoryRoot(options.repo);
-    const workdir = new Workdir(repoRoot, { env: options.env ?? process.env }).prepare();
     const config = await loadConfig(repoRoot, options.config);
     // A separate docs repository: the change is read here, the articles there.
     const docsRepository = await openDocsRepository({
@@ -94,6 +93,11 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       config,
     });
     const docsRoot = docsRepository?.root ?? repoRoot;
+    // Articles from this working tree (no --head): one `git ls-files` lists them and tells
+    // which files under .impact/ git tracks, started now for both.
+    const worktree = options.head === undefined && !docsRepository ? listWorktree(repoRoot) : undefined;
+    worktree?.catch(() => {});
+    const workdir = new Workdir(repoRoot, { env: options.env ?? process.env, worktree }).prepare();
     const diffText =
       options.diff === undefined
         ? undefined
@@ -134,6 +138,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       revision,
       unmatchedDocsGlobs,
       warnings: formatWarnings,
+      worktree: revision === undefined ? worktree : undefined,
     });
     // Every article's facts (from the article index, or read now) while git works out the change.
     const indexed = await indexArticles(docsRoot, listed, {

@@ -56,6 +56,14 @@ describe("git processes per command", () => {
     expect(calls.filter((call) => / diff /.test(call))).toHaveLength(1);
   });
 
+  it("impact plan beside its .impact/ caches lists the working tree once: the tracked-file check reads the article listing", async () => {
+    const repo = portRepo(["alpha", "beta"]);
+    expect(await main(["plan"], captureIo(repo.dir))).toBe(0);
+    const calls = await gitCallsOf(async () => expect(await main(["plan"], captureIo(repo.dir))).toBe(0));
+    expect(calls.length, calls.join("\n")).toBeLessThanOrEqual(PLAN_GIT_PROCESSES);
+    expect(calls.filter((call) => / ls-files /.test(call))).toHaveLength(1);
+  });
+
   it(`impact run starts at most ${RUN_GIT_PROCESSES}`, async () => {
     const repo = portRepo(["alpha", "beta"]);
     const calls = await gitCallsOf(async () =>
