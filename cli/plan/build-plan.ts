@@ -8,7 +8,15 @@ import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { type DocsRepository, openDocsRepository } from "../git/docs-repository.js";
-import { EMPTY_TREE, gitAt, listWorktree, repositoryRoot, resolveCommit } from "../git/repository.js";
+import {
+  EMPTY_TREE,
+  gitAt,
+  type ListedFile,
+  listWorktree,
+  repositoryRoot,
+  resolveCommit,
+  resolveCommits,
+} from "../git/repository.js";
 import { Workdir } from "../workdir/workdir.js";
 import {
   ARTICLE_INDEX_CACHE,
@@ -152,6 +160,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     const articles = await readNeededArticles({
       repoRoot: docsRoot,
       revision,
+      listed,
       indexed,
       changeSet,
       config,
@@ -252,6 +261,8 @@ function nameDocsRepositoryPaths(plan: ImpactPlan, { name, head }: DocsRepositor
 async function readNeededArticles(input: {
   repoRoot: string;
   revision: string | undefined;
+  /** The articles as listed, with their blobs when read from `revision`. */
+  listed: readonly ListedFile[];
   indexed: IndexedArticles;
   changeSet: ChangeSet;
   config: ImpactConfig;
@@ -268,10 +279,9 @@ async function readNeededArticles(input: {
   const needed =
     lookups.substrings.length > 0 ? paths : paths.filter((path) => mustRead(input.indexed.get(path)!, keys));
   const read = new Map(
-    (await readArticles(input.repoRoot, needed, { revision: input.revision })).map((article) => [
-      article.path,
-      article.content,
-    ]),
+    (await readArticles(input.repoRoot, needed, { revision: input.revision, listed: input.listed })).map(
+      (article) => [article.path, article.content],
+    ),
   );
   return paths.map((path) => ({
     path,
@@ -343,7 +353,8 @@ export async function articleSourceFor(
 ): Promise<BuiltPlan["articleSource"]> {
   if (head === undefined) return { kind: "worktree" };
   const git = gitAt(repoRoot);
-  const [wanted, current] = await Promise.all([resolveCommit(git, head), resolveCommit(git, "HEAD")]);
+  // Through the command's one object reader, which reads the change's blobs too: no process of their own.
+  const [wanted, current] = await resolveCommits(git, [head, "HEAD"]);
   if (wanted === undefined || wanted === current) return { kind: "worktree" };
   return { kind: "revision", revision: wanted };
 }

@@ -64,6 +64,30 @@ describe("git processes per command", () => {
     expect(calls.filter((call) => / ls-files /.test(call))).toHaveLength(1);
   });
 
+  it("impact plan --head REV resolves it through the object reader and lists its tree once, reading the articles by the listing's blobs", async () => {
+    const repo = portRepo(["alpha", "beta"]);
+    const head = repo.git("rev-parse", "HEAD");
+    repo.commit({ "src/other.ts": "export const OTHER = 1;\n" });
+    const io = captureIo(repo.dir);
+    const calls = await gitCallsOf(async () =>
+      expect(await main(["plan", "--base", `${head}~1`, "--head", head, "--json"], io)).toBe(0),
+    );
+    expect(
+      calls.filter((call) => / ls-tree /.test(call)),
+      calls.join("\n"),
+    ).toHaveLength(1);
+    expect(
+      calls.filter((call) => / rev-parse /.test(call)),
+      calls.join("\n"),
+    ).toEqual([]);
+    // The articles were read: both still quote the old port.
+    expect(
+      JSON.parse(io.out)
+        .articles.map((article: { path: string }) => article.path)
+        .sort(),
+    ).toEqual(["docs/alpha.md", "docs/beta.md"]);
+  });
+
   it(`impact run starts at most ${RUN_GIT_PROCESSES}`, async () => {
     const repo = portRepo(["alpha", "beta"]);
     const calls = await gitCallsOf(async () =>
