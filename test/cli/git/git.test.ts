@@ -127,22 +127,20 @@ describe("git through plain child processes", () => {
   });
 
   it("tells the files git tracks under a folder from the working tree's listing, as ls-files --cached -- folder does", async () => {
-    const repo = gitRepo({
-      ".impact/cache/kept.json": "{}\n",
-      ".impact/cache/gone from disk.json": "{}\n",
-      ".impact/instructions.md": "# Style\n",
-      ".impactx/other.json": "{}\n",
-      "docs/a.md": "# A\n",
-    });
-    rmSync(join(repo.dir, ".impact/cache/gone from disk.json"));
-    writeFileSync(join(repo.dir, ".impact/untracked.json"), "{}\n");
-    const tracked = trackedUnder(await listWorktree(repo.dir), ".impact").sort();
-    expect(tracked).toEqual([
+    // Tracked: one deleted from the working tree since; not: a folder sharing the prefix, an untracked file.
+    const tracked = [
       ".impact/cache/gone from disk.json",
       ".impact/cache/kept.json",
       ".impact/instructions.md",
-    ]);
-    expect(tracked).toEqual(
+    ];
+    const repo = gitRepo(
+      Object.fromEntries([...tracked, ".impactx/other.json"].map((path) => [path, "{}\n"])),
+    );
+    rmSync(join(repo.dir, ".impact/cache/gone from disk.json"));
+    writeFileSync(join(repo.dir, ".impact/untracked.json"), "{}\n");
+    const found = trackedUnder(await listWorktree(repo.dir), ".impact").sort();
+    expect(found).toEqual(tracked);
+    expect(found).toEqual(
       repo.git("ls-files", "-z", "--cached", "--", ".impact").split("\0").filter(Boolean).sort(),
     );
   });
