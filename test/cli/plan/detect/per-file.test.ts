@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fileDeclarations } from "../../../../cli/plan/detect/declared-names.js";
 import { dependencyChanges } from "../../../../cli/plan/detect/dependencies.js";
 import { docstringNotes } from "../../../../cli/plan/detect/docstring-notes.js";
 import { removedLinks } from "../../../../cli/plan/detect/links.js";
@@ -122,6 +123,15 @@ describe("perChangeSet", () => {
         "src/site.ts",
         'const home = "https://old.example.org/home";',
         'const home = "https://example.org/";',
+      ),
+    ],
+    [
+      "declared names",
+      fileDeclarations,
+      diff(
+        "cmd/flags.go",
+        'cmd.Flags().String("output-dir", "", "where")',
+        'cmd.Flags().String("out-dir", "", "where")',
       ),
     ],
     [
