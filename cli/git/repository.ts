@@ -191,7 +191,7 @@ export async function resolveCommits(git: Git, revisions: string[]): Promise<(st
  */
 export async function listRepositoryFiles(
   root: string,
-  options: { revision?: string | undefined; ignoredMatching?: ((path: string) => boolean) | undefined } = {},
+  options: Parameters<typeof listRepositoryEntries>[1] = {},
 ): Promise<string[]> {
   return (await listRepositoryEntries(root, options)).map((entry) => entry.path);
 }

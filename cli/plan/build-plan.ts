@@ -79,6 +79,8 @@ export interface BuiltPlan {
   workdir: Workdir;
   /** The separate docs repository the articles come from; its paths in the plan are `name:path`. */
   docsRepository?: DocsRepository | undefined;
+  /** The working tree's listing (listWorktree) the articles were listed from, when they were. */
+  worktree?: Promise<string> | undefined;
 }
 
 /**
@@ -230,6 +232,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       workdir,
       explanation,
       docsRepository,
+      worktree,
     };
   } finally {
     if (options.extractor === undefined) extractor.close();
