@@ -12,7 +12,11 @@ import { selectEvidence } from "../cli/plan/detect/evidence.js";
 import { genericNames } from "../cli/plan/generic-names.js";
 import { proposeRepositoryConfig } from "../cli/plan/propose-config.js";
 import { languageOf } from "../cli/plan/symbols/languages/index.js";
+import type { ChangeSet } from "../shared/changeset.js";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
+import { DEFAULT_JUDGE_MAX_ARTICLES } from "../shared/limits.js";
+import type { ImpactPlan } from "../shared/plan.js";
+import { type BenchJudge, openBenchJudge } from "./truth-judge.js";
 
 /**
  * The truth bench: `impact plan --backtest` over a corpus of public repositories that keep
@@ -22,7 +26,7 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * changed file's basename" and "mappings only".
  *
  *   npm run bench:truth [-- [--config corpus|default|init] [--commits N] [--split | --half older|newer]
- *                           [--min-score X] [--dump FILE] [NAME...]]
+ *                           [--min-score X] [--dump FILE] [--judge] [NAME...]]
  *
  * `--config default` scores the defaults (no impact.config.json), `--config init` what
  * `impact init` proposes for each repository. `--split` also scores each repository's older
@@ -36,6 +40,11 @@ import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
  * and no article), it also replays those: the right plan for them flags nothing. It prints
  * the share of them with nothing flagged and the flags per commit. `--pick-code-only N`
  * (re)writes that file: the newest N such commits reachable from each pinned tip.
+ *
+ * `--judge` also runs the judge of `impact plan --judge` (one model call per related article,
+ * cli/plan/judge.ts) over each replayed plan, with the model configured from the environment
+ * as `impact run` reads it, and prints the judged figures as rows of their own after the
+ * unjudged ones (which it leaves as they are).
  *
  * When bench/truth/labels.json is there (hand labels: was each changed article's edit caused
  * by the rest of its commit?), it also prints recall and precision over the caused edits.
@@ -451,6 +460,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       dump: { type: "string" },
       "pick-code-only": { type: "string" },
       half: { type: "string" },
+      judge: { type: "boolean", default: false },
     },
   });
   const here = dirname(fileURLToPath(import.meta.url));
@@ -487,6 +497,12 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
   }
   if (half !== undefined && values.split) {
     console.error("bench:truth: --half scores one half already; leave out --split");
+    return 2;
+  }
+  // Checked before anything is replayed: a model that cannot answer would waste the whole run.
+  const judge = values.judge ? await openBenchJudge(process.env) : undefined;
+  if (typeof judge === "string") {
+    console.error(judge);
     return 2;
   }
   /** Whether the commit at `age` (0 for the newest) of `size` is in the half asked for, if any. */
@@ -535,6 +551,12 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     writeFileSync(codeOnlyFile, `${JSON.stringify(picked, null, 2)}\n`);
     return 0;
   }
+  /** With --judge: what the plans flag once the judge read their related articles. */
+  const judgedScored: Scored[] = [];
+  const judgedSilences = new Map<string, Silent[]>();
+  const judgedScores: { name: string; scores: Scores }[] = [];
+  /** The dump's entry of each replayed doc-changing commit, by repository and sha (the judge adds its verdicts). */
+  const dumpedBySha = new Map<string, Record<string, unknown>>();
   const codeOnly = existsSync(codeOnlyFile)
     ? CodeOnlySchema.parse(JSON.parse(readFileSync(codeOnlyFile, "utf8")))
     : undefined;
@@ -557,6 +579,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
     const basenames = new Map<string, string[]>();
     const ages = new Map<string, number>();
     const truths = new Map<string, Set<string>>();
+    const toJudge = new Map<string, { plan: ImpactPlan; changeSet: ChangeSet }>();
     const report = await runBacktest({
       repoRoot: join(folder, repository.name),
       config,
@@ -567,6 +590,7 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       only: (index) => inAskedHalf(index, count),
       onReplay: (replay) => {
         ages.set(replay.sha, replay.index);
+        if (judge) toJudge.set(replay.sha, { plan: replay.plan, changeSet: replay.changeSet });
         basenames.set(replay.sha, basenameBaseline(replay));
         truths.set(replay.sha, replay.truth);
         const evidence = selectEvidence(
@@ -582,8 +606,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
           weak: (replay.plan.weak ?? []).map((article) => article.path),
           evidence: evidence.map((file) => file.path),
         });
-        if (values.dump)
-          dump.push({
+        if (values.dump) {
+          const dumped: Record<string, unknown> = {
             repository: repository.name,
             sha: replay.sha,
             age: replay.index,
@@ -604,7 +628,10 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
               score: article.score,
               impact: article.impact,
             })),
-          });
+          };
+          dump.push(dumped);
+          dumpedBySha.set(`${repository.name} ${replay.sha}`, dumped);
+        }
       },
     });
     report.commits.forEach((commit, position) => {
@@ -625,13 +652,28 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       add(scores.mappings, truth, entry.mappings);
     });
     all.push(scores);
+    const repoRoot = join(folder, repository.name);
+    if (judge) {
+      const judged: Scores = { ...scores, impact: emptyTally() };
+      for (const entry of scored.filter((candidate) => candidate.repository === repository.name)) {
+        const replayed = toJudge.get(entry.sha);
+        const judgedReplay = replayed ? await judge.judge({ repoRoot, ...replayed }) : undefined;
+        const flagged = judgedReplay?.flagged ?? entry.impact;
+        const dumped = dumpedBySha.get(`${repository.name} ${entry.sha}`);
+        if (dumped && judgedReplay) dumped.judged = judgedReplay;
+        judgedScored.push({ ...entry, impact: flagged });
+        add(judged.impact, new Set(entry.truth), flagged);
+      }
+      judgedScores.push({ name: repository.name, scores: judged });
+    }
     const quiet: Silent[] = [];
+    const judgedQuiet: Silent[] = [];
     const picked = codeOnly?.commits[repository.name] ?? [];
     if (picked.length > 0) {
       const generic = await genericNames(join(folder, repository.name), repository.sha);
       for (const [age, sha] of picked.entries()) {
         if (!inAskedHalf(age, picked.length)) continue;
-        const { plan } = await replayCommit({
+        const { plan, changeSet } = await replayCommit({
           repoRoot: join(folder, repository.name),
           config,
           sha,
@@ -640,6 +682,8 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
         });
         const flagged = plan.articles.filter((article) => article.status === "impacted");
         quiet.push({ age, sha, flagged: flagged.map((article) => article.path) });
+        const judgedCodeOnly = judge && (await judge.judge({ repoRoot, plan, changeSet }));
+        if (judgedCodeOnly) judgedQuiet.push({ age, sha, flagged: judgedCodeOnly.flagged });
         if (values.dump)
           dump.push({
             repository: repository.name,
@@ -653,10 +697,12 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
               impact: article.impact,
             })),
             related: plan.related.map((article) => ({ path: article.path, score: article.score })),
+            ...(judgedCodeOnly ? { judged: judgedCodeOnly } : {}),
           });
       }
     }
     silences.set(repository.name, quiet);
+    judgedSilences.set(repository.name, judgedQuiet);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     console.log(
       row([
@@ -728,8 +774,49 @@ export async function run(argv = process.argv.slice(2)): Promise<number> {
       if (codeOnly) printSilence(present, silences, inHalf);
     }
   }
+  if (judge)
+    printJudged({
+      judge,
+      present,
+      rows: judgedScores,
+      scored: judgedScored,
+      labels,
+      codeOnly,
+      silences: judgedSilences,
+    });
   if (values.dump) writeFileSync(values.dump, `${JSON.stringify(dump)}\n`);
   return 0;
+}
+
+/** `--judge`: the same figures once the judge read each plan's related articles, as rows of their own. */
+function printJudged(input: {
+  judge: BenchJudge;
+  present: readonly Repository[];
+  rows: readonly { name: string; scores: Scores }[];
+  scored: readonly Scored[];
+  labels: Labels | undefined;
+  codeOnly: CodeOnly | undefined;
+  silences: ReadonlyMap<string, readonly Silent[]>;
+}): void {
+  const { judge } = input;
+  const t = judge.totals;
+  const cost = t.costUsd === undefined ? "" : `, $${t.costUsd.toFixed(4)}`;
+  console.log(
+    `\nWith --judge (${judge.model}): ${t.judged} related articles judged, ${t.promoted} promoted to stale, ${t.notJudged} not judged (over ${DEFAULT_JUDGE_MAX_ARTICLES} per commit); ${(t.promptTokens + t.completionTokens).toLocaleString("en-US")} tokens${cost}\n`,
+  );
+  console.log(row(HEADER.map((cell) => (cell === "ECOSYSTEM" ? "" : cell))));
+  for (const { name, scores } of input.rows)
+    console.log(row([name, "", String(scores.impact.commits), ...scoreCells(scores)]));
+  const overall = sumScores(input.rows.map((entry) => entry.scores));
+  console.log(row(["OVERALL", "", String(overall.impact.commits), ...scoreCells(overall)]));
+  if (input.labels)
+    printCaused(
+      input.present,
+      input.scored,
+      input.labels,
+      "\nChange-caused edits with --judge (the same commits and labels as above)\n",
+    );
+  if (input.codeOnly) printSilence(input.present, input.silences, () => true);
 }
 
 /** Per repository and overall, how often the plan flagged nothing on commits that changed code and no article. */

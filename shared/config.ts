@@ -1,7 +1,7 @@
 import picomatch from "picomatch";
 import { z } from "zod";
 import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
-import { CONCURRENCY_LIMIT, DEFAULT_MIN_SCORE, MAX_TURNS_LIMIT } from "./limits.js";
+import { CONCURRENCY_LIMIT, DEFAULT_MIN_SCORE, JUDGE_MAX_ARTICLES_LIMIT, MAX_TURNS_LIMIT } from "./limits.js";
 import { ModelPriceSchema } from "./model/prices.js";
 
 /** `impact.config.json` (optional, at the repository root). Unknown keys are errors. */
@@ -156,6 +156,20 @@ export const ConfigSchema = z.strictObject({
   /** Articles a person said some changes do not affect (`impact dismiss`): plan and run leave them out. */
   dismissed: z.array(DismissalSchema).default([]),
   model: z.string().optional(),
+  /**
+   * `plan --judge` / `run --judge` by default: one model call per related article, which
+   * promotes it to stale on a quoted false line. `true`, or the model (default: the run's) and
+   * how many related articles at most (default 20).
+   */
+  judge: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        model: z.string().min(1).optional(),
+        maxArticles: z.number().int().positive().max(JUDGE_MAX_ARTICLES_LIMIT).optional(),
+      }),
+    ])
+    .optional(),
   concurrency: z.number().int().positive().max(CONCURRENCY_LIMIT).optional(),
   maxTurns: z.number().int().positive().max(MAX_TURNS_LIMIT).optional(),
   /** Prices per model name (US dollars per million tokens), over the built-in table. */

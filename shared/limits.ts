@@ -21,6 +21,12 @@ export const DEFAULT_TOKENS_PER_RUN = 5_000_000;
 export const FIRST_MESSAGE_DIFF_TOKENS = 6_000;
 /** Articles above this many tokens go in as their relevant sections instead of in full. */
 export const FIRST_MESSAGE_ARTICLE_TOKENS = 12_000;
+/** Related articles the judge reads by default (config judge.maxArticles), and the most it may be set to. */
+export const DEFAULT_JUDGE_MAX_ARTICLES = 20;
+export const JUDGE_MAX_ARTICLES_LIMIT = 1_000;
+/** Bytes of the change's hunks, and of the article, one judge prompt carries; the rest is named as cut. */
+export const JUDGE_DIFF_BYTES = 12 * 1024;
+export const JUDGE_ARTICLE_BYTES = 24 * 1024;
 /** Model answers that were not usable (empty, protocol errors) tolerated per article. */
 export const MAX_PROTOCOL_RETRIES = 2;
 /** One model request (OpenAI-compatible API) gets this long. */

@@ -4,8 +4,14 @@ import { DOCS_REPOSITORY_NAME } from "./docs-repository.js";
 /** `impact plan --json` and the plan handed to the runner. */
 export const ImpactKindSchema = z.enum(["attention", "mapping", "reference", "history"]);
 
+/**
+ * A reason's kind: the detector's kinds, and `judge` (a model read the article against the
+ * change and quoted the line it found false: `plan --judge`, cli/plan/judge.ts).
+ */
+const ReasonKindSchema = z.enum([...ImpactKindSchema.options, "judge"]);
+
 export const ImpactReasonSchema = z.object({
-  kind: ImpactKindSchema,
+  kind: ReasonKindSchema,
   /** The changed file (or symbol's file) behind the reason. */
   source: z.string(),
   detail: z.string(),
@@ -61,6 +67,23 @@ export const SweepSchema = z.object({
  */
 export const TierSchema = z.enum(["stale", "related", "new"]);
 
+/**
+ * What the judge (`plan --judge`) said of a related article. `stale`: promoted (its quote stands
+ * on the article); `fine`: nothing false; `unverified`: stale, but the quote is not on the
+ * article near its line; `malformed`, `refused`, `error`: no usable answer. Only `stale` changes
+ * the tier.
+ */
+const JudgeVerdictSchema = z.object({
+  verdict: z.enum(["stale", "fine", "unverified", "malformed", "refused", "error"]),
+  model: z.string(),
+  /** The model's answer: the article line and the text it says is false, and why. */
+  line: z.number().int().optional(),
+  quote: z.string().optional(),
+  why: z.string(),
+  /** Reused from the judge cache (no model call this time). */
+  cached: z.boolean().optional(),
+});
+
 /** @public The plan's contract (no module reads it yet). */
 export const PlannedArticleSchema = z.object({
   path: z.string(),
@@ -74,6 +97,25 @@ export const PlannedArticleSchema = z.object({
   files: z.array(z.string()),
   /** The reasons' scores combined (always set by the detector); articles are sorted by it. */
   score: z.number().min(0).max(1).optional(),
+  /** With `--judge`: the judge's verdict on this article (related articles only). */
+  judge: JudgeVerdictSchema.optional(),
+});
+
+/** With `--judge`: what the judge did over the related tier (docs/models.md#the-judge). */
+const JudgeSummarySchema = z.object({
+  model: z.string(),
+  /** Related articles given a verdict (from the model or the cache). */
+  judged: z.number().int().nonnegative(),
+  /** Of those, promoted to `stale` on a verified quote. */
+  promoted: z.number().int().nonnegative(),
+  /** Related articles over `maxArticles`, left unjudged. */
+  notJudged: z.number().int().nonnegative(),
+  /** Verdicts reused from the cache. */
+  cached: z.number().int().nonnegative(),
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  /** US dollars, when the model's price is known (shared/model/prices.ts, config `prices`). */
+  costUsd: z.number().nonnegative().optional(),
 });
 
 /** A separate docs repository (`--docs-repo`): its name (the `name:` of its paths) and the commit its articles were read from. */
@@ -113,12 +155,16 @@ export const ImpactPlanSchema = z.object({
    * `name:path` in it; the changed files are the code repository's.
    */
   docsRepository: DocsRepositorySchema.optional(),
+  /** With `--judge`: the judge's summary (JudgeSummarySchema). */
+  judge: JudgeSummarySchema.optional(),
 });
 
 /** @public */
 export type Tier = z.infer<typeof TierSchema>;
 export type ImpactKind = z.infer<typeof ImpactKindSchema>;
 export type ImpactReason = z.infer<typeof ImpactReasonSchema>;
+export type JudgeVerdict = z.infer<typeof JudgeVerdictSchema>;
+export type JudgeSummary = z.infer<typeof JudgeSummarySchema>;
 export type PlannedArticle = z.infer<typeof PlannedArticleSchema>;
 export type ImpactPlan = z.infer<typeof ImpactPlanSchema>;
 export type Sweep = z.infer<typeof SweepSchema>;

@@ -15,6 +15,14 @@ export const CHANGE_OPTIONS = {
   },
 } as const satisfies OptionSpecs;
 
+/** `--judge`, shared by `plan` and `run` (cli/plan/judge.ts). */
+export const JUDGE_OPTIONS = {
+  judge: {
+    type: "boolean",
+    help: "ask the model, once per related article, whether the change makes it say something false; a verified quote flags it (config judge)",
+  },
+} as const satisfies OptionSpecs;
+
 /** Output flags every command that prints a result accepts. */
 export const OUTPUT_OPTIONS = {
   json: { type: "boolean", help: "print one JSON object" },

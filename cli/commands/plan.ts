@@ -7,14 +7,14 @@ import type { ImpactPlan, PlannedArticle, Sweep } from "../../shared/plan.js";
 import { printable } from "../../shared/render/escape.js";
 import { plural, shortSha } from "../../shared/render/markdown.js";
 import { sweepTitle, sweptOnly } from "../../shared/render/sweep.js";
-import { resolveSetting, settingFlag } from "../../shared/settings.js";
+import { resolveSetting, resolveSettings, settingFlag } from "../../shared/settings.js";
 import type { CommandIo } from "../io.js";
 import type { BacktestReport } from "../plan/backtest.js";
 import type { Explanation } from "../plan/detector.js";
 import type { CheckMode } from "../plan/gate.js";
 import { RELATIVE_MIN_SCORE } from "../plan/score.js";
 import { startSymbolExtractor } from "../plan/symbols/extractor.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt, settingOptions } from "./args.js";
+import { CHANGE_OPTIONS, JUDGE_OPTIONS, OUTPUT_OPTIONS, parsePositiveInt, settingOptions } from "./args.js";
 import { defineCommand } from "./define-command.js";
 
 // Only light modules load up front: the symbol worker starts compiling TypeScript first,
@@ -46,6 +46,7 @@ export const command = defineCommand({
       value: "PATH",
       help: "every signal considered for one article, with scores, and why kept or dropped",
     },
+    ...JUDGE_OPTIONS,
     ...OUTPUT_OPTIONS,
   },
   footer: `Exit codes: 0 done (or acknowledged: a "Docs-Impact: none" trailer in the range, or the
@@ -61,6 +62,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       if (values.diff !== undefined || values.base !== undefined || values.check || values.labels) {
         throw new UsageError("--backtest walks history itself; drop --diff, --base, --check and --labels");
       }
+      if (values.judge) throw new UsageError("--backtest scores the plan without a model; drop --judge");
       if (values["docs-repo"] !== undefined)
         throw new UsageError(
           "--backtest walks the history of one repository, where code and docs changed together; drop --docs-repo",
@@ -97,13 +99,7 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       import("../plan/build-plan.js"),
       import("../../shared/plan.js"),
     ]);
-    const {
-      plan,
-      explanation,
-      config: loadedConfig,
-      repoRoot,
-      docsRepository,
-    } = await buildPlan({
+    const built = await buildPlan({
       repo,
       base: values.base,
       head: values.head,
@@ -117,6 +113,25 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       cwd: io.cwd,
       explain: values.explain === undefined ? undefined : toRepoPath(values.explain),
     }).finally(() => extractor.close());
+    const { plan, explanation, config: loadedConfig, repoRoot, docsRepository } = built;
+    // The judge (a model call per related article) runs only when asked: --judge or config judge.
+    const judge =
+      values.judge || loadedConfig.judge
+        ? (await import("../plan/judge.js")).judgeSettings(values.judge, loadedConfig)
+        : undefined;
+    if (judge && (!explanation || plan.related.some((article) => article.path === explanation.path))) {
+      const { judgePlan } = await import("../plan/judge-plan.js");
+      await judgePlan({
+        built,
+        judge,
+        settings: resolveSettings({ flags: values, env: io.env, config: loadedConfig }),
+        io,
+        quiet: values.quiet ?? false,
+        json: values.json ?? false,
+        useCache: true,
+        only: explanation && ((path) => path === explanation.path),
+      });
+    }
     if (explanation) {
       // A path that names nothing is a typo, not an article "with no reason to change".
       const explained = docsRepository
@@ -129,8 +144,17 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
       // What a run would add to this article's first message: the project's style guidance.
       const { loadInstructions } = await import("../run/instructions.js");
       const { sources: instructions } = await loadInstructions(repoRoot, loadedConfig);
-      if (values.json && !values.quiet) io.stdout(`${JSON.stringify({ ...explanation, instructions })}\n`);
-      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation, instructions));
+      const verdict = [...plan.articles, ...plan.related].find(
+        (article) => article.path === explanation.path,
+      )?.judge;
+      if (values.json && !values.quiet)
+        io.stdout(`${JSON.stringify({ ...explanation, instructions, judge: verdict })}\n`);
+      const said = verdict && (await import("../plan/judge.js")).verdictLine(verdict);
+      if (verdict?.verdict === "stale") {
+        explanation.tier = "stale";
+        explanation.why = `stale: the judge quoted line ${verdict.line} as false after the change (--judge)`;
+      }
+      if (!values.json && !values.quiet) io.stdout(renderExplanation(explanation, instructions, said));
       return 0;
     }
     // --quiet wins over --json: nothing but errors.
@@ -138,7 +162,11 @@ checkAcknowledgeLabel label), 2 bad usage or input, 3 --check found stale articl
     const includeRelated = resolveSetting("include", { flags: values, config: loadedConfig }).value.includes(
       "related",
     );
-    if (!values.json && !values.quiet) io.stdout(renderPlan(plan, { includeRelated }));
+    const judged = plan.judge && (await import("../plan/judge.js"));
+    const judgeSummary = plan.judge && judged?.summaryLine(plan.judge);
+    const judgeNotes = judged?.verdictNotes(plan.related);
+    if (!values.json && !values.quiet)
+      io.stdout(renderPlan(plan, { includeRelated, judgeSummary, judgeNotes }));
     if (!values.json && !values.quiet)
       for (const warning of plan.warnings) io.stderr(`warning: ${printable(warning)}\n`);
     if (values.check) {
@@ -232,6 +260,7 @@ function bar(plan: { minScore?: number | undefined; threshold?: number | undefin
 export function renderExplanation(
   explanation: Explanation,
   instructions: readonly InstructionsSource[] = [],
+  judge?: string,
 ): string {
   const lines: string[] = [];
   const verdict = !explanation.isArticle
@@ -251,6 +280,7 @@ export function renderExplanation(
       : `${explanation.path} ${verdict}`,
   );
   lines.push(`Tier: ${explanation.why}`);
+  if (judge) lines.push(printable(judge));
   if (explanation.sweep)
     lines.push(
       `Sweep: ${explanation.sweep.title}; this article writes ${explanation.sweep.names.join(", ")} (listed under the sweep)`,
@@ -315,7 +345,10 @@ function groupReasons(reasons: ImpactPlan["articles"][number]["impact"]) {
 }
 
 /** An article's rows in the table: its status and score, then one row per reason group. */
-function articleRows(articles: readonly PlannedArticle[]): string[][] {
+function articleRows(
+  articles: readonly PlannedArticle[],
+  judgeNotes: ReadonlyMap<string, string> = new Map(),
+): string[][] {
   const rows: string[][] = [["ARTICLE", "STATUS", "SCORE", "REASON", "FILE", "DETAIL"]];
   for (const article of articles) {
     if (article.impact.length === 0)
@@ -336,6 +369,8 @@ function articleRows(articles: readonly PlannedArticle[]): string[][] {
       const hidden = groups.length - MAX_REASON_ROWS;
       rows.push(["", "", "", "…", plural(hidden, "more file"), "all of them: impact plan --json"]);
     }
+    const note = judgeNotes.get(article.path);
+    if (note !== undefined) rows.push(["", "", "", "judge", article.judge?.model ?? "", note]);
   }
   return rows.map((row) => row.map(printable));
 }
@@ -345,7 +380,15 @@ function articleRows(articles: readonly PlannedArticle[]): string[][] {
  * behind them. Related articles (nothing in them contradicted) are named on one line, or
  * shown in a table of their own with `includeRelated` (`--include related`).
  */
-export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean } = {}): string {
+export function renderPlan(
+  plan: ImpactPlan,
+  options: {
+    includeRelated?: boolean;
+    judgeSummary?: string | undefined;
+    /** The judge's verdict on each related article it read, in a few words (`--judge`). */
+    judgeNotes?: ReadonlyMap<string, string> | undefined;
+  } = {},
+): string {
   const impacted = plan.articles.filter((article) => article.status === "impacted").length;
   const created = plan.articles.filter((article) => article.status === "new");
   const touched = plan.articles.filter((article) => article.status === "touched").length;
@@ -380,7 +423,7 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
   const related = plan.related ?? [];
   if (related.length > 0 && options.includeRelated) {
     lines.push("", `Related, not flagged (about the changed code; nothing in them is contradicted):`, "");
-    lines.push(...table(articleRows(related)));
+    lines.push(...table(articleRows(related, options.judgeNotes)));
   } else if (related.length > 0) {
     const shown = related.slice(0, 10).map((article) => printable(article.path));
     const more = related.length > 10 ? `, and ${related.length - 10} more` : "";
@@ -398,6 +441,7 @@ export function renderPlan(plan: ImpactPlan, options: { includeRelated?: boolean
     const more = plan.dropped.length > 20 ? `, and ${plan.dropped.length - 20} more` : "";
     lines.push("", `Not used as evidence: ${shown.join(", ")}${more}`);
   }
+  if (options.judgeSummary) lines.push("", printable(options.judgeSummary));
   if (plan.docsRepository)
     lines.push(
       "",

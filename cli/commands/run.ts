@@ -20,6 +20,7 @@ import { articleSourceFor, type BuiltPlan, buildPlan } from "../plan/build-plan.
 import { TerminalProgress } from "../run/progress.js";
 import { endpointIdentity, RESULT_CACHE } from "../run/result-cache.js";
 import {
+  coveredBy,
   plannedArticles,
   type RunImpactOptions,
   type RunImpactResult,
@@ -28,7 +29,7 @@ import {
 } from "../run/run-impact.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_AUDIT, DEFAULT_PATCH, WORKDIR, type Workdir } from "../workdir/workdir.js";
-import { CHANGE_OPTIONS, OUTPUT_OPTIONS, settingOptions } from "./args.js";
+import { CHANGE_OPTIONS, JUDGE_OPTIONS, OUTPUT_OPTIONS, settingOptions } from "./args.js";
 import { defineCommand, type OptionSpecs, type OptionValues } from "./define-command.js";
 
 /** The settings whose environment variables a run reads. */
@@ -69,6 +70,7 @@ const OPTIONS = {
   },
   "include-touched": { type: "boolean", help: "also send articles the change already edits" },
   ...settingOptions(["include"]),
+  ...JUDGE_OPTIONS,
   stream: { type: "boolean", help: "stream model answers" },
   "no-cache": {
     type: "boolean",
@@ -98,6 +100,27 @@ Exit codes: 0 done, 1 an article failed, 2 bad usage, input or model setup, 130 
     const flags = await checkFlags(values, io);
     const { built, out, patch, outputsInWorkdir } = await planRun(values, io, flags);
     const settings = resolveSettings({ flags: values, env: io.env, config: built.config });
+    // --judge (or config judge): related articles the model finds stale on a quoted line run as stale ones.
+    const judge =
+      values.judge || built.config.judge
+        ? (await import("../plan/judge.js")).judgeSettings(values.judge, built.config)
+        : undefined;
+    if (judge) {
+      const { judgePlan } = await import("../plan/judge-plan.js");
+      const summary = await judgePlan({
+        built,
+        judge,
+        settings,
+        io,
+        quiet: values.quiet ?? false,
+        json: values.json ?? false,
+        useCache: !values["no-cache"] && values.record === undefined,
+        // A shard or --only judges only the articles it covers.
+        only: coveredBy({ only: values.only, shard: flags.shard }),
+      });
+      if (!values.quiet && !values.json)
+        io.stderr(`${printable((await import("../plan/judge.js")).summaryLine(summary))}\n`);
+    }
     const includeRelated = settings.include.includes("related");
     const selection = selectArticles(plannedArticles(built.plan, includeRelated), {
       only: values.only,

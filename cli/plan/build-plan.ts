@@ -81,6 +81,8 @@ export interface BuiltPlan {
   docsRepository?: DocsRepository | undefined;
   /** The working tree's listing (listWorktree) the articles were listed from, when they were. */
   worktree?: Promise<string> | undefined;
+  /** Articles of older docs versions (config `versions`), as the plan names them: related, never flagged. */
+  olderVersions?: ReadonlySet<string>;
 }
 
 /**
@@ -190,6 +192,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
         ? { plan: detectImpact(input), explanation: undefined }
         : explainImpact(input, explain);
     // Older versions of versioned docs are context, not edited (config versions.editOlder).
+    const olderVersions = new Set<string>();
     if (!config.versions?.editOlder) {
       const layout = versionLayout(
         articles.map((article) => article.path),
@@ -197,6 +200,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
         config.versions,
       );
       moveOlderVersionsToRelated(plan, layout);
+      for (const path of layout?.older.keys() ?? []) olderVersions.add(path);
       const folder = explanation && layout?.older.get(explanation.path);
       if (explanation && folder && explanation.status === "impacted") {
         explanation.related = `${folder} is an older version than ${layout!.current.join(", ")} (config versions)`;
@@ -219,6 +223,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     // The input held: what the caches were given may be written now (by the caller when it
     // has input of its own still to check).
     if (!options.deferState) await workdir.save();
+    const named = (path: string) => (docsRepository ? docsRepositoryPath(docsRepository.name, path) : path);
     if (docsRepository) {
       nameDocsRepositoryPaths(plan, docsRepository);
       if (explanation) explanation.path = docsRepositoryPath(docsRepository.name, explanation.path);
@@ -233,6 +238,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       explanation,
       docsRepository,
       worktree,
+      olderVersions: new Set([...olderVersions].map(named)),
     };
   } finally {
     if (options.extractor === undefined) extractor.close();

@@ -186,6 +186,9 @@ export function coChanges(input: {
   return { touching, together };
 }
 
+/** A reason of the history rule. */
+type HistoryReason = ImpactReason & { kind: "history" };
+
 /**
  * History reasons (pure, from coChanges): for each changed code file, the articles that changed in the
  * same commits often enough (support and confidence above the bounds), strongest first.
@@ -193,8 +196,8 @@ export function coChanges(input: {
  * square-rooted: on the truth bench a pair with ratio 0.25 was right about half the time,
  * one with 0.1 about a third (historyScore).
  */
-export function historyReasons({ touching, together }: CoChanges): Map<string, ImpactReason[]> {
-  const reasons = new Map<string, ImpactReason[]>();
+export function historyReasons({ touching, together }: CoChanges): Map<string, HistoryReason[]> {
+  const reasons = new Map<string, HistoryReason[]>();
   for (const [source, counts] of together) {
     const total = touching.get(source) ?? 0;
     const coupled = [...counts]
@@ -202,7 +205,7 @@ export function historyReasons({ touching, together }: CoChanges): Map<string, I
       .sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]))
       .slice(0, HISTORY_MAX_ARTICLES_PER_FILE);
     for (const [article, count] of coupled) {
-      const reason: ImpactReason = {
+      const reason: HistoryReason = {
         kind: "history",
         source,
         detail: `changed together in ${count} of ${total} commits that touched ${source}`,
@@ -260,17 +263,19 @@ async function readCache(
   base: string,
   maxCommits: number,
 ): Promise<History | undefined> {
-  const payload = await cache.get(entry);
-  if (!payload) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(payload.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-  const parsed = CacheSchema.safeParse(json);
-  if (!parsed.success || parsed.data.base !== base || parsed.data.maxCommits !== maxCommits) return undefined;
-  const { paths, commits, shallow, truncated } = parsed.data;
+  const cached = await cache.getJson(
+    entry,
+    (json) => {
+      const parsed = CacheSchema.safeParse(json);
+      return parsed.success && parsed.data.base === base && parsed.data.maxCommits === maxCommits
+        ? parsed.data
+        : undefined;
+    },
+    // Another base's or limit's history, or a format of another version: mined again, silently.
+    () => undefined,
+  );
+  if (!cached) return undefined;
+  const { paths, commits, shallow, truncated } = cached;
   return {
     base,
     shallow,

@@ -108,7 +108,7 @@ async function newArticleMessage(input: FirstMessageInput): Promise<string> {
 }
 
 /** Names from the change that the article mentions: they decide which hunks and sections matter most. */
-function relevantTerms(article: PlannedArticle, changeSet: ChangeSet, content: string): string[] {
+export function relevantTerms(article: PlannedArticle, changeSet: ChangeSet, content: string): string[] {
   const files = new Set(filesFor(article, changeSet).map((file) => file.path));
   const terms = new Set<string>();
   for (const symbol of changeSet.symbols) {
@@ -144,6 +144,7 @@ export function selectHunks(
   changeSet: ChangeSet,
   terms: readonly string[],
   budget: number,
+  options: { tools?: boolean } = {},
 ): { diff: string; leftOut: string[] } {
   const files = filesFor(article, changeSet);
   const leftOut: string[] = [];
@@ -197,7 +198,7 @@ export function selectHunks(
         .map((symbol) => symbol.name);
       const segments =
         symbols.length > 0
-          ? ` (changed: ${[...new Set(symbols)].join(", ")}; read_file {path, symbol} reads one)`
+          ? ` (changed: ${[...new Set(symbols)].join(", ")}${options.tools === false ? "" : "; read_file {path, symbol} reads one"})`
           : "";
       leftOut.push(
         `${file.path}: ${plural(dropped.length, "hunk")} at new lines ${ranges.join(", ")}${segments}`,
@@ -222,6 +223,15 @@ function hunkText(hunk: Hunk): string {
   return `${hunk.header}\n${hunk.lines.join("\n")}\n`;
 }
 
+export interface ArticleTextOptions {
+  /** Each line prefixed with its 1-based number (`12: text`), for an answer that cites lines. */
+  numbered?: boolean;
+  /** 1-based lines whose sections go in first (the reasons' lines). */
+  lines?: readonly number[];
+  /** false: the message goes to a call without tools, so what was left out names no tool to read it. */
+  tools?: boolean;
+}
+
 /** Lines of context kept around a line that names a relevant term, when its section is too long to send whole. */
 const EXCERPT_CONTEXT_LINES = 25;
 /** A section up to this many lines is sent whole when it names a relevant term. */
@@ -237,8 +247,17 @@ export function articleText(
   terms: readonly string[],
   budget: number,
   path = "",
+  options: ArticleTextOptions = {},
 ): { text: string; leftOut: string[] } {
-  if (estimateTokens(content) <= budget) return { text: content.replace(/\n$/, ""), leftOut: [] };
+  const numbered = (from: number, to: number, all: readonly string[]) =>
+    all
+      .slice(from, to)
+      .map((line, index) => (options.numbered ? `${from + index + 1}: ${line}` : line))
+      .join("\n");
+  if (estimateTokens(content) <= budget) {
+    const whole = content.replace(/\n$/, "");
+    return { text: options.numbered ? numbered(0, Infinity, whole.split("\n")) : whole, leftOut: [] };
+  }
   const lines = content.split("\n");
   const outline = articleFormat(path).outline?.(content) ?? outlineMarkdown(content);
   const keep = new Array<boolean>(lines.length).fill(false);
@@ -253,8 +272,14 @@ export function articleText(
   };
   if (outline.frontmatter) mark(outline.frontmatter.startLine - 1, outline.frontmatter.endLine - 1);
   const frontmatterEnd = outline.frontmatter ? outline.frontmatter.endLine - 1 : -1;
-  lines.forEach((line, index) => {
-    if (used > budget || index <= frontmatterEnd || !terms.some((term) => line.includes(term))) return;
+  // The lines named first (the reasons' lines), then those naming a term, each with its section.
+  const cited = new Set((options.lines ?? []).map((line) => line - 1));
+  const order = [...cited].filter((index) => index >= 0 && index < lines.length).sort((a, b) => a - b);
+  for (const index of lines.keys()) if (!cited.has(index)) order.push(index);
+  for (const index of order) {
+    const line = lines[index]!;
+    if (used > budget || index <= frontmatterEnd) continue;
+    if (!cited.has(index) && !terms.some((term) => line.includes(term))) continue;
     // The innermost section holding the line (outline lines are 1-based).
     const section = outline.sections
       .filter((candidate) => candidate.line <= index + 1 && index + 1 <= candidate.endLine)
@@ -264,7 +289,7 @@ export function articleText(
     } else {
       mark(index - EXCERPT_CONTEXT_LINES, index + EXCERPT_CONTEXT_LINES);
     }
-  });
+  }
   // Nothing named a term: the start of the article is the best guess.
   if (!keep.some((kept, index) => kept && index > frontmatterEnd)) {
     for (let index = 0; index < lines.length && used <= budget; index++) mark(index, index);
@@ -276,7 +301,7 @@ export function articleText(
     const kept = index < lines.length && keep[index];
     if (kept && start < 0) start = index;
     if (!kept && start >= 0) {
-      parts.push(`[lines ${start + 1}–${index} of ${lines.length}]\n${lines.slice(start, index).join("\n")}`);
+      parts.push(`[lines ${start + 1}–${index} of ${lines.length}]\n${numbered(start, index, lines)}`);
       start = -1;
     }
   }
@@ -285,7 +310,8 @@ export function articleText(
     const gap = index < lines.length && !keep[index];
     if (gap && gapStart < 0) gapStart = index;
     if (!gap && gapStart >= 0) {
-      leftOut.push(`article lines ${gapStart + 1}–${index} (read_file with offset ${gapStart + 1})`);
+      const hint = options.tools === false ? "" : ` (read_file with offset ${gapStart + 1})`;
+      leftOut.push(`article lines ${gapStart + 1}–${index}${hint}`);
       gapStart = -1;
     }
   }

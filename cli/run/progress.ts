@@ -29,6 +29,7 @@ export class TerminalProgress implements ProgressSink {
   readonly #total: number;
   readonly #columns: number;
   readonly #now: () => number;
+  readonly #label: string;
   readonly #active = new Set<string>();
   #done = 0;
   #tokens = 0;
@@ -41,7 +42,10 @@ export class TerminalProgress implements ProgressSink {
     total: number;
     columns?: number;
     now?: () => number;
+    /** What the line starts with (default `impact`; the judge's says `impact judge`). */
+    label?: string;
   }) {
+    this.#label = options.label ?? "impact";
     this.#write = options.write;
     this.#total = options.total;
     this.#columns = Math.max(40, options.columns ?? 100);
@@ -72,7 +76,7 @@ export class TerminalProgress implements ProgressSink {
   /** The current line, without terminal control characters. */
   line(): string {
     const parts = [
-      `impact: ${this.#done}/${this.#total} articles`,
+      `${this.#label}: ${this.#done}/${this.#total} articles`,
       `${this.#tokens.toLocaleString("en-US")} tokens`,
     ];
     if (this.#retries > 0) parts.push(plural(this.#retries, "retry", "retries"));

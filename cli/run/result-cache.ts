@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import type { AuditArticle } from "../../shared/audit.js";
 import type { ImpactConfig } from "../../shared/config.js";
+import { fieldsHash } from "../../shared/hash.js";
 import type { ToolDefinition } from "../../shared/model/types.js";
 import {
   RESULT_ENTRY_FORMAT as ENTRY_FORMAT,
@@ -37,10 +37,9 @@ export interface ResultKeyParts {
   instructions: string;
 }
 
-/** sha256 (hex) over the parts, each length-prefixed so no two different sets of parts can collide by concatenation. */
+/** sha256 (hex) over the parts, each length-prefixed (fieldsHash). */
 export function resultKey(parts: ResultKeyParts): string {
-  const hash = createHash("sha256");
-  const fields = [
+  return fieldsHash([
     ENTRY_FORMAT,
     parts.impactVersion,
     parts.model,
@@ -51,12 +50,7 @@ export function resultKey(parts: ResultKeyParts): string {
     parts.article,
     parts.firstMessage,
     parts.instructions,
-  ];
-  for (const field of fields) {
-    hash.update(`${Buffer.byteLength(field)}:`);
-    hash.update(field);
-  }
-  return hash.digest("hex");
+  ]);
 }
 
 /**
@@ -65,7 +59,15 @@ export function resultKey(parts: ResultKeyParts): string {
  * limits, docs and ignore globs, mappings, and any key added later) is part of the key, so
  * a new setting errs on the side of running the article again.
  */
-const KEYLESS_CONFIG = new Set(["$schema", "minScore", "model", "concurrency", "maxTurns", "prices"]);
+const KEYLESS_CONFIG = new Set([
+  "$schema",
+  "minScore",
+  "model",
+  "concurrency",
+  "maxTurns",
+  "prices",
+  "judge",
+]);
 
 /** The config's part of a result key: every key but KEYLESS_CONFIG, as stable JSON. */
 export function answerConfig(config: ImpactConfig): string {
@@ -129,23 +131,19 @@ export class ResultCacheFolder implements ResultCache {
 
   async get(key: string, fileHash?: FileHash): Promise<AuditArticle[] | undefined> {
     const name = `${key}.json`;
-    const payload = await this.#options.store.get(name);
-    if (!payload) return undefined;
-    let json: unknown;
-    try {
-      json = JSON.parse(payload.toString("utf8"));
-    } catch {
-      json = undefined;
-    }
-    const parsed = EntrySchema.safeParse(json);
-    if (!parsed.success || parsed.data.key !== key) {
-      this.#options.warn(`result cache: ignoring ${name}: not an Impact result for this key`);
-      return undefined;
-    }
-    for (const [path, hash] of Object.entries(parsed.data.reads)) {
+    const entry = await this.#options.store.getJson(
+      name,
+      (json) => {
+        const parsed = EntrySchema.safeParse(json);
+        return parsed.success && parsed.data.key === key ? parsed.data : undefined;
+      },
+      () => this.#options.warn(`result cache: ignoring ${name}: not an Impact result for this key`),
+    );
+    if (!entry) return undefined;
+    for (const [path, hash] of Object.entries(entry.reads)) {
       if (!fileHash || (await fileHash(path)) !== hash) return undefined;
     }
-    return parsed.data.articles;
+    return entry.articles;
   }
 
   async put(

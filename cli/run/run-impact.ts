@@ -124,17 +124,24 @@ export function plannedArticles(
   return [...flagged, ...related];
 }
 
+/** Whether a run with `--only` and `--shard` covers an article, by its path. */
+export function coveredBy(options: {
+  only?: string | undefined;
+  shard?: Shard | undefined;
+}): (path: string) => boolean {
+  const only = options.only ? picomatch(options.only, { dot: true }) : null;
+  return (path) =>
+    (only === null || only(path)) &&
+    (options.shard === undefined || shardOf(path, options.shard.count) === options.shard.index);
+}
+
 /** Which of the plan's articles a run covers and runs; decided once, before any model is needed. */
 export function selectArticles(
   articles: readonly PlannedArticle[],
   options: { only?: string | undefined; shard?: Shard | undefined; includeTouched: boolean },
 ): ArticleSelection {
-  const only = options.only ? picomatch(options.only, { dot: true }) : null;
-  const covered = articles.filter(
-    (article) =>
-      (only === null || only(article.path)) &&
-      (options.shard === undefined || shardOf(article.path, options.shard.count) === options.shard.index),
-  );
+  const covers = coveredBy(options);
+  const covered = articles.filter((article) => covers(article.path));
   const toRun = covered.filter((article) => article.status !== "touched" || options.includeTouched);
   return { covered, toRun };
 }

@@ -15,7 +15,7 @@ interface CacheBounds {
 /** What a cache declares about itself; the workdir (workdir.ts) adds where it lives and the key. */
 export interface CacheSpec {
   /** The cache's folder name under `.impact/cache/`, and part of every entry's MAC. */
-  kind: "results" | "articles" | "history" | "declarations";
+  kind: "results" | "articles" | "history" | "declarations" | "judge";
   /** Bumped whenever an entry's meaning changes; with Impact's version, entries of another are ignored. */
   format: number;
   /** The names of its entries (file names); nothing else in the folder is read or pruned. */
@@ -82,6 +82,29 @@ export class CacheStore {
       await utimes(path, now, now).catch(() => undefined);
     }
     return payload;
+  }
+
+  /**
+   * Entry `name` read as JSON and taken by `accept` (which returns undefined for anything it
+   * does not take); undefined when absent. A sealed entry that is not JSON or not taken calls
+   * `foreign` (for a warning) and reads as absent.
+   */
+  async getJson<T>(
+    name: string,
+    accept: (json: unknown) => T | undefined,
+    foreign: () => void,
+  ): Promise<T | undefined> {
+    const payload = await this.get(name);
+    if (!payload) return undefined;
+    let json: unknown;
+    try {
+      json = JSON.parse(payload.toString("utf8"));
+    } catch {
+      json = undefined;
+    }
+    const taken = json === undefined ? undefined : accept(json);
+    if (taken === undefined) foreign();
+    return taken;
   }
 
   /** Seals and writes entry `name` (atomically), now or once the workdir is saved. */

@@ -14,6 +14,7 @@ import { loadStateKey, type StateKey } from "./state-key.js";
  *     .impact/cache/articles/index.bin         article fingerprints (cli/plan/article-index.ts)
  *     .impact/cache/history/<base sha>.json    a base's history (cli/plan/history.ts)
  *     .impact/cache/declarations/index.json    parsed declarations (cli/plan/symbols/declaration-cache.ts)
+ *     .impact/cache/judge/<key>.json           one related article's verdict (cli/plan/judge.ts)
  *
  * State belongs to the product, never to the repository's content. A `.impact` (or a folder
  * under it) that is a symlink or not a plain folder holds no state: the run goes on without

@@ -56,11 +56,12 @@ function preflightMessage(error: unknown, where: string): string | undefined {
 export function setupFailure(
   error: unknown,
   client: Pick<ModelClient, "model" | "endpoint" | "credential">,
+  /** What stopped, at the end of the line (the judge says its own). */
+  stopped = "the run stopped; no article was started after it",
 ): string | undefined {
   if (!(error instanceof ModelApiError) || error.reason !== "status") return undefined;
   const where = client.endpoint === undefined ? "the model API" : safeEndpoint(client.endpoint);
   const model = JSON.stringify(client.model);
-  const stopped = "the run stopped; no article was started after it";
   if (error.status === 401 || error.status === 403)
     return `model setup: ${where} refused the key for model ${model} (HTTP ${error.status}); check ${client.credential ?? "OPENAI_API_KEY"}; ${stopped}`;
   if (error.status === 404 || error.apiCode === "model_not_found" || error.apiCode === "model_not_allowed")

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { causedTally, countMisses, emptyMisses, indexLabels, type Label } from "../../bench/truth.js";
+import { openBenchJudge } from "../../bench/truth-judge.js";
+import { buildPlan } from "../../cli/plan/build-plan.js";
+import { gitRepo } from "../helpers/git-repo.js";
+import { startScriptedModelServer } from "../helpers/scripted-model-server.js";
 
 describe("truth bench: why changed articles were missed", () => {
   it("counts each missed article once, under the first category that applies", () => {
@@ -64,5 +68,57 @@ describe("truth bench: recall over the edits that follow from the change", () =>
       found: 2,
       flagged: 4,
     });
+  });
+});
+
+describe("truth bench --judge", () => {
+  it("says in one line what to set when no model is configured", async () => {
+    const judge = await openBenchJudge({});
+    expect(judge).toMatch(/^bench:truth: --judge needs a model: set OPENAI_API_KEY/);
+  });
+
+  it("judges a replayed plan's related articles with the model from the environment, leaving the plan as it was", async () => {
+    const repo = gitRepo({
+      "src/limits.ts": "export function limit(count: number) {\n  return Math.min(count, 10);\n}\n",
+      "docs/limits.md":
+        "---\ntitle: Limits\nattention:\n  - op: file\n    path: src/limits.ts\n---\n# Limits\n\nA limit is never more than ten.\n",
+    });
+    repo.commit({
+      "src/limits.ts": "export function limit(count: number) {\n  return Math.min(count, 20);\n}\n",
+    });
+    const server = await startScriptedModelServer([
+      {
+        content: JSON.stringify({
+          stale: true,
+          line: 9,
+          quote: "A limit is never more than ten.",
+          why: "the cap became 20",
+        }),
+      },
+    ]);
+    try {
+      const built = await buildPlan({ repo: repo.dir, readStdin: async () => "", env: {} });
+      expect(built.plan.related.map((article) => article.path)).toEqual(["docs/limits.md"]);
+      const judge = await openBenchJudge({
+        OPENAI_API_KEY: "sk-test-not-a-real-key",
+        OPENAI_BASE_URL: server.url,
+        IMPACT_MODEL: "test-model",
+      });
+      if (typeof judge === "string") throw new Error(judge);
+      const { flagged, verdicts } = await judge.judge({
+        repoRoot: repo.dir,
+        plan: built.plan,
+        changeSet: built.changeSet,
+      });
+      expect(flagged).toEqual(["docs/limits.md"]);
+      expect(verdicts).toEqual([
+        expect.objectContaining({ path: "docs/limits.md", verdict: "stale", line: 9 }),
+      ]);
+      expect(built.plan.related.map((article) => article.path)).toEqual(["docs/limits.md"]);
+      expect(judge.totals).toMatchObject({ judged: 1, promoted: 1, notJudged: 0 });
+      expect(judge.model).toBe("test-model");
+    } finally {
+      await server.close();
+    }
   });
 });
