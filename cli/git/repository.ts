@@ -191,7 +191,7 @@ export async function resolveCommits(git: Git, revisions: string[]): Promise<(st
  */
 export async function listRepositoryFiles(
   root: string,
-  options: { revision?: string | undefined; ignoredMatching?: ((path: string) => boolean) | undefined } = {},
+  options: Parameters<typeof listRepositoryEntries>[1] = {},
 ): Promise<string[]> {
   return (await listRepositoryEntries(root, options)).map((entry) => entry.path);
 }
@@ -206,10 +206,58 @@ export interface ListedFile {
   sha?: string;
 }
 
-/** listRepositoryFiles, each file with the sha of its bytes when git knows it (same git calls). */
+/**
+ * The working tree's files as one `git ls-files` lists them: the index's entries and the
+ * untracked files, each tagged (see listRepositoryEntries). Started once, it answers both the
+ * listing of the files and which of them git tracks (trackedUnder).
+ */
+export async function listWorktree(root: string): Promise<string> {
+  // -v tags each entry, so one call tells the index ("H", "S"…; lowercase when marked
+  // assume-unchanged) and untracked ("?") entries from ones deleted from the working tree
+  // ("R"), which are left out, and ones modified there ("C"). -s adds each index entry's
+  // mode and blob sha: the sha of the file's bytes when git found it unmodified.
+  return (
+    await runGit(root, [
+      "ls-files",
+      "-z",
+      "-v",
+      "-s",
+      "--cached",
+      "--deleted",
+      "--modified",
+      "--others",
+      "--exclude-standard",
+    ])
+  ).text;
+}
+
+/**
+ * The paths under `folder` (repository-relative, `/`-separated) that git tracks, from a
+ * listWorktree listing: every index entry, deleted from the working tree or not; an untracked
+ * file ("?") is none. The same paths as `git ls-files --cached -- folder`.
+ */
+export function trackedUnder(listing: string, folder: string): string[] {
+  const prefix = `${folder}/`;
+  const tracked = new Set<string>();
+  for (const entry of splitNul(listing)) {
+    if (entry[0] === "?") continue;
+    const path = entry.slice(entry.indexOf("\t") + 1);
+    if (path.startsWith(prefix)) tracked.add(path);
+  }
+  return [...tracked];
+}
+
+/**
+ * listRepositoryFiles, each file with the sha of its bytes when git knows it (same git calls).
+ * `worktree` is a listWorktree listing of `root` already started, read instead of a new one.
+ */
 export async function listRepositoryEntries(
   root: string,
-  options: { revision?: string | undefined; ignoredMatching?: ((path: string) => boolean) | undefined } = {},
+  options: {
+    revision?: string | undefined;
+    ignoredMatching?: ((path: string) => boolean) | undefined;
+    worktree?: Promise<string> | undefined;
+  } = {},
 ): Promise<ListedFile[]> {
   const git = async (...args: string[]) => (await runGit(root, args)).text;
   if (options.revision !== undefined) {
@@ -231,21 +279,7 @@ export async function listRepositoryEntries(
   }
   let listed: string;
   try {
-    // -v tags each entry, so one call tells the index ("H", "S"…; lowercase when marked
-    // assume-unchanged) and untracked ("?") entries from ones deleted from the working tree
-    // ("R"), which are left out, and ones modified there ("C"). -s adds each index entry's
-    // mode and blob sha: the sha of the file's bytes when git found it unmodified.
-    listed = await git(
-      "ls-files",
-      "-z",
-      "-v",
-      "-s",
-      "--cached",
-      "--deleted",
-      "--modified",
-      "--others",
-      "--exclude-standard",
-    );
+    listed = await (options.worktree ?? listWorktree(root));
   } catch {
     const entries = await readdir(root, { recursive: true, withFileTypes: true });
     return entries

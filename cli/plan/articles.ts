@@ -75,6 +75,8 @@ export async function listArticleEntries(
     revision?: string | undefined;
     unmatchedDocsGlobs?: string[] | undefined;
     warnings?: string[];
+    /** A listWorktree listing of `repoRoot` already started (without `revision`). */
+    worktree?: Promise<string> | undefined;
   } = {},
 ): Promise<ListedFile[]> {
   const select = articleSelector(config);
@@ -146,16 +148,20 @@ function unmatchedGlobs(globs: readonly string[], files: readonly string[]): str
 
 /**
  * Reads articles: from the working tree (as bytes), or from a revision's blobs (as text). Paths that no longer
- * exist (deleted in the working tree but still in the index) are left out.
+ * exist (deleted in the working tree but still in the index) are left out. `listed`: the
+ * revision's listing the caller holds already (listArticleEntries), whose blob shas are read
+ * instead of listing its tree again.
  */
 export async function readArticles(
   repoRoot: string,
   paths: string[],
-  options: { revision?: string | undefined } = {},
+  options: { revision?: string | undefined; listed?: readonly ListedFile[] } = {},
 ): Promise<{ path: string; content: string | Uint8Array }[]> {
   const { revision } = options;
   if (revision !== undefined) {
-    const shas = await treeBlobShas(gitAt(repoRoot), revision);
+    const shas = options.listed
+      ? new Map(options.listed.flatMap((entry) => (entry.sha === undefined ? [] : [[entry.path, entry.sha]])))
+      : await treeBlobShas(gitAt(repoRoot), revision);
     const blobs = await readBlobs(
       repoRoot,
       paths.flatMap((path) => shas.get(path) ?? []),

@@ -8,7 +8,15 @@ import { omitUndefined } from "../../shared/omit-undefined.js";
 import type { ImpactPlan } from "../../shared/plan.js";
 import { loadConfig } from "../config.js";
 import { type DocsRepository, openDocsRepository } from "../git/docs-repository.js";
-import { EMPTY_TREE, gitAt, repositoryRoot, resolveCommit } from "../git/repository.js";
+import {
+  EMPTY_TREE,
+  gitAt,
+  type ListedFile,
+  listWorktree,
+  repositoryRoot,
+  resolveCommit,
+  resolveCommits,
+} from "../git/repository.js";
 import { Workdir } from "../workdir/workdir.js";
 import {
   ARTICLE_INDEX_CACHE,
@@ -71,6 +79,8 @@ export interface BuiltPlan {
   workdir: Workdir;
   /** The separate docs repository the articles come from; its paths in the plan are `name:path`. */
   docsRepository?: DocsRepository | undefined;
+  /** The working tree's listing (listWorktree) the articles were listed from, when they were. */
+  worktree?: Promise<string> | undefined;
   /** Articles of older docs versions (config `versions`), as the plan names them: related, never flagged. */
   olderVersions?: ReadonlySet<string>;
 }
@@ -86,7 +96,6 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
   const extractor = options.extractor ?? startSymbolExtractor();
   try {
     const repoRoot = await repositoryRoot(options.repo);
-    const workdir = new Workdir(repoRoot, { env: options.env ?? process.env }).prepare();
     const config = await loadConfig(repoRoot, options.config);
     // A separate docs repository: the change is read here, the articles there.
     const docsRepository = await openDocsRepository({
@@ -96,6 +105,11 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       config,
     });
     const docsRoot = docsRepository?.root ?? repoRoot;
+    // Articles from this working tree (no --head): one `git ls-files` lists them and tells
+    // which files under .impact/ git tracks, started now for both.
+    const worktree = options.head === undefined && !docsRepository ? listWorktree(repoRoot) : undefined;
+    worktree?.catch(() => {});
+    const workdir = new Workdir(repoRoot, { env: options.env ?? process.env, worktree }).prepare();
     const diffText =
       options.diff === undefined
         ? undefined
@@ -136,6 +150,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       revision,
       unmatchedDocsGlobs,
       warnings: formatWarnings,
+      worktree: revision === undefined ? worktree : undefined,
     });
     // Every article's facts (from the article index, or read now) while git works out the change.
     const indexed = await indexArticles(docsRoot, listed, {
@@ -149,6 +164,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
     const articles = await readNeededArticles({
       repoRoot: docsRoot,
       revision,
+      listed,
       indexed,
       changeSet,
       config,
@@ -221,6 +237,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       workdir,
       explanation,
       docsRepository,
+      worktree,
       olderVersions: new Set([...olderVersions].map(named)),
     };
   } finally {
@@ -253,6 +270,8 @@ function nameDocsRepositoryPaths(plan: ImpactPlan, { name, head }: DocsRepositor
 async function readNeededArticles(input: {
   repoRoot: string;
   revision: string | undefined;
+  /** The articles as listed, with their blobs when read from `revision`. */
+  listed: readonly ListedFile[];
   indexed: IndexedArticles;
   changeSet: ChangeSet;
   config: ImpactConfig;
@@ -269,10 +288,9 @@ async function readNeededArticles(input: {
   const needed =
     lookups.substrings.length > 0 ? paths : paths.filter((path) => mustRead(input.indexed.get(path)!, keys));
   const read = new Map(
-    (await readArticles(input.repoRoot, needed, { revision: input.revision })).map((article) => [
-      article.path,
-      article.content,
-    ]),
+    (await readArticles(input.repoRoot, needed, { revision: input.revision, listed: input.listed })).map(
+      (article) => [article.path, article.content],
+    ),
   );
   return paths.map((path) => ({
     path,
@@ -344,7 +362,8 @@ export async function articleSourceFor(
 ): Promise<BuiltPlan["articleSource"]> {
   if (head === undefined) return { kind: "worktree" };
   const git = gitAt(repoRoot);
-  const [wanted, current] = await Promise.all([resolveCommit(git, head), resolveCommit(git, "HEAD")]);
+  // Through the command's one object reader, which reads the change's blobs too: no process of their own.
+  const [wanted, current] = await resolveCommits(git, [head, "HEAD"]);
   if (wanted === undefined || wanted === current) return { kind: "worktree" };
   return { kind: "revision", revision: wanted };
 }

@@ -20,7 +20,7 @@ import { Workspace } from "./workspace.js";
 
 /** What the agent loops need of a run (runImpact's options hold these and more). */
 export interface AgentRunOptions {
-  built: Pick<BuiltPlan, "changeSet" | "config" | "repoRoot" | "docsRepository">;
+  built: Pick<BuiltPlan, "changeSet" | "config" | "repoRoot" | "docsRepository" | "worktree">;
   model: ModelClient;
   allowCreate: boolean;
   /** The flags; the config and then the defaults fill in what they leave out. */
@@ -49,13 +49,14 @@ export interface AgentRunOptions {
  * the model.
  */
 export async function runAgents(options: AgentRunOptions, toRun: readonly PlannedArticle[]) {
-  const { changeSet, config, repoRoot, docsRepository } = options.built;
+  const { changeSet, config, repoRoot, docsRepository, worktree } = options.built;
   const limits = resolveRunLimits(options, { ...config, ...config.limits });
   const readIgnored = readIgnoredMatcher(config);
   const workspace = new Workspace(repoRoot, {
     readBudget: new ReadBudget(config.limits.readBytesInFlight ?? DEFAULT_READ_BYTES_IN_FLIGHT),
     readIgnored,
     docsRepository,
+    worktree,
   });
   const results = options.cache
     ? new ResultCacheFolder({

@@ -58,6 +58,7 @@ export class Workspace {
   readonly #keptFiles = new Map<string, Promise<readonly string[]>>();
 
   readonly #readIgnored: ((path: string) => boolean) | undefined;
+  readonly #worktree: Promise<string> | undefined;
   #tracked: Promise<Set<string>> | undefined;
   /** A separate docs repository, whose files are `name:PATH` here (SandboxPolicy checks them the same way). */
   readonly #docs: { name: string; root: string; tracked?: Promise<Set<string>> } | undefined;
@@ -73,6 +74,8 @@ export class Workspace {
       readBudget?: ReadBudget;
       readIgnored?: ((path: string) => boolean) | undefined;
       docsRepository?: { name: string; root: string } | undefined;
+      /** A listWorktree listing of `root` the command holds already (its plan's), read instead of a new one. */
+      worktree?: Promise<string> | undefined;
     } = {},
   ) {
     this.root = root;
@@ -80,11 +83,12 @@ export class Workspace {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.readBudget = options.readBudget ?? new ReadBudget();
     this.#readIgnored = options.readIgnored;
+    this.#worktree = options.worktree;
   }
 
   #listRepository(): Promise<string[]> {
     const docs = this.#docs;
-    const options = { ignoredMatching: this.#readIgnored };
+    const options = { ignoredMatching: this.#readIgnored, worktree: this.#worktree };
     this.#fileList ??= docs
       ? Promise.all([listRepositoryFiles(this.root, options), listRepositoryFiles(docs.root)]).then(
           ([code, articles]) =>

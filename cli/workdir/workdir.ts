@@ -1,6 +1,6 @@
 import { lstat, mkdir, realpath, writeFile } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
-import { gitAt } from "../git/repository.js";
+import { gitAt, trackedUnder } from "../git/repository.js";
 import { type CacheSpec, CacheStore } from "./cache-store.js";
 import { loadStateKey, type StateKey } from "./state-key.js";
 
@@ -48,6 +48,11 @@ type Access =
 export interface WorkdirOptions {
   /** Where the state key comes from (IMPACT_STATE_KEY, XDG_CACHE_HOME, HOME). */
   env: Record<string, string | undefined>;
+  /**
+   * A listWorktree listing of the root that the command reads anyway (its articles): which
+   * files under `.impact/` git tracks is read from it, without a `git ls-files` of its own.
+   */
+  worktree?: Promise<string> | undefined;
 }
 
 export class Workdir {
@@ -56,6 +61,7 @@ export class Workdir {
   /** `<root>/.impact`. */
   readonly path: string;
   readonly #env: Record<string, string | undefined>;
+  readonly #worktree: Promise<string> | undefined;
   #access: Promise<Access> | undefined;
   #key: Promise<StateKey> | undefined;
   readonly #stores = new Map<string, Promise<CacheStore | undefined>>();
@@ -69,9 +75,10 @@ export class Workdir {
     this.root = resolve(root);
     this.path = join(this.root, WORKDIR);
     this.#env = options.env;
+    this.#worktree = options.worktree;
   }
 
-  /** Starts the checks (a lstat and one `git ls-files`) so a later cache lookup finds them done. */
+  /** Starts the checks (a lstat and one `git ls-files`, or the worktree listing's) so a later cache lookup finds them done. */
   prepare(): this {
     void this.#checkAccess();
     return this;
@@ -111,15 +118,16 @@ export class Workdir {
     if (problem === "absent")
       return { usable: true, tracked: new Set(), realRoot: await realpath(this.root) };
     if (problem) return { usable: false, reason: problem };
-    let listed: string;
+    let listed: string[];
     try {
-      listed = await gitAt(this.root).raw(["ls-files", "-z", "--cached", "--", WORKDIR]);
+      listed = this.#worktree
+        ? trackedUnder(await this.#worktree, WORKDIR)
+        : (await gitAt(this.root).raw(["ls-files", "-z", "--cached", "--", WORKDIR])).split("\0");
     } catch {
       return { usable: false, reason: `cannot tell which files under ${WORKDIR}/ git tracks` };
     }
     const tracked = new Set(
       listed
-        .split("\0")
         .filter((path) => path.startsWith(`${WORKDIR}/`))
         .map((path) => path.slice(WORKDIR.length + 1))
         .filter((path) => !COMMITTED_CONFIG.has(path)),

@@ -1,6 +1,7 @@
 import type { ChangedFile, ChangedSymbol } from "../../../shared/changeset.js";
 import { ReferenceMatcher } from "../matcher.js";
 import { type ArticleText, bodyOf } from "./article-text.js";
+import { perFile } from "./per-file.js";
 import { isRecord } from "./records.js";
 import { MAX_DOCUMENT_SHARE, MIN_ARTICLES_FOR_SHARE, tooShortWhy } from "./references.js";
 import type { SignalSink } from "./signal.js";
@@ -77,26 +78,9 @@ export function declaredNames(input: {
     !known.has(`${file}\u0000--${name}`);
   const found: DeclaredName[] = [];
   for (const file of input.evidence) {
-    // Manifests declare dependencies by name in quotes: a version bump is not a changed option.
-    if (file.binary || isRecord(file.path) || isManifest(file.path)) continue;
-    const removed = new Set<string>();
-    const added = new Set<string>();
-    const kept = new Set<string>();
-    const hunks = file.hunks.map((hunk) => {
-      const context = new Set<string>();
-      const addedHere = new Set<string>();
-      for (const line of hunk.lines) {
-        const marker = line[0];
-        const into = marker === "-" ? removed : marker === "+" ? added : marker === " " ? kept : undefined;
-        if (!into) continue;
-        for (const name of namesOn(line.slice(1))) {
-          into.add(name);
-          if (marker === " ") context.add(name);
-          if (marker === "+") addedHere.add(name);
-        }
-      }
-      return { context, addedHere };
-    });
+    const [declared] = fileDeclarations([file]);
+    if (!declared) continue;
+    const { removed, added, kept, hunks } = declared;
     const before = new Set([...removed, ...kept]);
     const gone = [...removed].filter(
       (name) => !added.has(name) && !kept.has(name) && usable(name, file.path),
@@ -120,11 +104,49 @@ export function declaredNames(input: {
   return found.slice(0, MAX_NAMES);
 }
 
+/** The quoted names a file's changed lines declare, by side, and per hunk its context's and its added lines'. */
+interface FileDeclarations {
+  removed: ReadonlySet<string>;
+  added: ReadonlySet<string>;
+  kept: ReadonlySet<string>;
+  hunks: { context: ReadonlySet<string>; addedHere: ReadonlySet<string> }[];
+}
+
+/**
+ * The names each file declares, read once per plan: the lookups and the signals filter them
+ * apart (the signals know more generic names: the base's boilerplate).
+ */
+export const fileDeclarations = perFile(declarationsIn);
+
+function declarationsIn(file: ChangedFile): FileDeclarations[] {
+  // Manifests declare dependencies by name in quotes: a version bump is not a changed option.
+  if (file.binary || isRecord(file.path) || isManifest(file.path)) return [];
+  const removed = new Set<string>();
+  const added = new Set<string>();
+  const kept = new Set<string>();
+  const hunks = file.hunks.map((hunk) => {
+    const context = new Set<string>();
+    const addedHere = new Set<string>();
+    for (const line of hunk.lines) {
+      const marker = line[0];
+      const into = marker === "-" ? removed : marker === "+" ? added : marker === " " ? kept : undefined;
+      if (!into) continue;
+      for (const name of namesOn(line.slice(1))) {
+        into.add(name);
+        if (marker === " ") context.add(name);
+        if (marker === "+") addedHere.add(name);
+      }
+    }
+    return { context, addedHere };
+  });
+  return [{ removed, added, kept, hunks }];
+}
+
 /** Quoted names in declaration positions on one line of code. */
 function namesOn(text: string): Set<string> {
   const names = new Set<string>();
   // Every declaration quotes its name; most changed lines quote nothing (the patterns are
-  // unanchored, and this runs on every changed line twice per plan: lookups, then signals).
+  // unanchored, and this runs on every changed line).
   if (!text.includes('"') && !text.includes("'")) return names;
   for (const pattern of DECLARATIONS) {
     for (const match of text.matchAll(pattern)) names.add(match.groups!.name!);

@@ -1,5 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { includesText, textOf } from "./article-text.js";
+import { perFile } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt, isListLine, locateStale, writes } from "./stale.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
@@ -107,52 +108,53 @@ export interface DependencyChange {
 /**
  * Dependencies a change adds to or removes from a package manifest (setup.py, pyproject.toml,
  * requirements files, package.json, Cargo.toml, go.mod). A version bump keeps the name on
- * both sides and is neither.
+ * both sides and is neither. Each manifest is read once per plan.
  */
-export function dependencyChanges(evidence: readonly ChangedFile[]): DependencyChange[] {
+export const dependencyChanges = perFile(manifestChanges);
+
+/** The dependencies one changed manifest adds or removes. */
+function manifestChanges(file: ChangedFile): DependencyChange[] {
+  if (file.binary || !isDependencyManifest(file.path)) return [];
   const found: DependencyChange[] = [];
-  for (const file of evidence) {
-    if (file.binary || !isDependencyManifest(file.path)) continue;
-    const removed = new Map<string, number>();
-    const added = new Set<string>();
-    const kept = new Set<string>();
-    const hunks = file.hunks.map((hunk) => {
-      const context = new Set<string>();
-      const addedHere = new Map<string, number>();
-      let newLine = hunk.newStart;
-      let oldLine = hunk.oldStart;
-      for (const line of hunk.lines) {
-        const marker = line[0];
-        for (const name of dependenciesOn(file.path, line.slice(1))) {
-          if (marker === "-") removed.set(name, oldLine);
-          else if (marker === "+") {
-            added.add(name);
-            addedHere.set(name, newLine);
-          } else if (marker === " ") {
-            kept.add(name);
-            context.add(name);
-          }
+  const removed = new Map<string, number>();
+  const added = new Set<string>();
+  const kept = new Set<string>();
+  const hunks = file.hunks.map((hunk) => {
+    const context = new Set<string>();
+    const addedHere = new Map<string, number>();
+    let newLine = hunk.newStart;
+    let oldLine = hunk.oldStart;
+    for (const line of hunk.lines) {
+      const marker = line[0];
+      for (const name of dependenciesOn(file.path, line.slice(1))) {
+        if (marker === "-") removed.set(name, oldLine);
+        else if (marker === "+") {
+          added.add(name);
+          addedHere.set(name, newLine);
+        } else if (marker === " ") {
+          kept.add(name);
+          context.add(name);
         }
-        if (marker === " " || marker === "-") oldLine += 1;
-        if (marker === " " || marker === "+") newLine += 1;
       }
-      return { context, addedHere };
-    });
-    const gone = [...removed].filter(([name]) => !added.has(name) && !kept.has(name));
-    if (gone.length <= MAX_REMOVED_PER_FILE)
-      for (const [name, line] of gone)
-        found.push({ name, file: file.path, change: "removed", siblings: [], ...hunkField(file, line) });
-    for (const { context, addedHere } of hunks) {
-      for (const [name, line] of addedHere) {
-        if (removed.has(name) || kept.has(name)) continue;
-        const siblings = [
-          ...new Set([...context, ...[...addedHere.keys()].filter((other) => removed.has(other))]),
-        ]
-          .filter((other) => other !== name)
-          .slice(0, MAX_SIBLINGS);
-        if (siblings.length >= SIBLINGS_NEEDED)
-          found.push({ name, file: file.path, change: "added", siblings, ...hunkField(file, line) });
-      }
+      if (marker === " " || marker === "-") oldLine += 1;
+      if (marker === " " || marker === "+") newLine += 1;
+    }
+    return { context, addedHere };
+  });
+  const gone = [...removed].filter(([name]) => !added.has(name) && !kept.has(name));
+  if (gone.length <= MAX_REMOVED_PER_FILE)
+    for (const [name, line] of gone)
+      found.push({ name, file: file.path, change: "removed", siblings: [], ...hunkField(file, line) });
+  for (const { context, addedHere } of hunks) {
+    for (const [name, line] of addedHere) {
+      if (removed.has(name) || kept.has(name)) continue;
+      const siblings = [
+        ...new Set([...context, ...[...addedHere.keys()].filter((other) => removed.has(other))]),
+      ]
+        .filter((other) => other !== name)
+        .slice(0, MAX_SIBLINGS);
+      if (siblings.length >= SIBLINGS_NEEDED)
+        found.push({ name, file: file.path, change: "added", siblings, ...hunkField(file, line) });
     }
   }
   return found;

@@ -1,5 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { includesText, textOf } from "./article-text.js";
+import { perFile } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
@@ -35,37 +36,40 @@ export interface DocstringNote {
   hunk?: string | undefined;
 }
 
-/** The notes the change added to or removed from the docstrings of its Python files, with the names each cites. */
-export function docstringNotes(evidence: readonly ChangedFile[]): DocstringNote[] {
+/**
+ * The notes the change added to or removed from the docstrings of its Python files, with the
+ * names each cites. Each file is read once per plan.
+ */
+export const docstringNotes = perFile(fileNotes);
+
+function fileNotes(file: ChangedFile): DocstringNote[] {
+  if (file.binary || !/\.pyi?$/.test(file.path)) return [];
   const notes: DocstringNote[] = [];
-  for (const file of evidence) {
-    if (file.binary || !/\.pyi?$/.test(file.path)) continue;
-    for (const hunk of file.hunks) {
-      const { lines } = hunk;
-      for (let index = 0; index < lines.length; index += 1) {
-        const sign = lines[index]![0];
-        if (sign !== "+" && sign !== "-") continue;
-        const note = NOTE.exec(lines[index]!.slice(1));
-        if (!note) continue;
-        const indent = note[1]!.length;
-        // The note's body: the lines after it on the same side, indented deeper (blank ones too).
-        let body = note[3]!;
-        for (let next = index + 1; next < lines.length && lines[next]![0] === sign; next += 1) {
-          const text = lines[next]!.slice(1);
-          if (text.trim() !== "" && text.search(/\S/) <= indent) break;
-          body += `\n${text}`;
-        }
-        const names = citedNames(body);
-        if (names.length === 0) continue;
-        const line = sign === "+" ? hunk.newStart : hunk.oldStart;
-        notes.push({
-          file: file.path,
-          directive: note[2]!,
-          change: sign === "+" ? "added" : "removed",
-          names,
-          hunk: hunkAt(file, line),
-        });
+  for (const hunk of file.hunks) {
+    const { lines } = hunk;
+    for (let index = 0; index < lines.length; index += 1) {
+      const sign = lines[index]![0];
+      if (sign !== "+" && sign !== "-") continue;
+      const note = NOTE.exec(lines[index]!.slice(1));
+      if (!note) continue;
+      const indent = note[1]!.length;
+      // The note's body: the lines after it on the same side, indented deeper (blank ones too).
+      let body = note[3]!;
+      for (let next = index + 1; next < lines.length && lines[next]![0] === sign; next += 1) {
+        const text = lines[next]!.slice(1);
+        if (text.trim() !== "" && text.search(/\S/) <= indent) break;
+        body += `\n${text}`;
       }
+      const names = citedNames(body);
+      if (names.length === 0) continue;
+      const line = sign === "+" ? hunk.newStart : hunk.oldStart;
+      notes.push({
+        file: file.path,
+        directive: note[2]!,
+        change: sign === "+" ? "added" : "removed",
+        names,
+        hunk: hunkAt(file, line),
+      });
     }
   }
   return notes;

@@ -1,5 +1,6 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { includesText } from "./article-text.js";
+import { perChangeSet } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { isManifest } from "./versions.js";
 import { REASON_SCORES } from "./weights.js";
@@ -14,9 +15,12 @@ const MIN_LINK_LENGTH = 20;
 /**
  * Addresses on the removed lines of changed files that no added line of the change names
  * again: a project moved its site, docs host, chat or funding page, or dropped a link, in a
- * template, a package manifest or a help text.
+ * template, a package manifest or a help text. Read once per plan, for the lookups and the
+ * signals (an address is removed by one file and may be added back by another).
  */
-export function removedLinks(files: readonly ChangedFile[]): { link: string; file: string }[] {
+export const removedLinks = perChangeSet(linksRemoved);
+
+function linksRemoved(files: readonly ChangedFile[]): { link: string; file: string }[] {
   const removed = new Map<string, string>();
   const added = new Set<string>();
   for (const file of files) {

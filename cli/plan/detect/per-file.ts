@@ -18,3 +18,30 @@ export function perFile<T>(extract: (file: ChangedFile) => T[]): (evidence: read
       return found;
     });
 }
+
+/**
+ * `extract` over the whole evidence, run once per change: perFile for facts that span files
+ * (a program several files make, a sweep across many, a word or an address counted once in
+ * the change). The two calls get evidence lists built apart holding the same file objects;
+ * a list of other files (or in another order) is another change, read again. Kept while the
+ * list's first file lives (a WeakMap), so nothing outlives the plan.
+ */
+export function perChangeSet<T>(
+  extract: (evidence: readonly ChangedFile[]) => T,
+): (evidence: readonly ChangedFile[]) => T {
+  const facts = new WeakMap<ChangedFile, { evidence: readonly ChangedFile[]; found: T }>();
+  return (evidence) => {
+    const first = evidence[0];
+    if (first === undefined) return extract(evidence);
+    const known = facts.get(first);
+    if (
+      known &&
+      known.evidence.length === evidence.length &&
+      known.evidence.every((file, index) => file === evidence[index])
+    )
+      return known.found;
+    const found = extract(evidence);
+    facts.set(first, { evidence: [...evidence], found });
+    return found;
+  };
+}

@@ -3,6 +3,7 @@ import { COMMON_WORDS } from "../common-words.js";
 import { fingerprint, termKey } from "../matcher.js";
 import { languageOf } from "../symbols/languages/index.js";
 import { bodyOf } from "./article-text.js";
+import { perChangeSet } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { REASON_SCORES } from "./weights.js";
 
@@ -86,9 +87,12 @@ function lineWords(line: string): string[] {
 /**
  * The distinctive words the change's code comments and strings write on its changed lines
  * (added and removed), stemmed, each with the first source file that wrote it and how it
- * was written there, in the diff's order.
+ * was written there, in the diff's order. Counted across files: the change is read once per
+ * plan, for the lookups and the signals.
  */
-function proseWords(evidence: readonly ChangedFile[]): Map<string, { file: string; written: string }> {
+export const proseWords = perChangeSet(changeWords);
+
+function changeWords(evidence: readonly ChangedFile[]): Map<string, { file: string; written: string }> {
   const words = new Map<string, { file: string; written: string }>();
   for (const file of evidence) {
     if (file.binary || languageOf(file.path) === undefined) continue;

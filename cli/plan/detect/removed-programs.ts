@@ -1,6 +1,7 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { closesFence, type Fence, measureIndent, openFence } from "../../../shared/markdown/fences.js";
 import { includesText, textOf } from "./article-text.js";
+import { perChangeSet } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { hunkAt } from "./stale.js";
 import { REASON_SCORES } from "./weights.js";
@@ -41,9 +42,12 @@ function sideLines(file: ChangedFile, side: "-" | "+"): string[] {
 
 /**
  * Programs the change deletes: every file making one is deleted, and no file the change adds
- * makes one of the same name (a program moved to another folder is still there).
+ * makes one of the same name (a program moved to another folder is still there). A program
+ * spans files: the change is read once per plan, for the lookups and the signals.
  */
-export function removedPrograms(evidence: readonly ChangedFile[]): RemovedProgram[] {
+export const removedPrograms = perChangeSet(programsDeleted);
+
+function programsDeleted(evidence: readonly ChangedFile[]): RemovedProgram[] {
   const deleted = new Map<string, RemovedProgram>();
   const kept = new Set<string>();
   for (const file of evidence) {

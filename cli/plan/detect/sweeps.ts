@@ -1,4 +1,5 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
+import { perChangeSet } from "./per-file.js";
 
 /** This many files changed in the same way make one sweeping change. */
 const SWEEP_MIN_FILES = 4;
@@ -15,9 +16,11 @@ export interface Sweep {
 /**
  * Groups files that one mechanical change swept across (a renamed import, a header, a
  * codemod): files whose changed lines are the same once each file's own name is masked.
- * Returns the sweep of each file in one.
+ * Returns the sweep of each file in one. Read once per plan, for the lookups and the signals.
  */
-export function findSweeps(files: readonly ChangedFile[]): Map<string, Sweep> {
+export const findSweeps = perChangeSet(sweepsOf);
+
+function sweepsOf(files: readonly ChangedFile[]): ReadonlyMap<string, Sweep> {
   const byShape = new Map<string, string[]>();
   for (const file of files) {
     const shape = hunkShape(file);

@@ -1,6 +1,7 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { languageOf } from "../symbols/languages/index.js";
 import { includesText, textOf } from "./article-text.js";
+import { perChangeSet } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { REASON_SCORES, shareFactor } from "./weights.js";
 
@@ -93,8 +94,11 @@ export function versionSources(
  * Versions on removed lines of changed manifests and CI configs (versionSources) that none
  * of the file's added lines names, and versions an added specifier newly excludes
  * (`!=3.5.*`). Trailing `.0` parts are dropped (`1.85.0` is `1.85`), as pages write either.
+ * Read once per plan, for the lookups and the signals (MAX_VERSIONS counts across files).
  */
-export function droppedVersions(files: readonly ChangedFile[]): { version: string; file: string }[] {
+export const droppedVersions = perChangeSet(versionsDropped);
+
+function versionsDropped(files: readonly ChangedFile[]): { version: string; file: string }[] {
   const found: { version: string; file: string }[] = [];
   for (const file of files) {
     if (file.binary) continue;

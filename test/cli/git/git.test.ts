@@ -1,13 +1,15 @@
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   gitAt,
   isShallow,
+  listWorktree,
   readFilesAt,
   repositoryRoot,
   resolveCommits,
   rootOnDisk,
+  trackedUnder,
 } from "../../../cli/git/repository.js";
 import { genericNames } from "../../../cli/plan/generic-names.js";
 import { GitError } from "../../../shared/errors.js";
@@ -122,5 +124,24 @@ describe("git through plain child processes", () => {
     const clone = join(makeTempDir(), "clone");
     repo.git("clone", "-q", "--depth", "1", `file://${repo.dir}`, clone);
     expect(await isShallow(gitAt(clone))).toBe(true);
+  });
+
+  it("tells the files git tracks under a folder from the working tree's listing, as ls-files --cached -- folder does", async () => {
+    // Tracked: one deleted from the working tree since; not: a folder sharing the prefix, an untracked file.
+    const tracked = [
+      ".impact/cache/gone from disk.json",
+      ".impact/cache/kept.json",
+      ".impact/instructions.md",
+    ];
+    const repo = gitRepo(
+      Object.fromEntries([...tracked, ".impactx/other.json"].map((path) => [path, "{}\n"])),
+    );
+    rmSync(join(repo.dir, ".impact/cache/gone from disk.json"));
+    writeFileSync(join(repo.dir, ".impact/untracked.json"), "{}\n");
+    const found = trackedUnder(await listWorktree(repo.dir), ".impact").sort();
+    expect(found).toEqual(tracked);
+    expect(found).toEqual(
+      repo.git("ls-files", "-z", "--cached", "--", ".impact").split("\0").filter(Boolean).sort(),
+    );
   });
 });

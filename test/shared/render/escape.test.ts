@@ -66,6 +66,16 @@ const hostile = fc
 /** GFM's parser options, built once: building them is most of a short document's parse. */
 const GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
+/**
+ * Each property checks 300 hostile strings, BATCH to a document (each its own paragraph,
+ * table row or fence, which a string breaking out of would show as a block too many or too
+ * few): a parse's setup, most of a short document's, is paid once per BATCH strings.
+ */
+const BATCH = 20;
+const RUNS = { numRuns: 300 / BATCH };
+const batchOf = <T>(arbitrary: fc.Arbitrary<T>) =>
+  fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH });
+
 function parse(markdown: string): Root {
   return fromMarkdown(markdown, GFM);
 }
@@ -88,39 +98,46 @@ const GITHUB_LIVE = /(^|[^\w`])@[a-z0-9]|(^|\s)#\d|[\w.-]+\/[\w.-]+#\d|\bGH-\d|:
 describe("inertMarkdown", () => {
   it("renders as one paragraph of plain text with no HTML, link, image or GitHub reference", () => {
     fc.assert(
-      fc.property(hostile, (text) => {
-        const tree = parse(`before ${inertMarkdown(text)} after`);
-        const kinds = new Set(nodesOf(tree).map((node) => node.type));
-        for (const kind of ["html", "link", "image", "linkReference", "emphasis", "strong", "delete"]) {
-          expect(kinds.has(kind as Nodes["type"])).toBe(false);
-        }
-        expect(tree.children).toHaveLength(1);
-        expect(tree.children[0]?.type).toBe("paragraph");
-        const shown = textOf(tree);
-        expect(shown).not.toMatch(GITHUB_LIVE);
-        // What the reader sees is the text itself, on one line, less invisible characters.
-        expect(shown.replace(/\u200b/g, "").replace(/ +/g, " ")).toBe(
-          `before ${oneLine(text)} after`.replace(/ +/g, " "),
-        );
+      fc.property(batchOf(hostile), (texts) => {
+        const tree = parse(texts.map((text) => `before ${inertMarkdown(text)} after`).join("\n\n"));
+        // One paragraph per text: none ran into the next or broke in two.
+        expect(tree.children.map((node) => node.type)).toEqual(texts.map(() => "paragraph"));
+        texts.forEach((text, index) => {
+          const paragraph = tree.children[index]!;
+          const kinds = new Set(nodesOf(paragraph).map((node) => node.type));
+          for (const kind of ["html", "link", "image", "linkReference", "emphasis", "strong", "delete"]) {
+            expect(kinds.has(kind as Nodes["type"]), `${kind} in ${JSON.stringify(text)}`).toBe(false);
+          }
+          const shown = textOf(paragraph);
+          expect(shown).not.toMatch(GITHUB_LIVE);
+          // What the reader sees is the text itself, on one line, less invisible characters.
+          expect(shown.replace(/\u200b/g, "").replace(/ +/g, " ")).toBe(
+            `before ${oneLine(text)} after`.replace(/ +/g, " "),
+          );
+        });
       }),
-      { numRuns: 300 },
+      RUNS,
     );
   });
 
   it("keeps a table row one row whatever a cell holds", () => {
     fc.assert(
-      fc.property(hostile, hostile, (path, reason) => {
-        const tree = parse(`| a | b |\n|---|---|\n| ${codeCell(path)} | ${inertMarkdown(reason)} |\n`);
+      fc.property(batchOf(fc.tuple(hostile, hostile)), (rows) => {
+        const body = rows.map(([path, reason]) => `| ${codeCell(path)} | ${inertMarkdown(reason)} |\n`);
+        const tree = parse(`| a | b |\n|---|---|\n${body.join("")}`);
         expect(tree.children).toHaveLength(1);
         const table = tree.children[0];
         expect(table?.type).toBe("table");
         if (table?.type !== "table") return;
-        expect(table.children).toHaveLength(2);
-        expect(table.children[1]?.children).toHaveLength(2);
-        const shown = textOf(table.children[1]!.children[0]!).replace(/\u200b/g, "");
-        expect(shown).toBe(oneLine(path) === "" ? " " : oneLine(path));
+        expect(table.children).toHaveLength(rows.length + 1);
+        rows.forEach(([path], index) => {
+          const row = table.children[index + 1]!;
+          expect(row.children, JSON.stringify(rows[index])).toHaveLength(2);
+          const shown = textOf(row.children[0]!).replace(/\u200b/g, "");
+          expect(shown).toBe(oneLine(path) === "" ? " " : oneLine(path));
+        });
       }),
-      { numRuns: 300 },
+      RUNS,
     );
   });
 
@@ -135,26 +152,28 @@ describe("inertMarkdown", () => {
 describe("inlineCode and fence", () => {
   it("inline code shows the text on one line exactly, whatever backticks it holds", () => {
     fc.assert(
-      fc.property(hostile, (text) => {
-        const tree = parse(`x ${inlineCode(text)} y`);
-        expect(tree.children).toHaveLength(1);
-        const codes = nodesOf(tree).filter((node) => node.type === "inlineCode");
-        expect(codes).toHaveLength(1);
-        expect(codes[0]?.type === "inlineCode" && codes[0].value).toBe(
-          oneLine(text) === "" ? " " : oneLine(text),
-        );
+      fc.property(batchOf(hostile), (texts) => {
+        const tree = parse(texts.map((text) => `x ${inlineCode(text)} y`).join("\n\n"));
+        expect(tree.children).toHaveLength(texts.length);
+        texts.forEach((text, index) => {
+          const codes = nodesOf(tree.children[index]!).filter((node) => node.type === "inlineCode");
+          expect(codes, JSON.stringify(text)).toHaveLength(1);
+          expect(codes[0]?.type === "inlineCode" && codes[0].value).toBe(
+            oneLine(text) === "" ? " " : oneLine(text),
+          );
+        });
       }),
-      { numRuns: 300 },
+      RUNS,
     );
   });
 
   it("a fence cannot be closed by its content and shows control characters as pictures", () => {
     fc.assert(
-      fc.property(hostile, (text) => {
-        const tree = parse(`${fence(text, "diff")}\n\nafter`);
-        expect(tree.children.map((node) => node.type)).toEqual(["code", "paragraph"]);
+      fc.property(batchOf(hostile), (texts) => {
+        const tree = parse(texts.map((text) => `${fence(text, "diff")}\n\nafter`).join("\n\n"));
+        expect(tree.children.map((node) => node.type)).toEqual(texts.flatMap(() => ["code", "paragraph"]));
       }),
-      { numRuns: 300 },
+      RUNS,
     );
     expect(printableBlock("a\r\nb\rc\u001b[2Kd\n")).toBe("a\r\nb␍c␛[2Kd\n");
   });
