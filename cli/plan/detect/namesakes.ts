@@ -1,6 +1,7 @@
 import type { ChangedFile } from "../../../shared/changeset.js";
 import { articleFormat, extensionOf, isDocumentationExtension } from "../../../shared/formats/index.js";
 import { includesText, textOf } from "./article-text.js";
+import { perFile } from "./per-file.js";
 import type { ArticleSignalInput } from "./signal.js";
 import { writes } from "./stale.js";
 import { REASON_SCORES } from "./weights.js";
@@ -68,20 +69,25 @@ export function namesakeLookups(evidence: readonly ChangedFile[]): string[] {
 /** An error or class an added code line raises or constructs: `raise X`, `throw new X`, `new XError(`. */
 const RAISES = /\b(?:raise|throw)\s+(?:new\s+)?([A-Z]\w{3,})|\bnew\s+([A-Z]\w*(?:Error|Exception))\(/g;
 
+/** What one file's added code lines raise or construct (RAISES), each name once. */
+function fileRaised(file: ChangedFile): { name: string; file: string }[] {
+  if (isDocumentationExtension(extensionOf(file.path))) return [];
+  const names = new Set<string>();
+  for (const hunk of file.hunks)
+    for (const line of hunk.lines) {
+      if (line[0] !== "+") continue;
+      for (const match of line.matchAll(RAISES)) names.add(match[1] ?? match[2]!);
+    }
+  return [...names].map((name) => ({ name, file: file.path }));
+}
+
+/** Read once per changed file (for the lookups, then for the signals). */
+const raisedIn = perFile(fileRaised);
+
 /** The names the change's added code lines raise, each with the first file raising it. */
 function raisedNames(files: readonly ChangedFile[]): Map<string, string> {
   const names = new Map<string, string>();
-  for (const file of files) {
-    if (isDocumentationExtension(extensionOf(file.path))) continue;
-    for (const hunk of file.hunks)
-      for (const line of hunk.lines) {
-        if (line[0] !== "+") continue;
-        for (const match of line.matchAll(RAISES)) {
-          const name = match[1] ?? match[2]!;
-          if (!names.has(name)) names.set(name, file.path);
-        }
-      }
-  }
+  for (const { name, file } of raisedIn(files)) if (!names.has(name)) names.set(name, file);
   return names;
 }
 
