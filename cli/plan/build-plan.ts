@@ -81,6 +81,8 @@ export interface BuiltPlan {
   docsRepository?: DocsRepository | undefined;
   /** The working tree's listing (listWorktree) the articles were listed from, when they were. */
   worktree?: Promise<string> | undefined;
+  /** The articles as listed (with their blob shas when read from a revision): the judge reads by them. */
+  listed: readonly ListedFile[];
   /** Articles of older docs versions (config `versions`), as the plan names them: related, never flagged. */
   olderVersions?: ReadonlySet<string>;
 }
@@ -238,6 +240,7 @@ export async function buildPlan(options: BuildPlanOptions): Promise<BuiltPlan> {
       explanation,
       docsRepository,
       worktree,
+      listed,
       olderVersions: new Set([...olderVersions].map(named)),
     };
   } finally {

@@ -35,6 +35,7 @@ export interface JudgePlanInput {
     | "repoRoot"
     | "articleSource"
     | "workdir"
+    | "listed"
     | "docsRepository"
     | "olderVersions"
   >;
@@ -103,7 +104,7 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
   const readArticle = async (path: string) => {
     const own = docs ? pathInDocsRepository(docs.name, path) : path;
     if (own === undefined) return undefined;
-    const [article] = await readArticles(root, [own], { revision });
+    const [article] = await readArticles(root, [own], { revision, listed: built.listed });
     if (article === undefined) return undefined;
     return typeof article.content === "string" ? article.content : decoder.decode(article.content);
   };

@@ -7,6 +7,7 @@ import { judgeRelated, quoteLine } from "../../../cli/plan/judge.js";
 import { createOpenAIModelClient } from "../../../shared/model/openai-client.js";
 import { ImpactPlanSchema } from "../../../shared/plan.js";
 import { readAuditAt } from "../../helpers/audit-fixture.js";
+import { gitCallsOf } from "../../helpers/git-calls.js";
 import { gitRepo, type TestRepo } from "../../helpers/git-repo.js";
 import { captureIo } from "../../helpers/io.js";
 import { flagged, related } from "../../helpers/plan-json.js";
@@ -349,6 +350,27 @@ describe("plan --judge: a model reads each related article against the change", 
     ]);
     expect(typo.code).toBe(2);
     expect(typo.io.err).toContain('unknown key "maxArticle"');
+  });
+
+  it("reads the judged articles of another head by the plan's one tree listing, not a git ls-tree each", async () => {
+    const repo = gitRepo({
+      "src/retry.ts": RETRY_SOURCE,
+      "docs/retries.md": RETRIES_DOC,
+      "docs/backoff.md": RETRIES_DOC.replace("# Retries", "# Backoff"),
+      "docs/attempts.md": RETRIES_DOC.replace("# Retries", "# Attempts"),
+    });
+    repo.commit({ "src/retry.ts": RETRY_SOURCE.replace("sleep(1000)", "sleep(1000 * 2 ** attempt)") });
+    repo.commit({ "NOTES.txt": "after the change\n" });
+    const server = await serve(() => answer({ stale: false, line: 0, quote: "", why: "fine" }));
+    const range = ["--base", "HEAD~2", "--head", "HEAD~1"];
+    const lsTrees = async (args: string[]) =>
+      (await gitCallsOf(async () => expect((await impact(repo, server, args)).code).toBe(0))).filter((call) =>
+        / ls-tree /.test(call),
+      );
+    const unjudged = await lsTrees(["plan", "--json", ...range]);
+    const judged = await lsTrees(["plan", "--json", "--judge", ...range]);
+    expect(judgeCalls(server)).toHaveLength(3);
+    expect(judged).toEqual(unjudged);
   });
 });
 
