@@ -16,6 +16,7 @@ import { docstringNoteLookups, docstringNoteSignals } from "./detect/docstring-n
 import { type IgnoredFile, selectEvidence } from "./detect/evidence.js";
 import { linkSignals, removedLinks } from "./detect/links.js";
 import { mappingSignals } from "./detect/mappings.js";
+import { namesakeLookups, namesakeSignals } from "./detect/namesakes.js";
 import { navigationSignals } from "./detect/navigation.js";
 import { newArticles } from "./detect/new-articles.js";
 import { proseLookups, proseSignals } from "./detect/prose.js";
@@ -200,6 +201,18 @@ function detect(input: DetectInput, explainPath?: string): { plan: ImpactPlan; e
 
   markStale({ signals, changeSet, articles });
   const isStale = (path: string) => (signals.get(path) ?? []).some((signal) => signal.stale !== undefined);
+  // Relevance only, added past the stale marks to articles without one: no score of a stale article (nor the bar) moves.
+  namesakeSignals({
+    evidence: evidence.files,
+    articles,
+    isStale,
+    tied: (article, file) =>
+      (signals.get(article) ?? []).some(
+        (signal) => (signal.kind === "mapping" || signal.kind === "attention") && signal.source === file,
+      ),
+    packageNames: (input.genericNames ?? []).map((dropped) => dropped.symbol),
+    sink,
+  });
 
   const planned: (PlannedArticle & { score: number })[] = [];
   const related: (PlannedArticle & { score: number })[] = [];
@@ -480,6 +493,7 @@ export function textLookups(
       ...removedProgramLookups(removedPrograms(evidence.files)),
       ...templateLineLookups(removedTemplateLines(evidence.files)),
       ...notes.terms,
+      ...namesakeLookups(evidence.files),
     ],
     // Dependencies a manifest added or removed: scoped and path-like names are no single word.
     substrings: [

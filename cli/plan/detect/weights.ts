@@ -72,6 +72,8 @@ export const REASON_SCORES = {
    * bench's older half (click), where nothing else flagged those pages.
    */
   docstringNote: 0.6,
+  /** An article named after a changed file, or documenting its module or a class it changed (namesakes.ts): relevance only. */
+  namesake: 0.3,
 } as const;
 
 /**

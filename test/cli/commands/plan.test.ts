@@ -95,7 +95,7 @@ describe("impact plan", () => {
       "docs/login.md": "# Login\n\nCall `loginUser(user)`.\n",
     });
     expect((await plan(repo, ["--check"])).code).toBe(0);
-    repo.commit({ "src/unrelated.ts": "export const x = 1;\n" });
+    repo.commit({ "src/constants.ts": "export const x = 1;\n" });
     const quiet = await plan(repo, ["--check"]);
     expect([quiet.code, quiet.out]).toEqual([0, "No article is impacted by <sha>..<sha>.\n"]);
   });

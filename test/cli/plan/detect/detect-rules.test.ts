@@ -178,13 +178,13 @@ describe("evidence from the change's own lines", { timeout: 120_000 }, () => {
       "docs/install.md": "# Install\n\nRun pip install task.\n",
       "docs/config.md": "# Config\n\nSettings live in one file.\n",
       "docs/usage.md": "# Usage\n\nCall the tool with the name of a task.\n",
-      "src/completion.py": "def complete(names):\n    return names\n",
+      "src/complete.py": "def complete(names):\n    return names\n",
     };
     const repo = gitRepo(docs);
     // A plan before the change writes the article index, so the one after reads it warm.
     await planJson(repo);
     repo.commit({
-      "src/completion.py":
+      "src/complete.py":
         "def complete(names, extra):\n    # Offer aliases as completions unless the zstyle turns them off\n    return names + extra\n",
     });
     const plan = await planJson(repo);
