@@ -116,6 +116,8 @@ const JudgeSummarySchema = z.object({
   completionTokens: z.number().int().nonnegative(),
   /** US dollars, when the model's price is known (shared/model/prices.ts, config `prices`). */
   costUsd: z.number().nonnegative().optional(),
+  /** Why a judge on by config alone did not run (no API key, a recording as the model). */
+  skipped: z.string().optional(),
 });
 
 /** A separate docs repository (`--docs-repo`): its name (the `name:` of its paths) and the commit its articles were read from. */

@@ -14,8 +14,17 @@ import type { BuiltPlan } from "./build-plan.js";
 import { JUDGE_CACHE, type JudgeSettings, judgeable, judgeRelated } from "./judge.js";
 
 /** What `--judge` needs set, in one line. */
-const NO_MODEL_MESSAGE =
-  '--judge asks a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server); or leave --judge out (and config "judge")';
+/** Why the judge cannot run with these settings (a recording as the model, no API key), or undefined. */
+function judgeUnavailable(model: string, settings: ResolvedSettings): string | undefined {
+  if (model.startsWith(REPLAY_PREFIX))
+    return `needs a live model, not a recording (${model.slice(0, 60)}): set judge.model in the config`;
+  // A router answers with the agent's own prompt and tools, never a judge's: the judge calls the API itself.
+  if (!settings.apiKey)
+    return `asks a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server)${
+      settings.routerUrl ? "; a router serves only the agent's calls" : ""
+    }`;
+  return undefined;
+}
 
 const EMPTY_SUMMARY = {
   judged: 0,
@@ -61,17 +70,16 @@ export interface JudgePlanInput {
 export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
   const { built, settings, io } = input;
   const model = input.judge.model ?? settings.model;
-  if (model.startsWith(REPLAY_PREFIX))
-    throw new UsageError(
-      `--judge needs a live model, not a recording (${model.slice(0, 60)}): set judge.model in the config, or leave --judge out`,
-      { code: "config" },
-    );
-  // A router answers with the agent's own prompt and tools, never a judge's: the judge calls the API itself.
-  if (!settings.apiKey)
-    throw new UsageError(
-      settings.routerUrl ? `${NO_MODEL_MESSAGE} (a router serves only the agent's calls)` : NO_MODEL_MESSAGE,
-      { code: "config" },
-    );
+  const unavailable = judgeUnavailable(model, settings);
+  if (unavailable !== undefined) {
+    if (input.judge.requested)
+      throw new UsageError(`--judge ${unavailable}; or leave --judge out`, { code: "config" });
+    // On by config alone: a teammate or a bot without a key still gets the plan, and is told.
+    const skipped = `config "judge" is on, but the judge ${unavailable}; or turn config "judge" off`;
+    if (!input.quiet) io.stderr(`warning: the judge was skipped: ${printable(skipped)}\n`);
+    built.plan.judge = { ...EMPTY_SUMMARY, model, skipped };
+    return built.plan.judge;
+  }
   const scope = { only: input.only, skip: built.olderVersions };
   const total = Math.min(
     input.judge.maxArticles,

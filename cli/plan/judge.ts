@@ -83,6 +83,12 @@ export interface JudgeSettings {
   /** The model of the judge's calls (config `judge.model`); absent: the run's model. */
   model?: string | undefined;
   maxArticles: number;
+  /**
+   * Asked for by `--judge`, not only by config: a judge that cannot run (no API key, a
+   * recording as the model) is then an error. On by config alone, it is skipped with a
+   * warning, so a config shared by people and bots without a key keeps working.
+   */
+  requested: boolean;
 }
 
 /** Whether the judge runs, and how: `--judge`, or config `judge` (`true` or an object). */
@@ -93,7 +99,11 @@ export function judgeSettings(
   const configured = config.judge;
   if (!flag && (configured === undefined || configured === false)) return undefined;
   const own = typeof configured === "object" ? configured : {};
-  return { model: own.model, maxArticles: own.maxArticles ?? DEFAULT_JUDGE_MAX_ARTICLES };
+  return {
+    model: own.model,
+    maxArticles: own.maxArticles ?? DEFAULT_JUDGE_MAX_ARTICLES,
+    requested: flag === true,
+  };
 }
 
 export interface JudgeOptions {
@@ -318,6 +328,7 @@ export function summaryLine(summary: JudgeSummary): string {
     `${summary.promoted} promoted to stale`,
   ];
   if (summary.notJudged > 0) parts.push(`${summary.notJudged} not judged (over judge.maxArticles)`);
+  if (summary.skipped !== undefined) return `Judge (${summary.model}): skipped: ${summary.skipped}`;
   const tokens = `${(summary.promptTokens + summary.completionTokens).toLocaleString("en-US")} tokens`;
   const cost = summary.costUsd === undefined ? "" : `, ${formatUsd(summary.costUsd)}`;
   return `Judge (${summary.model}): ${parts.join(", ")}; ${tokens}${cost}`;

@@ -326,6 +326,27 @@ describe("plan --judge: a model reads each related article against the change", 
     expect(server.modelListRequests).toBe(0);
   });
 
+  it("skips a judge on by config alone when it cannot run, with a warning, where --judge stops", async () => {
+    const repo = backoffRepo();
+    const config = ["--config", writeConfig(repo, { judge: true })];
+    for (const env of [{}, { IMPACT_ROUTER_URL: "http://127.0.0.1:9/" }]) {
+      const { code, io } = await impact(repo, undefined, ["plan", "--json", ...config], env);
+      expect(code, io.err).toBe(0);
+      expect(io.err.trim()).toMatch(
+        /^warning: the judge was skipped: config "judge" is on, but the judge asks a model: set OPENAI_API_KEY .*; or turn config "judge" off$/,
+      );
+      const plan = ImpactPlanSchema.parse(JSON.parse(io.out));
+      expect(related(plan)).toEqual(["docs/retries.md"]);
+      expect(plan.judge).toMatchObject({ judged: 0, skipped: expect.stringContaining("OPENAI_API_KEY") });
+    }
+    const table = await impact(repo, undefined, ["plan", ...config]);
+    expect(table.code).toBe(0);
+    expect(table.io.out).toMatch(/Judge \(test-model\): skipped: config "judge" is on/);
+    const asked = await impact(repo, undefined, ["plan", "--judge", ...config]);
+    expect(asked.code).toBe(2);
+    expect(asked.io.err.trim()).toMatch(/^impact plan: --judge asks a model: .*; or leave --judge out$/);
+  });
+
   it("judges at most judge.maxArticles related articles (config), the strongest first, and escapes model text", async () => {
     const repo = backoffRepo();
     repo.commit({
