@@ -1,7 +1,6 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { readArticles } from "../cli/plan/articles.js";
 import { untouchedStale } from "../cli/plan/gate.js";
-import { judgeRelated } from "../cli/plan/judge.js";
+import { emptyJudgeSummary, judgeRelated } from "../cli/plan/judge.js";
 import { endpointIdentity } from "../cli/run/result-cache.js";
 import { VERSION } from "../cli/version.js";
 import type { ChangeSet } from "../shared/changeset.js";
@@ -10,25 +9,16 @@ import { DEFAULT_JUDGE_MAX_ARTICLES } from "../shared/limits.js";
 import { preflightModel } from "../shared/model/preflight.js";
 import { priceOf } from "../shared/model/prices.js";
 import { resolveModelClient } from "../shared/model/resolve.js";
-import type { ImpactPlan, JudgeVerdict } from "../shared/plan.js";
+import type { ImpactPlan, JudgeSummary, JudgeVerdict } from "../shared/plan.js";
 import { resolveSettings } from "../shared/settings.js";
 
-const run = promisify(execFile);
-
-/** The judge's running totals over the bench, for its summary line. */
-interface BenchJudgeTotals {
-  judged: number;
-  promoted: number;
-  notJudged: number;
-  promptTokens: number;
-  completionTokens: number;
-  costUsd?: number;
-}
+const decoder = new TextDecoder();
 
 /** The truth bench's `--judge`: the judge of `impact plan --judge` over each replayed plan's related articles. */
 export interface BenchJudge {
   model: string;
-  totals: BenchJudgeTotals;
+  /** The judge's running totals over the bench, for its summary line (summaryLine). */
+  totals: JudgeSummary;
   /**
    * The articles the plan flags once the judge read its related ones, and its verdict on each
    * (for `--dump`); the plan itself is left as it was.
@@ -57,13 +47,7 @@ export async function openBenchJudge(env: Record<string, string | undefined>): P
     throw error;
   }
   const price = priceOf(client.model);
-  const totals: BenchJudgeTotals = {
-    judged: 0,
-    promoted: 0,
-    notJudged: 0,
-    promptTokens: 0,
-    completionTokens: 0,
-  };
+  const totals = emptyJudgeSummary(client.model);
   return {
     model: client.model,
     totals,
@@ -73,9 +57,13 @@ export async function openBenchJudge(env: Record<string, string | undefined>): P
         plan: copy,
         changeSet,
         // The replayed plan read the articles at the change's base (the replayed commit's parent).
-        readArticle: async (path) =>
-          (await run("git", ["-C", repoRoot, "show", `${changeSet.base}:${path}`], { maxBuffer: 64 << 20 }))
-            .stdout,
+        readArticle: async (path) => {
+          const [article] = await readArticles(repoRoot, [path], { revision: changeSet.base });
+          return (
+            article &&
+            (typeof article.content === "string" ? article.content : decoder.decode(article.content))
+          );
+        },
         client,
         endpoint: endpointIdentity({ baseUrl: client.endpoint }),
         impactVersion: VERSION,
@@ -87,6 +75,7 @@ export async function openBenchJudge(env: Record<string, string | undefined>): P
       totals.judged += summary.judged;
       totals.promoted += summary.promoted;
       totals.notJudged += summary.notJudged;
+      totals.cached += summary.cached;
       totals.promptTokens += summary.promptTokens;
       totals.completionTokens += summary.completionTokens;
       if (summary.costUsd !== undefined) totals.costUsd = (totals.costUsd ?? 0) + summary.costUsd;

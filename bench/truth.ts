@@ -10,11 +10,11 @@ import { articleSelector } from "../cli/plan/articles.js";
 import { type BacktestReplay, replayCommit, runBacktest } from "../cli/plan/backtest.js";
 import { selectEvidence } from "../cli/plan/detect/evidence.js";
 import { genericNames } from "../cli/plan/generic-names.js";
+import { summaryLine } from "../cli/plan/judge.js";
 import { proposeRepositoryConfig } from "../cli/plan/propose-config.js";
 import { languageOf } from "../cli/plan/symbols/languages/index.js";
 import type { ChangeSet } from "../shared/changeset.js";
 import { ConfigSchema, type ImpactConfig } from "../shared/config.js";
-import { DEFAULT_JUDGE_MAX_ARTICLES } from "../shared/limits.js";
 import type { ImpactPlan } from "../shared/plan.js";
 import { type BenchJudge, openBenchJudge } from "./truth-judge.js";
 
@@ -799,11 +799,7 @@ function printJudged(input: {
   silences: ReadonlyMap<string, readonly Silent[]>;
 }): void {
   const { judge } = input;
-  const t = judge.totals;
-  const cost = t.costUsd === undefined ? "" : `, $${t.costUsd.toFixed(4)}`;
-  console.log(
-    `\nWith --judge (${judge.model}): ${t.judged} related articles judged, ${t.promoted} promoted to stale, ${t.notJudged} not judged (over ${DEFAULT_JUDGE_MAX_ARTICLES} per commit); ${(t.promptTokens + t.completionTokens).toLocaleString("en-US")} tokens${cost}\n`,
-  );
+  console.log(`\nWith --judge, over every replayed commit: ${summaryLine(judge.totals)}\n`);
   console.log(row(HEADER.map((cell) => (cell === "ECOSYSTEM" ? "" : cell))));
   for (const { name, scores } of input.rows)
     console.log(row([name, "", String(scores.impact.commits), ...scoreCells(scores)]));

@@ -11,9 +11,8 @@ import { endpointIdentity } from "../run/result-cache.js";
 import { VERSION } from "../version.js";
 import { readArticles } from "./articles.js";
 import type { BuiltPlan } from "./build-plan.js";
-import { JUDGE_CACHE, type JudgeSettings, judgeable, judgeRelated } from "./judge.js";
+import { emptyJudgeSummary, JUDGE_CACHE, type JudgeSettings, judgeable, judgeRelated } from "./judge.js";
 
-/** What `--judge` needs set, in one line. */
 /** Why the judge cannot run with these settings (a recording as the model, no API key), or undefined. */
 function judgeUnavailable(model: string, settings: ResolvedSettings): string | undefined {
   if (model.startsWith(REPLAY_PREFIX))
@@ -25,15 +24,6 @@ function judgeUnavailable(model: string, settings: ResolvedSettings): string | u
     }`;
   return undefined;
 }
-
-const EMPTY_SUMMARY = {
-  judged: 0,
-  promoted: 0,
-  notJudged: 0,
-  cached: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-};
 
 export interface JudgePlanInput {
   built: Pick<
@@ -77,7 +67,7 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
     // On by config alone: a teammate or a bot without a key still gets the plan, and is told.
     const skipped = `config "judge" is on, but the judge ${unavailable}; or turn config "judge" off`;
     if (!input.quiet) io.stderr(`warning: the judge was skipped: ${printable(skipped)}\n`);
-    built.plan.judge = { ...EMPTY_SUMMARY, model, skipped };
+    built.plan.judge = { ...emptyJudgeSummary(model), skipped };
     return built.plan.judge;
   }
   const scope = { only: input.only, skip: built.olderVersions };
@@ -87,7 +77,7 @@ export async function judgePlan(input: JudgePlanInput): Promise<JudgeSummary> {
   );
   // Nothing to judge: no model call, not even the preflight.
   if (total === 0) {
-    built.plan.judge = { ...EMPTY_SUMMARY, model };
+    built.plan.judge = emptyJudgeSummary(model);
     return built.plan.judge;
   }
   const [{ resolveModelClient }, { preflightModel }] = await Promise.all([

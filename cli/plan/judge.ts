@@ -142,13 +142,8 @@ export async function judgeRelated(options: JudgeOptions): Promise<JudgeSummary>
     .sort((left, right) => (right.score ?? 0) - (left.score ?? 0) || left.path.localeCompare(right.path));
   const judged = candidates.slice(0, options.maxArticles);
   const summary: JudgeSummary = {
-    model: client.model,
-    judged: 0,
-    promoted: 0,
+    ...emptyJudgeSummary(client.model),
     notJudged: candidates.length - judged.length,
-    cached: 0,
-    promptTokens: 0,
-    completionTokens: 0,
   };
   const controller = new AbortController();
   const signal = AbortSignal.any([options.signal, controller.signal]);
@@ -187,6 +182,11 @@ export async function judgeRelated(options: JudgeOptions): Promise<JudgeSummary>
   summary.promoted = judged.filter((article) => article.judge?.verdict === "stale").length;
   plan.judge = summary;
   return summary;
+}
+
+/** A summary of no verdict yet: the start of every count (a plan's, the truth bench's). */
+export function emptyJudgeSummary(model: string): JudgeSummary {
+  return { model, judged: 0, promoted: 0, notJudged: 0, cached: 0, promptTokens: 0, completionTokens: 0 };
 }
 
 /** Whether the judge reads this related article: not an older docs version, and one `only` takes. */
@@ -323,12 +323,12 @@ export function verdictNotes(related: readonly PlannedArticle[]): Map<string, st
 
 /** The judge's summary under the plan's table (`plan --judge`). */
 export function summaryLine(summary: JudgeSummary): string {
+  if (summary.skipped !== undefined) return `Judge (${summary.model}): skipped: ${summary.skipped}`;
   const parts = [
     `${plural(summary.judged, "related article")} judged${summary.cached > 0 ? ` (${summary.cached} from the cache)` : ""}`,
     `${summary.promoted} promoted to stale`,
   ];
   if (summary.notJudged > 0) parts.push(`${summary.notJudged} not judged (over judge.maxArticles)`);
-  if (summary.skipped !== undefined) return `Judge (${summary.model}): skipped: ${summary.skipped}`;
   const tokens = `${(summary.promptTokens + summary.completionTokens).toLocaleString("en-US")} tokens`;
   const cost = summary.costUsd === undefined ? "" : `, ${formatUsd(summary.costUsd)}`;
   return `Judge (${summary.model}): ${parts.join(", ")}; ${tokens}${cost}`;
