@@ -80,27 +80,25 @@ function parserName(): string {
 
 async function loadEntries(store: CacheStore): Promise<Map<string, Declaration[]>> {
   const entries = new Map<string, Declaration[]>();
-  let file: CacheFile;
-  try {
-    const payload = await store.get(ENTRY);
-    if (!payload) return entries;
-    file = JSON.parse(payload.toString("utf8")) as CacheFile;
-  } catch {
-    return entries;
-  }
-  if (
-    typeof file !== "object" ||
-    file === null ||
-    file.parser !== parserName() ||
-    typeof file.entries !== "object" ||
-    file.entries === null
-  )
-    return entries;
+  // Another parser's or a malformed file: read again from the sources, silently.
+  const file = await store.getJson(
+    ENTRY,
+    (json) => (isCacheFile(json) ? json : undefined),
+    () => undefined,
+  );
+  if (!file) return entries;
   for (const [key, declarations] of Object.entries(file.entries)) {
     if (!Array.isArray(declarations) || !declarations.every(isDeclaration)) return new Map();
     entries.set(key, declarations);
   }
   return entries;
+}
+
+/** A cache file this parser wrote: its entries are checked one by one after. */
+function isCacheFile(value: unknown): value is CacheFile {
+  if (typeof value !== "object" || value === null) return false;
+  const file = value as Record<string, unknown>;
+  return file.parser === parserName() && typeof file.entries === "object" && file.entries !== null;
 }
 
 function isDeclaration(value: unknown): value is Declaration {
